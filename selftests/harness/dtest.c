@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dtest - runner side of drmacct's test harness; see dtest.h.
+ */
+#define _GNU_SOURCE
+#include "dtest.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { DT_RC_PASS = 0, DT_RC_FAIL = 1, DT_RC_SKIP = 4 };
+
+static struct dt_case *dt_head, **dt_tail = &dt_head;
+
+/* Child-side state of the test being run. */
+static jmp_buf dt_jmp;
+static bool dt_failed;
+static bool dt_skipped;
+static int dt_skip_fd = -1;
+
+void dt_register(struct dt_case *c)
+{
+	c->next = NULL;
+	*dt_tail = c;
+	dt_tail = &c->next;
+}
+
+const char *strerrorname_dt(int err)
+{
+	static char buf[32];
+	const char *n = err ? strerrorname_np(err) : "0";
+
+	if (n)
+		return n;
+	snprintf(buf, sizeof(buf), "errno %d", err);
+	return buf;
+}
+
+static void dt_vline(const char *prefix, const char *fmt, va_list ap)
+{
+	char *msg = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		printf("# %s(out of memory formatting message)\n", prefix);
+		fflush(stdout);
+		return;
+	}
+	/* Keep every line a TAP comment even when the message has newlines. */
+	for (char *line = msg, *nl; line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		printf("# %s%s\n", prefix, line);
+		prefix = "  ";
+	}
+	free(msg);
+	fflush(stdout);
+}
+
+void dt_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	dt_vline("", fmt, ap);
+	va_end(ap);
+}
+
+void dt__end_now(void)
+{
+	longjmp(dt_jmp, 1);
+}
+
+void dt__fail_here(const char *file, int line, bool fatal, const char *fmt, ...)
+{
+	char prefix[256];
+	va_list ap;
+
+	snprintf(prefix, sizeof(prefix), "%s:%d: %s: ", file, line,
+		 fatal ? "ASSERT" : "EXPECT");
+	va_start(ap, fmt);
+	dt_vline(prefix, fmt, ap);
+	va_end(ap);
+	dt_failed = true;
+	if (fatal)
+		dt__end_now();
+}
+
+void dt__skip(const char *file, int line, const char *fmt, ...)
+{
+	char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	printf("# %s:%d: SKIP: %s\n", file, line, msg ? msg : "?");
+	fflush(stdout);
+	if (dt_skip_fd >= 0 && msg) {
+		/* Reason for the TAP directive; newlines would break the line. */
+		for (char *p = msg; *p; p++)
+			if (*p == '\n' || *p == '#')
+				*p = ' ';
+		if (write(dt_skip_fd, msg, strlen(msg)) < 0)
+			dt_info("could not pass the skip reason on");
+	}
+	free(msg);
+	dt_skipped = true;
+	dt__end_now();
+}
+
+static void dt_child(struct dt_case *c, int skip_fd)
+{
+	void *self = NULL;
+	volatile int phase = 0;	/* 0 setup, 1 body, 2 teardown, 3 done */
+
+	setpgid(0, 0);
+	dt_skip_fd = skip_fd;
+	if (c->self_size) {
+		self = calloc(1, c->self_size);
+		if (!self) {
+			printf("# out of memory for the fixture\n");
+			_exit(DT_RC_FAIL);
+		}
+	}
+	if (setjmp(dt_jmp)) {
+		/* A fatal check or a skip ended the current phase. */
+		if (phase == 0)
+			phase = 3;	/* setup did not finish: no teardown */
+		else if (phase == 1)
+			phase = 2;
+		else
+			phase = 3;
+	}
+	if (phase == 0) {
+		if (c->setup)
+			c->setup(self);
+		phase = 1;
+	}
+	if (phase == 1) {
+		c->run(self);
+		phase = 2;
+	}
+	if (phase == 2) {
+		phase = 3;	/* a failure inside teardown ends it */
+		if (c->teardown)
+			c->teardown(self);
+	}
+	free(self);
+	fflush(stdout);
+	fflush(stderr);
+	if (dt_failed)
+		_exit(DT_RC_FAIL);
+	_exit(dt_skipped ? DT_RC_SKIP : DT_RC_PASS);
+}
+
+static double dt_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double dt_timeout_scale(void)
+{
+	const char *s = getenv("DT_TIMEOUT_SCALE");
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return 1.0;
+	v = strtod(s, &end);
+	if (*end || !(v > 0)) {
+		printf("# ignoring bad DT_TIMEOUT_SCALE=%s\n", s);
+		return 1.0;
+	}
+	return v;
+}
+
+/* Runs one test; returns a DT_RC_* and fills @why for skips and failures. */
+static int dt_run_one(struct dt_case *c, double scale, char *why, size_t whylen)
+{
+	double limit = c->timeout_s * scale, start, delay = 0.0005;
+	int pfd[2], status = 0;
+	ssize_t n;
+	pid_t pid, r;
+
+	why[0] = '\0';
+	if (pipe(pfd)) {
+		snprintf(why, whylen, "pipe: %s", strerror(errno));
+		return DT_RC_FAIL;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, whylen, "fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return DT_RC_FAIL;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		dt_child(c, pfd[1]);
+	}
+	close(pfd[1]);
+	start = dt_now();
+	for (;;) {
+		r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			snprintf(why, whylen, "waitpid: %s", strerror(errno));
+			close(pfd[0]);
+			return DT_RC_FAIL;
+		}
+		if (dt_now() - start > limit) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			close(pfd[0]);
+			snprintf(why, whylen, "TIMEOUT: killed after %.0f s", limit);
+			return DT_RC_FAIL;
+		}
+		struct timespec ts = { 0, (long)(delay * 1e9) };
+
+		nanosleep(&ts, NULL);
+		if (delay < 0.02)
+			delay *= 2;
+	}
+	/* Reap anything the test left in its process group. */
+	kill(-pid, SIGKILL);
+	n = read(pfd[0], why, whylen - 1);
+	why[n > 0 ? n : 0] = '\0';
+	close(pfd[0]);
+	if (WIFSIGNALED(status)) {
+		snprintf(why, whylen, "killed by signal %d (%s)", WTERMSIG(status),
+			 sigabbrev_np(WTERMSIG(status)) ?: "?");
+		return DT_RC_FAIL;
+	}
+	switch (WEXITSTATUS(status)) {
+	case DT_RC_PASS:
+		return DT_RC_PASS;
+	case DT_RC_SKIP:
+		return DT_RC_SKIP;
+	case DT_RC_FAIL:
+		why[0] = '\0';
+		return DT_RC_FAIL;
+	default:
+		snprintf(why, whylen, "exited with status %d", WEXITSTATUS(status));
+		return DT_RC_FAIL;
+	}
+}
+
+static void dt_full_name(const struct dt_case *c, char *buf, size_t len)
+{
+	if (c->fixture)
+		snprintf(buf, len, "%s.%s", c->fixture, c->name);
+	else
+		snprintf(buf, len, "%s", c->name);
+}
+
+static bool dt_selected(const struct dt_case *c, char **only, int nonly)
+{
+	char full[512];
+
+	if (!nonly)
+		return true;
+	dt_full_name(c, full, sizeof(full));
+	for (int i = 0; i < nonly; i++)
+		if (!strcmp(only[i], full) || !strcmp(only[i], c->name))
+			return true;
+	return false;
+}
+
+static void dt_usage(const char *prog, FILE *f)
+{
+	fprintf(f, "usage: %s [-l] [-t NAME]...\n"
+		"  -l        list the tests and exit\n"
+		"  -t NAME   run only NAME (test or fixture.test); repeatable\n"
+		"env DT_TIMEOUT_SCALE=F multiplies every test's timeout\n", prog);
+}
+
+int dt_main(int argc, char **argv)
+{
+	int pass = 0, fail = 0, skip = 0, planned = 0, n = 0, nonly = 0, opt;
+	char **only = calloc((size_t)argc + 1, sizeof(*only));
+	bool list = false;
+	double scale;
+	char full[512], why[1024];
+
+	if (!only) {
+		fprintf(stderr, "out of memory\n");
+		return DT_RC_FAIL;
+	}
+	while ((opt = getopt(argc, argv, "lt:h")) != -1) {
+		switch (opt) {
+		case 'l':
+			list = true;
+			break;
+		case 't':
+			only[nonly++] = optarg;
+			break;
+		case 'h':
+			dt_usage(argv[0], stdout);
+			free(only);
+			return 0;
+		default:
+			dt_usage(argv[0], stderr);
+			free(only);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
+		dt_usage(argv[0], stderr);
+		free(only);
+		return 2;
+	}
+	for (struct dt_case *c = dt_head; c; c = c->next) {
+		if (!dt_selected(c, only, nonly))
+			continue;
+		planned++;
+		if (list) {
+			dt_full_name(c, full, sizeof(full));
+			printf("%s\n", full);
+		}
+	}
+	if (list) {
+		free(only);
+		return 0;
+	}
+	if (nonly && !planned) {
+		fprintf(stderr, "%s: no test matches the -t names\n", argv[0]);
+		free(only);
+		return 2;
+	}
+	/* Children must not inherit buffered output. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	scale = dt_timeout_scale();
+	printf("TAP version 13\n1..%d\n", planned);
+	for (struct dt_case *c = dt_head; c; c = c->next) {
+		int rc;
+
+		if (!dt_selected(c, only, nonly))
+			continue;
+		n++;
+		dt_full_name(c, full, sizeof(full));
+		printf("# RUN %s\n", full);
+		rc = dt_run_one(c, scale, why, sizeof(why));
+		if (rc == DT_RC_PASS) {
+			pass++;
+			printf("ok %d %s\n", n, full);
+		} else if (rc == DT_RC_SKIP) {
+			skip++;
+			printf("ok %d %s # SKIP %s\n", n, full, why);
+		} else {
+			fail++;
+			if (why[0])
+				printf("# %s: %s\n", full, why);
+			printf("not ok %d %s\n", n, full);
+		}
+	}
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
+	       pass, fail, skip);
+	free(only);
+	if (fail)
+		return DT_RC_FAIL;
+	return (!pass && skip) ? DT_RC_SKIP : DT_RC_PASS;
+}

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dtest - drmacct's small test harness.
+ *
+ * Output is TAP 13 in the form kselftest runners read; every test runs in a
+ * forked child with a timeout; the program exits 0 when nothing failed, 1 when
+ * a test failed, 4 when every test was skipped (kselftest's KSFT_SKIP).
+ *
+ * EXPECT_* checks record a failure and continue; ASSERT_* checks end the
+ * test, also when called from a helper function (longjmp back to the runner,
+ * which then still runs the fixture's teardown).
+ */
+#ifndef DTEST_H
+#define DTEST_H
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+struct dt_case {
+	const char *name;
+	const char *fixture;		/* NULL for plain tests */
+	void (*run)(void *self);	/* self is the fixture struct or NULL */
+	void (*setup)(void *self);
+	void (*teardown)(void *self);
+	size_t self_size;
+	unsigned int timeout_s;
+	struct dt_case *next;
+};
+
+void dt_register(struct dt_case *c);
+int dt_main(int argc, char **argv);
+
+/* Internal: state of the running test (child side). */
+void dt__fail_here(const char *file, int line, bool fatal, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void dt__skip(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4))) __attribute__((noreturn));
+void dt__end_now(void) __attribute__((noreturn));
+void dt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define DT__CAT2(a, b) a##b
+#define DT__CAT(a, b) DT__CAT2(a, b)
+
+#define DT__REGISTER(id, fx, nm, runfn, setupfn, teardownfn, sz, tmo)	\
+	static struct dt_case DT__CAT(dt_case_, id) = {			\
+		.name = nm, .fixture = fx, .run = runfn,		\
+		.setup = setupfn, .teardown = teardownfn,		\
+		.self_size = sz, .timeout_s = tmo,			\
+	};								\
+	__attribute__((constructor)) static void DT__CAT(dt_reg_, id)(void) \
+	{								\
+		dt_register(&DT__CAT(dt_case_, id));			\
+	}
+
+#define DT_TEST_TIMEOUT(name, secs)					\
+	static void dt_body_##name(void);				\
+	static void dt_wrap_##name(void *self)				\
+	{								\
+		(void)self;						\
+		dt_body_##name();					\
+	}								\
+	DT__REGISTER(name, NULL, #name, dt_wrap_##name, NULL, NULL, 0, secs) \
+	static void dt_body_##name(void)
+
+#define DT_TEST(name) DT_TEST_TIMEOUT(name, 30)
+
+#define DT_FIXTURE(fx)							\
+	struct dt_fx_##fx;						\
+	static void dt_setup_##fx(struct dt_fx_##fx *self);		\
+	static void dt_teardown_##fx(struct dt_fx_##fx *self);		\
+	struct dt_fx_##fx
+
+#define DT_SETUP(fx) static void dt_setup_##fx(struct dt_fx_##fx *self)
+#define DT_TEARDOWN(fx) static void dt_teardown_##fx(struct dt_fx_##fx *self)
+
+#define DT_TEST_F_TIMEOUT(fx, name, secs)				\
+	static void dt_body_##fx##_##name(struct dt_fx_##fx *self);	\
+	static void dt_run_##fx##_##name(void *self)			\
+	{								\
+		dt_body_##fx##_##name(self);				\
+	}								\
+	static void dt_su_##fx##_##name(void *self)			\
+	{								\
+		dt_setup_##fx(self);					\
+	}								\
+	static void dt_td_##fx##_##name(void *self)			\
+	{								\
+		dt_teardown_##fx(self);					\
+	}								\
+	DT__REGISTER(fx##_##name, #fx, #name, dt_run_##fx##_##name,	\
+		     dt_su_##fx##_##name, dt_td_##fx##_##name,		\
+		     sizeof(struct dt_fx_##fx), secs)			\
+	static void dt_body_##fx##_##name(struct dt_fx_##fx *self)
+
+#define DT_TEST_F(fx, name) DT_TEST_F_TIMEOUT(fx, name, 30)
+
+#define DT_MAIN								\
+	int main(int argc, char **argv)					\
+	{								\
+		return dt_main(argc, argv);				\
+	}
+
+/* True when an expression of this type is signed (for printing). */
+#define DT__SIGNED(x)							\
+	_Generic((x), signed char: 1, short: 1, int: 1, long: 1,	\
+		 long long: 1, char: (char)-1 < 1, default: 0)
+
+#define DT__CMP(a, b, op, fatal)					\
+	do {								\
+		__typeof__(a) dt_a_ = (a);				\
+		__typeof__(b) dt_b_ = (b);				\
+		if (!(dt_a_ op dt_b_)) {				\
+			if (DT__SIGNED(dt_a_) || DT__SIGNED(dt_b_))	\
+				dt__fail_here(__FILE__, __LINE__, fatal, \
+					"%s %s %s: %lld vs %lld",	\
+					#a, #op, #b,			\
+					(long long)dt_a_, (long long)dt_b_); \
+			else						\
+				dt__fail_here(__FILE__, __LINE__, fatal, \
+					"%s %s %s: %llu vs %llu",	\
+					#a, #op, #b,			\
+					(unsigned long long)dt_a_,	\
+					(unsigned long long)dt_b_);	\
+		}							\
+	} while (0)
+
+#define DT_EXPECT_EQ(a, b) DT__CMP(a, b, ==, false)
+#define DT_EXPECT_NE(a, b) DT__CMP(a, b, !=, false)
+#define DT_EXPECT_LT(a, b) DT__CMP(a, b, <, false)
+#define DT_EXPECT_LE(a, b) DT__CMP(a, b, <=, false)
+#define DT_EXPECT_GT(a, b) DT__CMP(a, b, >, false)
+#define DT_EXPECT_GE(a, b) DT__CMP(a, b, >=, false)
+#define DT_ASSERT_EQ(a, b) DT__CMP(a, b, ==, true)
+#define DT_ASSERT_NE(a, b) DT__CMP(a, b, !=, true)
+#define DT_ASSERT_LT(a, b) DT__CMP(a, b, <, true)
+#define DT_ASSERT_LE(a, b) DT__CMP(a, b, <=, true)
+#define DT_ASSERT_GT(a, b) DT__CMP(a, b, >, true)
+#define DT_ASSERT_GE(a, b) DT__CMP(a, b, >=, true)
+
+#define DT__BOOL(c, want, fatal)					\
+	do {								\
+		if ((bool)(c) != (want))				\
+			dt__fail_here(__FILE__, __LINE__, fatal,	\
+				      "expected %s to be %s", #c,	\
+				      (want) ? "true" : "false");	\
+	} while (0)
+
+#define DT_EXPECT_TRUE(c) DT__BOOL(c, true, false)
+#define DT_EXPECT_FALSE(c) DT__BOOL(c, false, false)
+#define DT_ASSERT_TRUE(c) DT__BOOL(c, true, true)
+#define DT_ASSERT_FALSE(c) DT__BOOL(c, false, true)
+
+#define DT__STR(a, b, want_eq, fatal)					\
+	do {								\
+		const char *dt_sa_ = (a), *dt_sb_ = (b);		\
+		bool dt_eq_ = dt_sa_ && dt_sb_ ? !strcmp(dt_sa_, dt_sb_) \
+					       : dt_sa_ == dt_sb_;	\
+		if (dt_eq_ != (want_eq))				\
+			dt__fail_here(__FILE__, __LINE__, fatal,	\
+				      "%s %s %s: \"%s\" vs \"%s\"", #a,	\
+				      (want_eq) ? "==" : "!=", #b,	\
+				      dt_sa_ ? dt_sa_ : "(null)",	\
+				      dt_sb_ ? dt_sb_ : "(null)");	\
+	} while (0)
+
+#define DT_EXPECT_STREQ(a, b) DT__STR(a, b, true, false)
+#define DT_EXPECT_STRNE(a, b) DT__STR(a, b, false, false)
+#define DT_ASSERT_STREQ(a, b) DT__STR(a, b, true, true)
+#define DT_ASSERT_STRNE(a, b) DT__STR(a, b, false, true)
+
+#define DT__NEAR(v, r, t, fatal)					\
+	do {								\
+		double dt_v_ = (double)(v), dt_r_ = (double)(r);	\
+		double dt_t_ = (double)(t);				\
+		double dt_d_ = dt_v_ > dt_r_ ? dt_v_ - dt_r_ : dt_r_ - dt_v_; \
+		if (!(dt_d_ <= dt_t_))					\
+			dt__fail_here(__FILE__, __LINE__, fatal,	\
+				      "|%s - %s| <= %s: |%.17g - %.17g| = %.6g > %.6g", \
+				      #v, #r, #t, dt_v_, dt_r_, dt_d_, dt_t_); \
+	} while (0)
+
+#define DT_EXPECT_NEAR(v, r, t) DT__NEAR(v, r, t, false)
+#define DT_ASSERT_NEAR(v, r, t) DT__NEAR(v, r, t, true)
+
+#define DT__ERRNO(expr, err, fatal)					\
+	do {								\
+		errno = 0;						\
+		long long dt_rv_ = (long long)(expr);			\
+		int dt_en_ = errno;					\
+		if (dt_rv_ != -1 || dt_en_ != (err))			\
+			dt__fail_here(__FILE__, __LINE__, fatal,	\
+				      "%s: expected -1/%s, got %lld/%s", \
+				      #expr, strerrorname_dt(err),	\
+				      dt_rv_, strerrorname_dt(dt_en_));	\
+	} while (0)
+
+const char *strerrorname_dt(int err);
+
+#define DT_EXPECT_ERRNO(expr, err) DT__ERRNO(expr, err, false)
+#define DT_ASSERT_ERRNO(expr, err) DT__ERRNO(expr, err, true)
+
+#define DT_SKIP(...) dt__skip(__FILE__, __LINE__, __VA_ARGS__)
+#define DT_FAIL(...)							\
+	do {								\
+		dt__fail_here(__FILE__, __LINE__, true, __VA_ARGS__);	\
+		dt__end_now();						\
+	} while (0)
+
+#endif /* DTEST_H */
