@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: MIT
+/*
+ * discover.c - /proc walk for DRM and accel fds. See discover.h.
+ *
+ * Cost model: per process one openat() of PID/fd and getdents64() on it, per
+ * fd one fstatat(). That is the floor any /proc based tool pays; everything
+ * else (comm, fdinfo) is only read for the few DRM fds.
+ */
+#define _GNU_SOURCE
+#include "discover.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+struct dbuf {
+	char *p;
+	size_t len;
+	size_t cap;
+};
+
+struct dac_discover {
+	int rootfd;
+	bool synthetic;
+	pid_t pid;
+	int fd;
+	struct dbuf dents;	/* getdents64 buffer for the proc root */
+	struct dbuf fdents;	/* getdents64 buffer for PID/fd */
+	struct dbuf text;	/* fdinfo */
+	struct dbuf comm;
+	pid_t comm_pid;		/* whose comm is in .comm; 0: none */
+};
+
+static int dbuf_reserve(struct dbuf *b, size_t want)
+{
+	size_t ncap;
+	char *np;
+
+	if (b->cap >= want)
+		return 0;
+	ncap = b->cap ? b->cap : 4096;
+	while (ncap < want) {
+		if (ncap > SIZE_MAX / 2)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	np = realloc(b->p, ncap);
+	if (!np)
+		return -ENOMEM;
+	b->p = np;
+	b->cap = ncap;
+	return 0;
+}
+
+/* Read a whole (proc) file into @b, NUL-terminated. Returns 0 or -errno. */
+static int read_file_at(int dirfd, const char *path, struct dbuf *b)
+{
+	int fd, ret = 0;
+	ssize_t n;
+
+	b->len = 0;
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ret = dbuf_reserve(b, b->len + 4096 + 1);
+		if (ret)
+			break;
+		n = read(fd, b->p + b->len, b->cap - b->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		b->len += (size_t)n;
+	}
+	close(fd);
+	if (ret)
+		return ret;
+	b->p[b->len] = '\0';
+	/* An fdinfo with an embedded NUL is cut there: it is text. */
+	b->len = strlen(b->p);
+	return 0;
+}
+
+bool dac_is_drm_rdev(unsigned int major)
+{
+	return major == DAC_DRM_MAJOR || major == DAC_ACCEL_MAJOR;
+}
+
+/* Strictly decimal, no sign, no leading zeros (except "0"), fits @max. */
+static bool parse_dec(const char *s, long max, long *out)
+{
+	long v = 0;
+
+	if (!*s || (s[0] == '0' && s[1]))
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		if (v > (max - (*s - '0')) / 10)
+			return false;
+		v = v * 10 + (*s - '0');
+	}
+	*out = v;
+	return true;
+}
+
+struct dac_discover *dac_discover_new(const struct dac_discover_opts *opts)
+{
+	const char *root = opts && opts->proc_root ? opts->proc_root : "/proc";
+	struct dac_discover *d;
+
+	if (opts && (opts->pid < 0 || opts->fd < -1 || (opts->fd >= 0 && opts->pid <= 0))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->pid = opts ? opts->pid : 0;
+	d->fd = opts ? opts->fd : -1;
+	d->synthetic = strcmp(root, "/proc") != 0;
+	d->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->rootfd < 0) {
+		int e = errno;
+
+		free(d);
+		errno = e;
+		return NULL;
+	}
+	return d;
+}
+
+void dac_discover_free(struct dac_discover *d)
+{
+	if (!d)
+		return;
+	close(d->rootfd);
+	free(d->dents.p);
+	free(d->fdents.p);
+	free(d->text.p);
+	free(d->comm.p);
+	free(d);
+}
+
+static const char *get_comm(struct dac_discover *d, pid_t pid)
+{
+	char path[32];
+
+	if (d->comm_pid == pid)
+		return d->comm.p;
+	snprintf(path, sizeof(path), "%d/comm", (int)pid);
+	d->comm_pid = pid;
+	if (read_file_at(d->rootfd, path, &d->comm)) {
+		if (dbuf_reserve(&d->comm, 1))
+			return "";
+		d->comm.p[0] = '\0';
+		d->comm.len = 0;
+	}
+	while (d->comm.len && d->comm.p[d->comm.len - 1] == '\n')
+		d->comm.p[--d->comm.len] = '\0';
+	return d->comm.p;
+}
+
+/*
+ * Synthetic trees only: DIR/PID/fd/N -> "/dev/char/M:m" that does not exist.
+ * Returns true and fills @maj/@min when the link has that exact form.
+ */
+static bool synthetic_char_link(int dirfd, const char *name, unsigned int *maj,
+				unsigned int *min)
+{
+	char target[64], tail;
+	ssize_t n;
+
+	n = readlinkat(dirfd, name, target, sizeof(target) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(target) - 1)
+		return false;
+	target[n] = '\0';
+	if (sscanf(target, "/dev/char/%u:%u%c", maj, min, &tail) != 2)
+		return false;
+	return true;
+}
+
+/*
+ * Look at one fd entry @name of @pid (relative to @dirfd, which is PID/fd or
+ * the proc root when @name is a full "PID/fd/N"). Returns 0, the callback's
+ * value, or a negative errno for an error the caller must see (single-fd
+ * mode); counting goes to @st.
+ */
+static int visit_fd(struct dac_discover *d, int dirfd, const char *name, pid_t pid,
+		    int fdnum, dac_discover_fn fn, void *arg,
+		    struct dac_discover_stats *st)
+{
+	struct dac_fd_info fdi;
+	unsigned int maj, min;
+	char path[64];
+	struct stat sb;
+	int ret;
+
+	st->fds++;
+	if (fstatat(dirfd, name, &sb, 0) == 0) {
+		if (!S_ISCHR(sb.st_mode))
+			return -ENODEV;
+		maj = major(sb.st_rdev);
+		min = minor(sb.st_rdev);
+	} else if (errno == ENOENT && d->synthetic &&
+		   synthetic_char_link(dirfd, name, &maj, &min)) {
+		/* marked DRM fd of a synthetic tree, see discover.h */
+	} else {
+		ret = -errno;
+		if (ret == -ENOENT || ret == -ESRCH)
+			st->gone_fds++;
+		else if (ret == -EACCES || ret == -EPERM)
+			st->denied_fds++;
+		else {
+			st->errors++;
+			st->last_errno = -ret;
+		}
+		return ret;
+	}
+	if (!dac_is_drm_rdev(maj))
+		return -ENODEV;
+
+	snprintf(path, sizeof(path), "%d/fdinfo/%d", (int)pid, fdnum);
+	ret = read_file_at(d->rootfd, path, &d->text);
+	if (ret) {
+		if (ret == -ENOENT || ret == -ESRCH)
+			st->gone_fds++;
+		else if (ret == -EACCES || ret == -EPERM)
+			st->denied_fds++;
+		else {
+			st->errors++;
+			st->last_errno = -ret;
+		}
+		return ret;
+	}
+	st->drm_fds++;
+	memset(&fdi, 0, sizeof(fdi));
+	fdi.pid = pid;
+	fdi.fd = fdnum;
+	fdi.major = maj;
+	fdi.minor = min;
+	fdi.rdev = makedev(maj, min);
+	fdi.comm = get_comm(d, pid);
+	fdi.text = d->text.p;
+	fdi.len = d->text.len;
+	return fn(&fdi, arg);
+}
+
+/* Walk PID/fd. Returns 0, the callback's value or -ENOMEM. */
+static int visit_proc(struct dac_discover *d, pid_t pid, dac_discover_fn fn,
+		      void *arg, struct dac_discover_stats *st)
+{
+	char path[32];
+	int dfd, ret = 0;
+
+	st->procs++;
+	snprintf(path, sizeof(path), "%d/fd", (int)pid);
+	dfd = openat(d->rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		if (errno == ENOENT || errno == ESRCH)
+			st->gone_procs++;
+		else if (errno == EACCES || errno == EPERM)
+			st->denied_procs++;
+		else {
+			st->errors++;
+			st->last_errno = errno;
+		}
+		return 0;
+	}
+	if (dbuf_reserve(&d->fdents, 32768)) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = getdents64(dfd, d->fdents.p, d->fdents.cap);
+		ssize_t off;
+
+		if (n < 0) {
+			if (errno == ENOENT || errno == ESRCH) {
+				st->gone_procs++;
+			} else {
+				st->errors++;
+				st->last_errno = errno;
+			}
+			break;
+		}
+		if (n == 0)
+			break;
+		for (off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(d->fdents.p + off);
+			long fdnum;
+
+			off += de->d_reclen;
+			if (de->d_name[0] == '.')
+				continue;
+			if (!parse_dec(de->d_name, INT_MAX, &fdnum))
+				continue;
+			ret = visit_fd(d, dfd, de->d_name, pid, (int)fdnum, fn, arg, st);
+			if (ret < 0)
+				ret = 0;	/* counted; go on */
+			else if (ret)
+				goto out;
+		}
+	}
+out:
+	close(dfd);
+	return ret;
+}
+
+int dac_discover_run(struct dac_discover *d, dac_discover_fn fn, void *arg,
+			 struct dac_discover_stats *st)
+{
+	struct dac_discover_stats local;
+	int ret = 0;
+
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof(*st));
+	d->comm_pid = 0;
+
+	if (d->pid > 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "%d", (int)d->pid);
+		if (faccessat(d->rootfd, path, F_OK, 0) != 0)
+			return -ESRCH;
+		if (d->fd < 0)
+			return visit_proc(d, d->pid, fn, arg, st);
+		st->procs++;
+		snprintf(path, sizeof(path), "%d/fd/%d", (int)d->pid, d->fd);
+		ret = visit_fd(d, d->rootfd, path, d->pid, d->fd, fn, arg, st);
+		if (ret == -ENOENT)
+			return -EBADF;
+		return ret;
+	}
+
+	if (lseek(d->rootfd, 0, SEEK_SET) < 0)
+		return -errno;
+	if (dbuf_reserve(&d->dents, 65536))
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = getdents64(d->rootfd, d->dents.p, d->dents.cap);
+		ssize_t off;
+
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		for (off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(d->dents.p + off);
+			long pid;
+
+			off += de->d_reclen;
+			if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+				continue;
+			if (!parse_dec(de->d_name, INT_MAX, &pid) || pid == 0)
+				continue;
+			ret = visit_proc(d, (pid_t)pid, fn, arg, st);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static size_t add_part(char *buf, size_t len, size_t pos, const char *fmt, uint64_t n,
+		       const char *what)
+{
+	int w;
+
+	if (!n || pos >= len)
+		return pos;
+	w = snprintf(buf + pos, len - pos, fmt, pos ? ", " : "", (unsigned long long)n,
+		     what);
+	return w < 0 ? pos : pos + (size_t)w;
+}
+
+void dac_discover_describe(const struct dac_discover_stats *st, char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	pos = add_part(buf, len, pos, "%s%llu %s", st->denied_procs,
+		       st->denied_procs == 1 ? "process not readable (permission denied)"
+					     : "processes not readable (permission denied)");
+	pos = add_part(buf, len, pos, "%s%llu %s", st->denied_fds,
+		       st->denied_fds == 1 ? "DRM fd not readable (permission denied)"
+					   : "DRM fds not readable (permission denied)");
+	pos = add_part(buf, len, pos, "%s%llu %s", st->gone_procs,
+		       st->gone_procs == 1 ? "process exited during the walk"
+					   : "processes exited during the walk");
+	pos = add_part(buf, len, pos, "%s%llu %s", st->gone_fds,
+		       st->gone_fds == 1 ? "fd closed during the walk"
+					 : "fds closed during the walk");
+	if (st->errors && pos < len)
+		snprintf(buf + pos, len - pos, "%s%llu other error%s (last: %s)", pos ? ", " : "",
+			 (unsigned long long)st->errors, st->errors == 1 ? "" : "s",
+			 strerror(st->last_errno));
+}
