@@ -119,7 +119,7 @@ void dt__skip(const char *file, int line, const char *fmt, ...)
 
 static void dt_child(struct dt_case *c, int skip_fd)
 {
-	void *self = NULL;
+	void *volatile self = NULL;
 	volatile int phase = 0;	/* 0 setup, 1 body, 2 teardown, 3 done */
 
 	setpgid(0, 0);

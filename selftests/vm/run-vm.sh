@@ -1,0 +1,149 @@
+#!/bin/bash
+# run-vm.sh — boot the target kernel in QEMU and run one guest job.
+#
+#   run-vm.sh --kernel VMLINUZ --initrd CPIO --mode test|run|bench|shell|hang
+#             [--only prog,prog] [--testdir DIR] [--mods m:p=v,...]
+#             [--timeout SECONDS] [--log DIR] [--tap FILE]
+#
+# ttyS0 carries the guest's output (and TAP), tee'd to LOG/serial.log;
+# ttyS1 is the kernel console, kept whole in LOG/console.log. The guest
+# reports completion through isa-debug-exit. A guest still running at the
+# timeout is killed, and the run says so. Afterwards the kernel log is
+# checked for BUG/WARNING/Oops/call traces/lockdep/RCU stalls; any of those
+# fails the run and the lines are printed.
+#
+# Environment: VM_ACCEL=tcg (default) or kvm (falls back to TCG when the
+# guest does not reach /init within VM_KVM_BOOT_TIMEOUT seconds, default 30),
+# VM_MEM (default 2G), VM_SMP (default 2), VM_APPEND (extra kernel args).
+# Exit status: 0 completed and clean, 1 completed but TAP failures or a dirty
+# kernel log, 2 usage error, 3 guest did not complete, 124 timeout.
+set -uo pipefail
+
+kernel= initrd= mode=test only= testdir= mods= timeout=900 log=build/vm/run tap=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2 ;;
+	--initrd) initrd=$2 ;;
+	--mode) mode=$2 ;;
+	--only) only=$2 ;;
+	--testdir) testdir=$2 ;;
+	--mods) mods=$2 ;;
+	--timeout) timeout=$2 ;;
+	--log) log=$2 ;;
+	--tap) tap=$2 ;;
+	*) echo "run-vm: unknown argument $1" >&2; exit 2 ;;
+	esac
+	shift 2 || { echo "run-vm: $1 needs a value" >&2; exit 2; }
+done
+[ -r "$kernel" ] || { echo "run-vm: kernel '$kernel' not readable" >&2; exit 2; }
+[ -r "$initrd" ] || { echo "run-vm: initrd '$initrd' not readable" >&2; exit 2; }
+case "$mode" in test|run|bench|shell|hang) ;; *) echo "run-vm: bad --mode $mode" >&2; exit 2 ;; esac
+case "$timeout" in ''|*[!0-9]*) echo "run-vm: --timeout wants seconds" >&2; exit 2 ;; esac
+
+mkdir -p "$log"
+serial=$log/serial.log
+console=$log/console.log
+here=$(cd "$(dirname "$0")" && pwd)
+
+append="console=ttyS1 loglevel=7 panic=-1 printk.time=1 dmode=$mode"
+[ -n "$only" ] && append="$append donly=$only"
+[ -n "$testdir" ] && append="$append dtestdir=$testdir"
+[ -n "$mods" ] && append="$append dmods=$mods"
+append="$append ${VM_APPEND:-}"
+
+boot() { # boot ACCEL LIMIT: runs QEMU, returns its status (124 on timeout)
+	local accel=$1 limit=$2 cpu=max
+	local qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "${VM_MEM:-2G}"
+		-smp "${VM_SMP:-2}" -nodefaults -display none -no-reboot
+		-kernel "$kernel" -initrd "$initrd" -append "$append"
+		-serial stdio -serial "file:$console"
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+	: >"$serial"
+	if [ "$mode" = shell ]; then
+		"${qemu[@]}"
+		return $?
+	fi
+	local to=()
+	[ "$limit" -gt 0 ] && to=(timeout -s KILL "$limit")
+	"${to[@]}" "${qemu[@]}" </dev/null | tr -d '\r' | tee "$serial"
+	local rc=${PIPESTATUS[0]}
+	[ "$rc" = 137 ] && [ "$limit" -gt 0 ] && rc=124
+	return "$rc"
+}
+
+start=$(date +%s)
+accel=${VM_ACCEL:-tcg}
+if [ "$accel" = kvm ]; then
+	if [ -w /dev/kvm ]; then
+		boot kvm "${VM_KVM_BOOT_TIMEOUT:-30}"
+		rc=$?
+		if grep -q '^# drmacct-vm: init' "$serial" && [ "$rc" != 124 ]; then
+			accel=done
+		else
+			echo "run-vm: KVM guest did not reach /init in ${VM_KVM_BOOT_TIMEOUT:-30}s; retrying with TCG"
+		fi
+	else
+		echo "run-vm: /dev/kvm not usable; using TCG"
+	fi
+fi
+if [ "$accel" != done ]; then
+	boot tcg "$timeout"
+	rc=$?
+fi
+elapsed=$(($(date +%s) - start))
+
+status=0
+verdict=
+if [ "$rc" = 124 ]; then
+	verdict="TIMEOUT: the guest was still running after ${timeout}s and was killed"
+	status=124
+elif [ "$rc" = 1 ] && grep -q '^# drmacct-vm: done status=0' "$serial"; then
+	verdict="completed in ${elapsed}s"
+else
+	verdict="guest did not complete (QEMU exit status $rc after ${elapsed}s)"
+	status=3
+fi
+
+# Kernel log check. The console has the whole kernel log (loglevel=7).
+pattern='BUG:|WARNING:|Oops|Call Trace|general protection fault|Kernel panic|'
+pattern+='possible circular locking|inconsistent lock state|lockdep|'
+pattern+='rcu_sched self-detected stall|rcu: INFO:|RCU stall|detected stall|'
+pattern+='blocked for more than|UBSAN:|KASAN:|kernel BUG'
+bad=$(grep -nE "$pattern" "$console" 2>/dev/null || true)
+
+{
+	echo "# drmacct-vm: begin vm-run"
+	echo "TAP version 13"
+	echo "1..2"
+	if [ "$status" = 0 ]; then
+		echo "ok 1 vm-complete # $verdict"
+	else
+		echo "# $verdict"
+		echo "not ok 1 vm-complete"
+	fi
+	if [ -z "$bad" ]; then
+		echo "ok 2 vm-kernel-log-clean"
+	else
+		echo "# the guest kernel log has errors ($console):"
+		# Show each hit with a little context, as TAP comments.
+		grep -nE -B2 -A12 "$pattern" "$console" | head -n 200 | sed 's/^/#   /'
+		echo "not ok 2 vm-kernel-log-clean"
+	fi
+	echo "# drmacct-vm: end vm-run rc=$status"
+} >"$log/vm-run.tap"
+cat "$log/vm-run.tap"
+if [ "$status" != 0 ]; then
+	echo "run-vm: $verdict" >&2
+	echo "run-vm: last kernel console lines ($console):" >&2
+	tail -n 30 "$console" >&2
+fi
+
+if [ -n "$tap" ]; then
+	cat "$serial" "$log/vm-run.tap" >"$tap"
+fi
+[ "$status" != 0 ] && exit "$status"
+[ -n "$bad" ] && exit 1
+if [ "$mode" = test ]; then
+	"$here/../tap-summary.sh" "$serial" "$log/vm-run.tap" >/dev/null || exit 1
+fi
+exit 0

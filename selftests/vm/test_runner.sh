@@ -1,0 +1,84 @@
+#!/bin/bash
+# test_runner.sh VMLINUZ INITRD LOG — the VM runner's own failure paths.
+#
+# 1. A failing guest test fails the run, and the summary names it.
+# 2. A guest that hangs is killed at the timeout with a clear message.
+# 3. A module that triggers a kernel WARNING fails the run, and the WARNING
+#    lines are shown.
+# Output is TAP, framed for tap-summary.sh, to stdout and LOG.
+set -u
+kernel=$1 initrd=$2 log=$3
+here=$(cd "$(dirname "$0")" && pwd)
+run_vm=$here/run-vm.sh
+summary=$here/../tap-summary.sh
+work=$(dirname "$log")/runner
+mkdir -p "$work"
+: >"$log"
+n=0
+say() { echo "$*" | tee -a "$log"; }
+check() { # check NAME CONDITION-STATUS DETAILFILE
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then
+		say "ok $n $1"
+	else
+		sed 's/^/# /' "$3" | tail -n 25 | tee -a "$log"
+		say "not ok $n $1"
+	fi
+}
+
+say "# drmacct-vm: begin test_runner"
+say "TAP version 13"
+say "1..3"
+
+# 1. failing guest test
+out=$work/fail.out
+"$run_vm" --kernel "$kernel" --initrd "$initrd" --mode test --timeout 300 \
+	--testdir /opt/drmacct/selfcheck --only test_must_fail --log "$work/fail" >"$out" 2>&1
+vm_rc=$?
+"$summary" "$work/fail/serial.log" "$work/fail/vm-run.tap" >"$out.summary" 2>&1
+sum_rc=$?
+cat "$out.summary" >>"$out"
+ok=1
+# vm-setup / vm-run blocks pass too, so check counts by name rather than totals.
+if [ "$vm_rc" = 1 ] && [ "$sum_rc" = 1 ] &&
+   grep -qx 'FAIL: test_must_fail: fails_on_purpose' "$out.summary" &&
+   [ "$(grep -c '^FAIL' "$out.summary")" = 1 ] &&
+   grep -q '^ok [0-9]* passes_on_purpose' "$work/fail/serial.log"; then
+	ok=0
+fi
+check "failing guest test fails the run and is named" $ok "$out"
+
+# 2. hung guest
+out=$work/hang.out
+"$run_vm" --kernel "$kernel" --initrd "$initrd" --mode hang --timeout 40 \
+	--log "$work/hang" >"$out" 2>&1
+vm_rc=$?
+ok=1
+if [ "$vm_rc" = 124 ] && grep -q 'TIMEOUT: the guest was still running after 40s and was killed' "$out" &&
+   grep -q '^# drmacct-vm: hanging on purpose' "$work/hang/serial.log" &&
+   ! pgrep -f "$work/hang/console.log" >/dev/null; then
+	ok=0
+fi
+check "hung guest is killed at the timeout with a clear message" $ok "$out"
+
+# 3. kernel WARNING
+out=$work/warn.out
+"$run_vm" --kernel "$kernel" --initrd "$initrd" --mode test --timeout 300 \
+	--testdir /opt/drmacct/selfcheck --only test_passes --mods dt_warn:trigger=1 \
+	--log "$work/warn" >"$out" 2>&1
+vm_rc=$?
+"$summary" "$work/warn/serial.log" "$work/warn/vm-run.tap" >"$out.summary" 2>&1
+sum_rc=$?
+cat "$out.summary" >>"$out"
+ok=1
+if [ "$vm_rc" = 1 ] && [ "$sum_rc" = 1 ] &&
+   grep -q '^ok [0-9]* guest_kernel_is_the_target' "$work/warn/serial.log" &&
+   grep -qx 'FAIL: vm-run: vm-kernel-log-clean' "$out.summary" &&
+   [ "$(grep -c '^FAIL' "$out.summary")" = 1 ] &&
+   grep -q '^#   .*WARNING:.*dt_warn' "$out" &&
+   grep -q 'deliberate warning for the runner self-test' "$out"; then
+	ok=0
+fi
+check "kernel WARNING fails the run and its lines are shown" $ok "$out"
+
+say "# drmacct-vm: end test_runner rc=0"
