@@ -216,6 +216,10 @@ $(HB)/tests/%: $(HB)/obj/selftests/user/%.o $(HSUP_SRCS:%.c=$(HB)/obj/%.o) $(HDT
 	$(CC) $(HOST_LDFLAGS) $^ $(HOST_LIBS) -o $@
 $(B)/bench/%: $(B)/bench/obj/selftests/user/%.o $(HSUP_SRCS:%.c=$(B)/bench/obj/%.o) $(B)/bench/obj/selftests/harness/dtest.o $(BLIB)
 	$(CC) $^ $(HOST_LIBS) -o $@
+# The harness's own test program (built without sanitizers: it crashes on
+# purpose).
+$(B)/bench/harness-sample: selftests/harness/sample.c $(B)/bench/obj/selftests/harness/dtest.o
+	$(CC) $(BENCH_CFLAGS) $^ -o $@
 $(B)/bench/obj/selftests/harness/dtest.o: selftests/harness/dtest.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -c $< -o $@
@@ -281,8 +285,10 @@ do-fuzz: $(FUZZERS)
 	selftests/run-fuzz.sh $(FUZZ_LONG_SECONDS) $(B)/fuzz/fuzz.log $(FUZZERS)
 
 # `make test`: every part writes a TAP log; the summary reads them all.
-do-test: do-all $(FUZZERS)
+do-test: do-all $(FUZZERS) $(B)/bench/harness-sample
 	@rm -rf $(B)/test && mkdir -p $(B)/test
+	-selftests/harness/test_harness.sh $(B)/bench/harness-sample | tee $(B)/test/harness.log
+	-selftests/test_tap_summary.sh | tee $(B)/test/tap-summary.log
 	-selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS)
 	-selftests/run-fuzz.sh $(FUZZ_SECONDS) $(B)/test/fuzz.log $(FUZZERS)
 	-selftests/vm/test_runner.sh $(VMLINUZ) $(INITRAMFS) $(B)/test/runner.log

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sample program for the harness's own test (test_harness.sh): one test of
+ * every outcome the harness must report.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "dtest.h"
+
+static void check_three(int x)
+{
+	DT_ASSERT_EQ(x, 3);
+}
+
+DT_TEST(passes)
+{
+	DT_EXPECT_EQ(1 + 1, 2);
+	DT_EXPECT_STREQ("a", "a");
+	DT_EXPECT_NEAR(1.0, 1.05, 0.1);
+	DT_EXPECT_ERRNO(close(-1), EBADF);
+}
+
+DT_TEST(expect_fails_and_continues)
+{
+	DT_EXPECT_EQ(2u, 3u);
+	DT_EXPECT_LT(-1, -2);
+	dt_info("reached after two failed expectations");
+}
+
+DT_TEST(assert_in_helper_ends_test)
+{
+	check_three(4);
+	dt_info("NOT REACHED");
+}
+
+DT_TEST(skips)
+{
+	DT_SKIP("no device %d", 7);
+}
+
+DT_TEST_TIMEOUT(hangs, 1)
+{
+	pause();
+}
+
+DT_TEST(crashes)
+{
+	raise(SIGSEGV);
+}
+
+DT_TEST(errno_mismatch)
+{
+	DT_EXPECT_ERRNO(close(-1), EINVAL);
+}
+
+DT_FIXTURE(fx)
+{
+	int v;
+};
+
+DT_SETUP(fx)
+{
+	self->v = 42;
+}
+
+DT_TEARDOWN(fx)
+{
+	printf("# teardown saw v=%d\n", self->v);
+}
+
+DT_TEST_F(fx, assert_fails_teardown_runs)
+{
+	DT_ASSERT_EQ(self->v, 41);
+}
+
+DT_MAIN
