@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * drmacct — per-client GPU usage accounting helper: devices, clients, jobs.
+ */
+#include <linux/atomic.h>
+#include <linux/ctype.h>
+#include <linux/device.h>
+#include <linux/err.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "drmacct_internal.h"
+
+#define CREATE_TRACE_POINTS
+#include "drmacct_trace.h"
+
+enum {
+	JOB_IDLE = 0,
+	JOB_RUNNING = 1,
+	JOB_ENDED = 2,
+};
+
+/* Client ids are global and never reused: the first client gets 1. */
+static atomic64_t drmacct_next_client_id = ATOMIC64_INIT(0);
+static atomic_t drmacct_next_device_id = ATOMIC_INIT(0);
+
+/**
+ * drmacct_trace_print_u64s() - print an array as {a,b,c} for a trace line
+ * @p: the trace sequence of the output function
+ * @vals: values
+ * @n: number of values
+ *
+ * Return: the start of the printed, NUL-terminated text inside @p.
+ */
+const char *drmacct_trace_print_u64s(struct trace_seq *p, const u64 *vals,
+				     unsigned int n)
+{
+	const char *ret = trace_seq_buffer_ptr(p);
+	unsigned int i;
+
+	trace_seq_putc(p, '{');
+	for (i = 0; i < n; i++)
+		trace_seq_printf(p, "%s%llu", i ? "," : "", vals[i]);
+	trace_seq_putc(p, '}');
+	trace_seq_putc(p, 0);
+	return ret;
+}
+
+/* A key component: printable, no whitespace, no ':' and not empty. */
+static bool drmacct_name_ok(const char *name, size_t max)
+{
+	size_t len, i;
+
+	if (!name)
+		return false;
+	len = strnlen(name, max + 1);
+	if (len == 0 || len > max)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (!isgraph(name[i]) || name[i] == ':')
+			return false;
+	}
+	return true;
+}
+
+/**
+ * drmacct_device_create() - register a device with the helper
+ * @desc: engines, memory regions and identity of the device
+ *
+ * Copies @desc. Engine and region names must be non-empty, at most
+ * %DRMACCT_NAME_MAX characters, printable, without whitespace or ':', and
+ * unique; every engine has capacity >= 1 and either a maximum frequency or
+ * a total-cycles callback, not both.
+ *
+ * Context: process context, may sleep.
+ * Return: the device, ERR_PTR(-EINVAL) on a bad descriptor or
+ * ERR_PTR(-ENOMEM).
+ */
+struct drmacct_device *drmacct_device_create(const struct drmacct_device_desc *desc)
+{
+	struct drmacct_device *adev;
+	unsigned int i, j;
+
+	if (!desc || !drmacct_name_ok(desc->driver_name, DRMACCT_NAME_MAX))
+		return ERR_PTR(-EINVAL);
+	if (desc->flags & ~DRMACCT_DEVICE_LEGACY_MEMORY)
+		return ERR_PTR(-EINVAL);
+	if ((desc->num_engines && !desc->engines) ||
+	    (desc->num_regions && !desc->regions))
+		return ERR_PTR(-EINVAL);
+	for (i = 0; i < desc->num_engines; i++) {
+		const struct drmacct_engine_desc *e = &desc->engines[i];
+
+		if (!drmacct_name_ok(e->name, DRMACCT_NAME_MAX) || !e->capacity)
+			return ERR_PTR(-EINVAL);
+		if (e->total_cycles && e->max_freq_hz)
+			return ERR_PTR(-EINVAL);
+		for (j = 0; j < i; j++)
+			if (!strcmp(desc->engines[j].name, e->name))
+				return ERR_PTR(-EINVAL);
+	}
+	for (i = 0; i < desc->num_regions; i++) {
+		if (!drmacct_name_ok(desc->regions[i], DRMACCT_NAME_MAX))
+			return ERR_PTR(-EINVAL);
+		for (j = 0; j < i; j++)
+			if (!strcmp(desc->regions[j], desc->regions[i]))
+				return ERR_PTR(-EINVAL);
+	}
+
+	adev = kzalloc(struct_size(adev, engines, desc->num_engines),
+		       GFP_KERNEL);
+	if (!adev)
+		return ERR_PTR(-ENOMEM);
+	if (desc->num_regions) {
+		adev->regions = kcalloc(desc->num_regions,
+					sizeof(*adev->regions), GFP_KERNEL);
+		if (!adev->regions) {
+			kfree(adev);
+			return ERR_PTR(-ENOMEM);
+		}
+	}
+
+	kref_init(&adev->ref);
+	adev->id = atomic_inc_return(&drmacct_next_device_id);
+	adev->flags = desc->flags;
+	adev->num_engines = desc->num_engines;
+	adev->num_regions = desc->num_regions;
+	adev->priv = desc->priv;
+	strscpy(adev->driver_name, desc->driver_name, sizeof(adev->driver_name));
+	if (desc->dev && dev_is_pci(desc->dev))
+		strscpy(adev->pdev, pci_name(to_pci_dev(desc->dev)),
+			sizeof(adev->pdev));
+	for (i = 0; i < desc->num_engines; i++) {
+		struct drmacct_engine *e = &adev->engines[i];
+
+		strscpy(e->name, desc->engines[i].name, sizeof(e->name));
+		e->capacity = desc->engines[i].capacity;
+		e->max_freq_hz = desc->engines[i].max_freq_hz;
+		e->total_cycles = desc->engines[i].total_cycles;
+	}
+	for (i = 0; i < desc->num_regions; i++)
+		strscpy(adev->regions[i], desc->regions[i],
+			sizeof(adev->regions[i]));
+	return adev;
+}
+EXPORT_SYMBOL_GPL(drmacct_device_create);
+
+static void drmacct_device_release(struct kref *ref)
+{
+	struct drmacct_device *adev = container_of(ref, struct drmacct_device, ref);
+
+	kfree(adev->regions);
+	kfree(adev);
+}
+
+/**
+ * drmacct_device_destroy() - drop the driver's reference to a device
+ * @adev: device from drmacct_device_create(), may be NULL or an ERR_PTR
+ *
+ * Clients that are still alive keep the device's data alive, but the
+ * callbacks of the descriptor are no longer called once the driver has
+ * closed all files of the device, so the driver may unload after this.
+ *
+ * Context: any context.
+ */
+void drmacct_device_destroy(struct drmacct_device *adev)
+{
+	if (!IS_ERR_OR_NULL(adev))
+		kref_put(&adev->ref, drmacct_device_release);
+}
+EXPORT_SYMBOL_GPL(drmacct_device_destroy);
+
+/**
+ * drmacct_client_open() - create the accounting state of a new DRM file
+ * @adev: the device
+ *
+ * Assigns the next global client id (never reused, first id is 1) and
+ * emits the drmacct_client_open tracepoint.
+ *
+ * Context: process context, may sleep.
+ * Return: the client, or ERR_PTR(-ENOMEM).
+ */
+struct drmacct_client *drmacct_client_open(struct drmacct_device *adev)
+{
+	struct drmacct_client *client;
+	unsigned int n = adev->num_engines;
+	size_t size;
+	void *p;
+
+	/* One allocation: the client, then 3 u64 arrays, then a u32 array. */
+	size = size_add(sizeof(*client),
+			size_add(array3_size(n, 3, sizeof(u64)),
+				 array_size(n, sizeof(u32))));
+	client = kzalloc(size, GFP_KERNEL);
+	if (!client)
+		return ERR_PTR(-ENOMEM);
+
+	p = client + 1;
+	client->busy_ns = p;
+	client->cycles = client->busy_ns + n;
+	client->sum_start = client->cycles + n;
+	client->running = (u32 *)(client->sum_start + n);
+
+	kref_init(&client->ref);
+	kref_get(&adev->ref);
+	client->adev = adev;
+	spin_lock_init(&client->lock);
+	seqcount_spinlock_init(&client->seq, &client->lock);
+	client->id = atomic64_inc_return(&drmacct_next_client_id);
+
+	trace_drmacct_client_open(client->id, adev->id, adev->driver_name);
+	return client;
+}
+EXPORT_SYMBOL_GPL(drmacct_client_open);
+
+static void drmacct_client_release(struct kref *ref)
+{
+	struct drmacct_client *client = container_of(ref, struct drmacct_client, ref);
+	struct drmacct_device *adev = client->adev;
+
+	/* No job holds a reference any more: the totals are final. */
+	trace_drmacct_client_close(client->id, adev->id, adev->num_engines,
+				   client->busy_ns, client->cycles);
+	kfree(client);
+	drmacct_device_destroy(adev);
+}
+
+/**
+ * drmacct_client_close() - the DRM file of a client was closed
+ * @client: client from drmacct_client_open(), may be NULL or an ERR_PTR
+ *
+ * Drops the file's reference. Jobs that still run keep the statistics
+ * alive; the drmacct_client_close tracepoint fires with the final totals
+ * when the last of them has ended.
+ *
+ * Context: any context.
+ */
+void drmacct_client_close(struct drmacct_client *client)
+{
+	if (!IS_ERR_OR_NULL(client))
+		kref_put(&client->ref, drmacct_client_release);
+}
+EXPORT_SYMBOL_GPL(drmacct_client_close);
+
+/**
+ * drmacct_client_id() - the drm-client-id of a client
+ * @client: the client
+ *
+ * Context: any context.
+ * Return: the id, unique among all clients since the module was loaded.
+ */
+u64 drmacct_client_id(const struct drmacct_client *client)
+{
+	return client->id;
+}
+EXPORT_SYMBOL_GPL(drmacct_client_id);
+
+/**
+ * drmacct_client_set_name() - set or clear drm-client-name
+ * @client: the client
+ * @name: name bytes (need not be NUL-terminated), kernel memory
+ * @len: length of @name; 0 clears the name
+ *
+ * The name must be at most %DRMACCT_CLIENT_NAME_MAX printable ASCII
+ * characters without whitespace. On error the old name is kept.
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL for a bad name.
+ */
+int drmacct_client_set_name(struct drmacct_client *client, const char *name,
+			    size_t len)
+{
+	unsigned long flags;
+	size_t i;
+
+	if (len > DRMACCT_CLIENT_NAME_MAX || (len && !name))
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		if (!isgraph(name[i]))
+			return -EINVAL;
+	}
+
+	spin_lock_irqsave(&client->lock, flags);
+	write_seqcount_begin(&client->seq);
+	memcpy(client->name, name, len);
+	client->name[len] = '\0';
+	client->name_len = len;
+	write_seqcount_end(&client->seq);
+	spin_unlock_irqrestore(&client->lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(drmacct_client_set_name);
+
+/**
+ * drmacct_job_init() - prepare the accounting of a job
+ * @job: the job's accounting state (embedded in the driver's job)
+ * @client: client the job is charged to
+ * @engine: engine index
+ *
+ * Takes a reference on @client that drmacct_job_fini() drops, so the
+ * client's statistics stay alive while the job outlives its file.
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when @engine is out of range.
+ */
+int drmacct_job_init(struct drmacct_job *job, struct drmacct_client *client,
+		     unsigned int engine)
+{
+	if (engine >= client->adev->num_engines)
+		return -EINVAL;
+	kref_get(&client->ref);
+	job->client = client;
+	job->engine = engine;
+	job->start_ns = 0;
+	job->state = JOB_IDLE;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(drmacct_job_init);
+
+/**
+ * drmacct_job_begin() - the job started executing on the engine
+ * @job: job prepared with drmacct_job_init()
+ *
+ * The start time is taken by the helper, inside its write section, so a
+ * concurrent reader can never see a start time later than its own clock.
+ * Drivers report the returned value as the job's start time.
+ *
+ * Context: any context (also hard interrupt).
+ * Return: the start time, CLOCK_MONOTONIC (ktime_get_ns()) nanoseconds.
+ */
+u64 drmacct_job_begin(struct drmacct_job *job)
+{
+	struct drmacct_client *client = job->client;
+	unsigned int e = job->engine;
+	unsigned long flags;
+	u32 running;
+	u64 now;
+
+	if (WARN_ON_ONCE(job->state != JOB_IDLE))
+		return ktime_get_ns();
+
+	spin_lock_irqsave(&client->lock, flags);
+	write_seqcount_begin(&client->seq);
+	now = ktime_get_ns();
+	client->sum_start[e] += now;
+	running = ++client->running[e];
+	write_seqcount_end(&client->seq);
+	spin_unlock_irqrestore(&client->lock, flags);
+
+	job->start_ns = now;
+	job->state = JOB_RUNNING;
+	trace_drmacct_job_begin(client->id, e, now, running);
+	return now;
+}
+EXPORT_SYMBOL_GPL(drmacct_job_begin);
+
+/**
+ * drmacct_job_end() - the job finished executing
+ * @job: a job after drmacct_job_begin()
+ * @cycles: engine clock cycles the job consumed (driver ground truth)
+ *
+ * Moves the job's running time into the client's finished busy time and
+ * adds @cycles, atomically for readers. The end time is taken inside the
+ * write section, which keeps what readers see monotonic.
+ *
+ * Context: any context (also hard interrupt).
+ * Return: the end time, CLOCK_MONOTONIC nanoseconds.
+ */
+u64 drmacct_job_end(struct drmacct_job *job, u64 cycles)
+{
+	struct drmacct_client *client = job->client;
+	unsigned int e = job->engine;
+	unsigned long flags;
+	u32 running;
+	u64 now;
+
+	if (WARN_ON_ONCE(job->state != JOB_RUNNING))
+		return ktime_get_ns();
+
+	spin_lock_irqsave(&client->lock, flags);
+	write_seqcount_begin(&client->seq);
+	now = ktime_get_ns();
+	client->busy_ns[e] += now - job->start_ns;
+	client->sum_start[e] -= job->start_ns;
+	client->cycles[e] += cycles;
+	running = --client->running[e];
+	write_seqcount_end(&client->seq);
+	spin_unlock_irqrestore(&client->lock, flags);
+
+	job->state = JOB_ENDED;
+	trace_drmacct_job_end(client->id, e, now, now - job->start_ns, cycles,
+			      running);
+	return now;
+}
+EXPORT_SYMBOL_GPL(drmacct_job_end);
+
+/**
+ * drmacct_job_fini() - release the accounting state of a job
+ * @job: job prepared with drmacct_job_init(), in any state
+ *
+ * A job that is still running is ended with 0 cycles first. Drops the
+ * client reference taken by drmacct_job_init(); this may release the
+ * client and emit drmacct_client_close.
+ *
+ * Context: any context.
+ */
+void drmacct_job_fini(struct drmacct_job *job)
+{
+	if (!job->client)
+		return;
+	if (job->state == JOB_RUNNING)
+		drmacct_job_end(job, 0);
+	drmacct_client_close(job->client);
+	job->client = NULL;
+}
+EXPORT_SYMBOL_GPL(drmacct_job_fini);
+
+/**
+ * drmacct_mem_event() - report a change of a client's memory
+ * @client: the client
+ * @region: region index
+ * @op: what happened
+ * @size: bytes of the object concerned
+ *
+ * Emits the drmacct_mem_change tracepoint. The fdinfo memory keys are not
+ * derived from these events (the driver reports them at read time, see
+ * drmacct_show_fdinfo()), so a driver may report only what it sees from
+ * the client's own point of view.
+ *
+ * Context: any context.
+ */
+void drmacct_mem_event(struct drmacct_client *client, unsigned int region,
+		       enum drmacct_mem_op op, u64 size)
+{
+	if (region >= client->adev->num_regions)
+		return;
+	trace_drmacct_mem_change(client->id, region, op, size);
+}
+EXPORT_SYMBOL_GPL(drmacct_mem_event);
+
+void drmacct_client_snapshot(struct drmacct_client *client,
+			     unsigned int e, struct drmacct_engine_usage *usage)
+{
+	u64 busy, sum_start, cycles, now;
+	unsigned int seq;
+	u32 running;
+
+	do {
+		seq = read_seqcount_begin(&client->seq);
+		busy = client->busy_ns[e];
+		sum_start = client->sum_start[e];
+		cycles = client->cycles[e];
+		running = client->running[e];
+		now = ktime_get_ns();
+	} while (read_seqcount_retry(&client->seq, seq));
+
+	usage->busy_ns = busy + running * now - sum_start;
+	usage->cycles = cycles;
+	usage->running = running;
+}
+
+/**
+ * drmacct_client_usage() - consistent usage of one engine of a client
+ * @client: the client
+ * @engine: engine index
+ * @usage: filled with busy time (including the running part of in-flight
+ *	jobs up to now), cycles and the number of running jobs
+ *
+ * Lockless; retries while a writer is active. Successive calls never go
+ * backwards.
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when @engine is out of range.
+ */
+int drmacct_client_usage(struct drmacct_client *client, unsigned int engine,
+			 struct drmacct_engine_usage *usage)
+{
+	if (engine >= client->adev->num_engines)
+		return -EINVAL;
+	drmacct_client_snapshot(client, engine, usage);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(drmacct_client_usage);
+
+MODULE_DESCRIPTION("drmacct: DRM per-client usage accounting helper");
+MODULE_LICENSE("GPL");

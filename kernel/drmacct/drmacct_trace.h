@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of drmacct.ko (system "drmacct").
+ *
+ * Every field is an id or a value: clients are named by their drm-client-id,
+ * devices by the helper's device id, engines and regions by index. No field
+ * carries a kernel pointer. Field names are part of the interface (BPF
+ * programs and the VM tests read them); see Documentation/drmacct-helper.rst.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM drmacct
+
+#if !defined(_DRMACCT_TRACE_H_) || defined(TRACE_HEADER_MULTI_READ)
+#define _DRMACCT_TRACE_H_
+
+#include <linux/tracepoint.h>
+#include <linux/trace_seq.h>
+
+const char *drmacct_trace_print_u64s(struct trace_seq *p, const u64 *vals,
+				     unsigned int n);
+
+TRACE_EVENT(drmacct_client_open,
+	TP_PROTO(u64 client_id, u32 device_id, const char *driver),
+	TP_ARGS(client_id, device_id, driver),
+	TP_STRUCT__entry(
+		__field(u64, client_id)
+		__field(u32, device_id)
+		__string(driver, driver)
+	),
+	TP_fast_assign(
+		__entry->client_id = client_id;
+		__entry->device_id = device_id;
+		__assign_str(driver, driver);
+	),
+	TP_printk("client_id=%llu device_id=%u driver=%s",
+		  __entry->client_id, __entry->device_id, __get_str(driver))
+);
+
+TRACE_EVENT(drmacct_client_close,
+	TP_PROTO(u64 client_id, u32 device_id, u32 num_engines,
+		 const u64 *busy_ns, const u64 *cycles),
+	TP_ARGS(client_id, device_id, num_engines, busy_ns, cycles),
+	TP_STRUCT__entry(
+		__field(u64, client_id)
+		__field(u32, device_id)
+		__field(u32, num_engines)
+		__dynamic_array(u64, busy_ns, num_engines)
+		__dynamic_array(u64, cycles, num_engines)
+	),
+	TP_fast_assign(
+		__entry->client_id = client_id;
+		__entry->device_id = device_id;
+		__entry->num_engines = num_engines;
+		memcpy(__get_dynamic_array(busy_ns), busy_ns,
+		       sizeof(u64) * num_engines);
+		memcpy(__get_dynamic_array(cycles), cycles,
+		       sizeof(u64) * num_engines);
+	),
+	TP_printk("client_id=%llu device_id=%u num_engines=%u busy_ns=%s cycles=%s",
+		  __entry->client_id, __entry->device_id, __entry->num_engines,
+		  drmacct_trace_print_u64s(p, __get_dynamic_array(busy_ns),
+					   __entry->num_engines),
+		  drmacct_trace_print_u64s(p, __get_dynamic_array(cycles),
+					   __entry->num_engines))
+);
+
+TRACE_EVENT(drmacct_job_begin,
+	TP_PROTO(u64 client_id, u32 engine, u64 ts_ns, u32 running),
+	TP_ARGS(client_id, engine, ts_ns, running),
+	TP_STRUCT__entry(
+		__field(u64, client_id)
+		__field(u64, ts_ns)
+		__field(u32, engine)
+		__field(u32, running)
+	),
+	TP_fast_assign(
+		__entry->client_id = client_id;
+		__entry->ts_ns = ts_ns;
+		__entry->engine = engine;
+		__entry->running = running;
+	),
+	TP_printk("client_id=%llu engine=%u ts_ns=%llu running=%u",
+		  __entry->client_id, __entry->engine, __entry->ts_ns,
+		  __entry->running)
+);
+
+TRACE_EVENT(drmacct_job_end,
+	TP_PROTO(u64 client_id, u32 engine, u64 ts_ns, u64 busy_ns, u64 cycles,
+		 u32 running),
+	TP_ARGS(client_id, engine, ts_ns, busy_ns, cycles, running),
+	TP_STRUCT__entry(
+		__field(u64, client_id)
+		__field(u64, ts_ns)
+		__field(u64, busy_ns)
+		__field(u64, cycles)
+		__field(u32, engine)
+		__field(u32, running)
+	),
+	TP_fast_assign(
+		__entry->client_id = client_id;
+		__entry->ts_ns = ts_ns;
+		__entry->busy_ns = busy_ns;
+		__entry->cycles = cycles;
+		__entry->engine = engine;
+		__entry->running = running;
+	),
+	TP_printk("client_id=%llu engine=%u ts_ns=%llu busy_ns=%llu cycles=%llu running=%u",
+		  __entry->client_id, __entry->engine, __entry->ts_ns,
+		  __entry->busy_ns, __entry->cycles, __entry->running)
+);
+
+TRACE_EVENT(drmacct_mem_change,
+	TP_PROTO(u64 client_id, u32 region, u32 op, u64 size),
+	TP_ARGS(client_id, region, op, size),
+	TP_STRUCT__entry(
+		__field(u64, client_id)
+		__field(u64, size)
+		__field(u32, region)
+		__field(u32, op)
+	),
+	TP_fast_assign(
+		__entry->client_id = client_id;
+		__entry->size = size;
+		__entry->region = region;
+		__entry->op = op;
+	),
+	TP_printk("client_id=%llu region=%u op=%s size=%llu",
+		  __entry->client_id, __entry->region,
+		  __print_symbolic(__entry->op,
+				   { 0, "create" }, { 1, "open" },
+				   { 2, "close" }, { 3, "purgeable" },
+				   { 4, "willneed" }, { 5, "active" },
+				   { 6, "idle" }),
+		  __entry->size)
+);
+
+#endif /* _DRMACCT_TRACE_H_ */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE drmacct_trace
+#include <trace/define_trace.h>
