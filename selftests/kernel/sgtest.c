@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Support code for the simgpu VM selftests and benches (see sgtest.h).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dtest.h"
+#include "sgtest.h"
+
+uint64_t sg_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+void sg_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / NSEC_PER_SEC),
+		.tv_nsec = (long)(ns % NSEC_PER_SEC),
+	};
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+uint64_t sg_overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
+{
+	uint64_t lo = a0 > b0 ? a0 : b0;
+	uint64_t hi = a1 < b1 ? a1 : b1;
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/* ---- device ----------------------------------------------------------- */
+
+static int node_is_simgpu(int fd)
+{
+	char name[64] = "";
+	struct drm_version v;
+
+	memset(&v, 0, sizeof(v));
+	v.name = name;
+	v.name_len = sizeof(name) - 1;
+	if (ioctl(fd, DRM_IOCTL_VERSION, &v))
+		return 0;
+	name[sizeof(name) - 1] = '\0';
+	if (v.name_len < sizeof(name))
+		name[v.name_len] = '\0';
+	return strcmp(name, "simgpu") == 0;
+}
+
+int sg_find_node(char *path, size_t len)
+{
+	struct dirent *de;
+	int found = -ENODEV;
+	unsigned int best = ~0u;
+	DIR *d;
+
+	d = opendir("/dev/dri");
+	if (!d)
+		return -ENODEV;
+	while ((de = readdir(d))) {
+		char p[300];
+		unsigned int minor;
+		int fd;
+
+		if (sscanf(de->d_name, "renderD%u", &minor) != 1)
+			continue;
+		snprintf(p, sizeof(p), "/dev/dri/%s", de->d_name);
+		fd = open(p, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* lowest matching minor, so the choice is deterministic */
+		if (node_is_simgpu(fd) && minor < best) {
+			best = minor;
+			snprintf(path, len, "%s", p);
+			found = 0;
+		}
+		close(fd);
+	}
+	closedir(d);
+	return found;
+}
+
+int sg_open_raw(void)
+{
+	char path[300];
+	int ret = sg_find_node(path, sizeof(path));
+
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+int sg_open(void)
+{
+	int fd = sg_open_raw();
+
+	if (fd < 0)
+		DT_FAIL("no simgpu render node could be opened: %s", strerror(errno));
+	return fd;
+}
+
+void sg_query(int fd, struct sg_dev *dev)
+{
+	unsigned int i;
+
+	memset(dev, 0, sizeof(*dev));
+	DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_QUERY_DEVICE, &dev->q), 0);
+	DT_ASSERT_GT(dev->q.num_engines, 0u);
+	dev->num_engines = dev->q.num_engines;
+	dev->eng = calloc(dev->num_engines, sizeof(*dev->eng));
+	DT_ASSERT_TRUE(dev->eng != NULL);
+	for (i = 0; i < dev->num_engines; i++) {
+		struct sg_engine *e = &dev->eng[i];
+
+		e->index = i;
+		e->q.engine = i;
+		DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_QUERY_ENGINE, &e->q), 0);
+		e->q.name[SIMGPU_NAME_LEN - 1] = '\0';
+		DT_ASSERT_GT(e->q.capacity, 0u);
+	}
+}
+
+void sg_dev_free(struct sg_dev *dev)
+{
+	free(dev->eng);
+	dev->eng = NULL;
+	dev->num_engines = 0;
+}
+
+uint64_t sg_client_id(int fd)
+{
+	struct drm_simgpu_query_device q;
+
+	memset(&q, 0, sizeof(q));
+	DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_QUERY_DEVICE, &q), 0);
+	return q.client_id;
+}
+
+const struct sg_engine *sg_engine_simple(const struct sg_dev *dev)
+{
+	for (unsigned int i = 0; i < dev->num_engines; i++)
+		if (dev->eng[i].q.capacity == 1 &&
+		    !(dev->eng[i].q.flags & SIMGPU_ENGINE_TOTAL_CYCLES))
+			return &dev->eng[i];
+	return NULL;
+}
+
+const struct sg_engine *sg_engine_multi(const struct sg_dev *dev)
+{
+	for (unsigned int i = 0; i < dev->num_engines; i++)
+		if (dev->eng[i].q.capacity >= 2)
+			return &dev->eng[i];
+	return NULL;
+}
+
+const struct sg_engine *sg_engine_total_cycles(const struct sg_dev *dev)
+{
+	for (unsigned int i = 0; i < dev->num_engines; i++)
+		if (dev->eng[i].q.flags & SIMGPU_ENGINE_TOTAL_CYCLES)
+			return &dev->eng[i];
+	return NULL;
+}
+
+const struct sg_engine *sg_engine_by_name(const struct sg_dev *dev, const char *name)
+{
+	for (unsigned int i = 0; i < dev->num_engines; i++)
+		if (!strcmp(dev->eng[i].q.name, name))
+			return &dev->eng[i];
+	return NULL;
+}
+
+/* ---- jobs ------------------------------------------------------------- */
+
+uint64_t sg_submit(int fd, struct drm_simgpu_submit *s)
+{
+	if (ioctl(fd, DRM_IOCTL_SIMGPU_SUBMIT, s))
+		DT_FAIL("SUBMIT engine %u instance %u op %u failed: %s",
+			s->engine, s->instance, s->op, strerror(errno));
+	DT_ASSERT_GT(s->job_id, 0ull);
+	return s->job_id;
+}
+
+uint64_t sg_submit_busy(int fd, unsigned int engine, unsigned int instance, uint64_t ns)
+{
+	struct drm_simgpu_submit s;
+
+	memset(&s, 0, sizeof(s));
+	s.engine = engine;
+	s.instance = instance;
+	s.op = SIMGPU_OP_BUSY;
+	s.busy_ns = ns;
+	return sg_submit(fd, &s);
+}
+
+int sg_wait_raw(int fd, uint64_t job, uint64_t timeout_ns, struct drm_simgpu_wait *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->job_id = job;
+	w->timeout_ns = timeout_ns;
+	return ioctl(fd, DRM_IOCTL_SIMGPU_WAIT, w);
+}
+
+void sg_wait(int fd, uint64_t job, struct drm_simgpu_wait *w)
+{
+	struct drm_simgpu_wait local;
+
+	if (!w)
+		w = &local;
+	if (sg_wait_raw(fd, job, 60 * NSEC_PER_SEC, w))
+		DT_FAIL("WAIT job %" PRIu64 ": %s", job, strerror(errno));
+	DT_ASSERT_EQ(w->status, (uint32_t)SIMGPU_JOB_DONE);
+	DT_ASSERT_LE(w->queued_ns, w->start_ns);
+	DT_ASSERT_LE(w->start_ns, w->end_ns);
+}
+
+/* ---- GEM -------------------------------------------------------------- */
+
+uint32_t sg_bo_create(int fd, uint64_t size)
+{
+	struct drm_simgpu_gem_create c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = size;
+	if (ioctl(fd, DRM_IOCTL_SIMGPU_GEM_CREATE, &c))
+		DT_FAIL("GEM_CREATE %" PRIu64 ": %s", size, strerror(errno));
+	DT_ASSERT_NE(c.handle, 0u);
+	return c.handle;
+}
+
+void sg_bo_close(int fd, uint32_t handle)
+{
+	struct drm_gem_close c;
+
+	memset(&c, 0, sizeof(c));
+	c.handle = handle;
+	DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c), 0);
+}
+
+int sg_bo_export(int fd, uint32_t handle)
+{
+	struct drm_prime_handle p;
+
+	memset(&p, 0, sizeof(p));
+	p.handle = handle;
+	p.flags = DRM_CLOEXEC | DRM_RDWR;
+	if (ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p))
+		DT_FAIL("PRIME_HANDLE_TO_FD: %s", strerror(errno));
+	return p.fd;
+}
+
+uint32_t sg_bo_import(int fd, int dmabuf)
+{
+	struct drm_prime_handle p;
+
+	memset(&p, 0, sizeof(p));
+	p.fd = dmabuf;
+	if (ioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p))
+		DT_FAIL("PRIME_FD_TO_HANDLE: %s", strerror(errno));
+	return p.handle;
+}
+
+uint32_t sg_bo_madvise(int fd, uint32_t handle, uint32_t madv)
+{
+	struct drm_simgpu_gem_madvise m;
+
+	memset(&m, 0, sizeof(m));
+	m.handle = handle;
+	m.madv = madv;
+	if (ioctl(fd, DRM_IOCTL_SIMGPU_GEM_MADVISE, &m))
+		DT_FAIL("GEM_MADVISE %u %u: %s", handle, madv, strerror(errno));
+	return m.retained;
+}
+
+/* ---- fdinfo ----------------------------------------------------------- */
+
+static bool parse_u64(const char *s, const char **end, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	while (isdigit((unsigned char)*s)) {
+		unsigned int d = (unsigned int)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+		s++;
+	}
+	*end = s;
+	*out = v;
+	return true;
+}
+
+static bool has_space(const char *s)
+{
+	for (; *s; s++)
+		if (isspace((unsigned char)*s))
+			return true;
+	return false;
+}
+
+int sg_parse_fdinfo(char *buf, struct sg_fdinfo *fi)
+{
+	size_t cap = 0;
+	unsigned int lineno = 0;
+	char *line = buf;
+
+	fi->kv = NULL;
+	fi->n = 0;
+	while (line && *line) {
+		char *nl = strchr(line, '\n');
+		struct sg_kv *kv;
+		char *colon, *v;
+		const char *end;
+
+		if (nl)
+			*nl = '\0';
+		lineno++;
+		colon = strchr(line, ':');
+		if (!colon)
+			goto next;	/* not a key line (e.g. continuation) */
+		if (fi->n == cap) {
+			size_t ncap = cap ? cap * 2 : 32;
+			struct sg_kv *n = realloc(fi->kv, ncap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			fi->kv = n;
+			cap = ncap;
+		}
+		kv = &fi->kv[fi->n++];
+		memset(kv, 0, sizeof(*kv));
+		*colon = '\0';
+		kv->key = line;
+		kv->line = lineno;
+		v = colon + 1;
+		/* strict: exactly one TAB, then a non-empty value */
+		kv->strict = v[0] == '\t' && v[1] != '\0' && !isspace((unsigned char)v[1]) &&
+			     !has_space(kv->key) && kv->key[0] != '\0';
+		while (*v == ' ' || *v == '\t')
+			v++;
+		kv->val = v;
+		kv->unit = "";
+		if (parse_u64(v, &end, &kv->num)) {
+			if (*end == '\0') {
+				kv->has_num = true;
+			} else if (*end == ' ' && end[1] != '\0' && !has_space(end + 1)) {
+				kv->has_num = true;
+				kv->unit = (char *)end + 1;
+			}
+		}
+		if (!kv->has_num && has_space(v))
+			kv->strict = false;
+next:
+		line = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+int sg_fdinfo_read_pid(pid_t pid, int fd, struct sg_fdinfo *fi)
+{
+	char path[64];
+	size_t cap = 4096, len = 0;
+	char *buf;
+	int f, ret;
+
+	memset(fi, 0, sizeof(*fi));
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	else
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	fi->t_before = sg_now_ns();
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0) {
+		ret = -errno;
+		free(buf);
+		return ret;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (len + 1 >= cap) {
+			char *n = realloc(buf, cap * 2);
+
+			if (!n) {
+				close(f);
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = n;
+			cap *= 2;
+		}
+		r = read(f, buf + len, cap - len - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			close(f);
+			free(buf);
+			return ret;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	fi->t_after = sg_now_ns();
+	close(f);
+	buf[len] = '\0';
+	fi->buf = buf;
+	ret = sg_parse_fdinfo(buf, fi);
+	if (ret) {
+		sg_fdinfo_free(fi);
+		return ret;
+	}
+	return 0;
+}
+
+void sg_fdinfo_read(int fd, struct sg_fdinfo *fi)
+{
+	int ret = sg_fdinfo_read_pid(0, fd, fi);
+
+	if (ret)
+		DT_FAIL("reading fdinfo of fd %d: %s", fd, strerror(-ret));
+}
+
+void sg_fdinfo_free(struct sg_fdinfo *fi)
+{
+	free(fi->kv);
+	free(fi->buf);
+	memset(fi, 0, sizeof(*fi));
+}
+
+const struct sg_kv *sg_fdinfo_find(const struct sg_fdinfo *fi, const char *key)
+{
+	for (size_t i = 0; i < fi->n; i++)
+		if (!strcmp(fi->kv[i].key, key))
+			return &fi->kv[i];
+	return NULL;
+}
+
+uint64_t sg_fdinfo_u64(const struct sg_fdinfo *fi, const char *key, const char *unit)
+{
+	const struct sg_kv *kv = sg_fdinfo_find(fi, key);
+
+	if (!kv)
+		DT_FAIL("fdinfo has no key '%s'", key);
+	if (!kv->has_num)
+		DT_FAIL("fdinfo key '%s' value '%s' is not a number", key, kv->val);
+	if (strcmp(kv->unit, unit))
+		DT_FAIL("fdinfo key '%s' has unit '%s', expected '%s'", key, kv->unit, unit);
+	return kv ? kv->num : 0;
+}
+
+uint64_t sg_fdinfo_engine_ns(const struct sg_fdinfo *fi, const char *name)
+{
+	char key[128];
+
+	snprintf(key, sizeof(key), "drm-engine-%s", name);
+	return sg_fdinfo_u64(fi, key, "ns");
+}
+
+uint64_t sg_fdinfo_cycles(const struct sg_fdinfo *fi, const char *name)
+{
+	char key[128];
+
+	snprintf(key, sizeof(key), "drm-cycles-%s", name);
+	return sg_fdinfo_u64(fi, key, "");
+}
+
+uint64_t sg_fdinfo_bytes(const struct sg_fdinfo *fi, const char *key)
+{
+	const struct sg_kv *kv = sg_fdinfo_find(fi, key);
+
+	if (!kv)
+		DT_FAIL("fdinfo has no key '%s'", key);
+	if (!kv->has_num)
+		DT_FAIL("fdinfo key '%s' value '%s' is not a number", key, kv->val);
+	if (!strcmp(kv->unit, ""))
+		return kv->num;
+	if (!strcmp(kv->unit, "KiB"))
+		return kv->num << 10;
+	if (!strcmp(kv->unit, "MiB"))
+		return kv->num << 20;
+	DT_FAIL("fdinfo key '%s' has bad memory unit '%s'", key, kv->unit);
+	return 0;
+}
+
+size_t sg_fdinfo_count_prefix(const struct sg_fdinfo *fi, const char *prefix)
+{
+	size_t n = 0, l = strlen(prefix);
+
+	for (size_t i = 0; i < fi->n; i++)
+		if (!strncmp(fi->kv[i].key, prefix, l))
+			n++;
+	return n;
+}
+
+/* ---- system ----------------------------------------------------------- */
+
+int sg_sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	fflush(stderr);
+	st = system(cmd);
+	if (st == -1 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+int sg_write_file(const char *path, const char *s)
+{
+	size_t len = strlen(s);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = write(fd, s, len);
+	if (r < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	return (size_t)r == len ? 0 : -EIO;
+}
+
+char *sg_read_file(const char *path, size_t *lenp)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	int fd;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		free(buf);
+		errno = e;
+		return NULL;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (len + 1 >= cap) {
+			char *n = realloc(buf, cap * 2);
+
+			if (!n) {
+				close(fd);
+				free(buf);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = n;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			close(fd);
+			free(buf);
+			errno = e;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+int sg_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int sg_kmsg_bad_lines(int fd)
+{
+	static const char *const bad[] = {
+		"BUG", "WARNING", "Oops", "Call Trace", "general protection",
+		"refcount_t", "use-after-free", "list_add corruption",
+		"list_del corruption", "INFO: task", "hung_task", "RIP:",
+	};
+	char rec[8192];
+	int n = 0;
+
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		ssize_t r = read(fd, rec, sizeof(rec) - 1);
+		char *msg;
+
+		if (r < 0 && errno == EPIPE)
+			continue;	/* overwritten records: go on with the next */
+		if (r <= 0)
+			break;
+		rec[r] = '\0';
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			if (strstr(msg, bad[i])) {
+				char *nl = strchr(msg, '\n');
+
+				if (nl)
+					*nl = '\0';
+				dt_info("kernel log: %s", msg);
+				n++;
+				break;
+			}
+		}
+	}
+	close(fd);
+	return n;
+}
+
+bool sg_is_root(void)
+{
+	return geteuid() == 0;
+}

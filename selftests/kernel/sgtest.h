@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Support code shared by the simgpu VM selftests and benches: finding the
+ * simgpu render node, thin ioctl wrappers that fail the current test on error,
+ * a strict fdinfo reader, ground-truth arithmetic on WAIT results, tracefs and
+ * module helpers.
+ */
+#ifndef SGTEST_H
+#define SGTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <drm.h>
+#include "simgpu_drm.h"
+
+#define NSEC_PER_SEC	1000000000ull
+#define NSEC_PER_MSEC	1000000ull
+
+/*
+ * SG_CHECK() - EXPECT-style check with a formatted explanation: prints the
+ * message and records a failure when @cond is false.
+ */
+#define SG_CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			dt_info(__VA_ARGS__);				\
+			DT_EXPECT_TRUE(cond);				\
+		}							\
+	} while (0)
+
+/* ---- time ------------------------------------------------------------- */
+
+/** sg_now_ns() - CLOCK_MONOTONIC in ns (the device clock, see the uapi). */
+uint64_t sg_now_ns(void);
+/** sg_sleep_ns() - sleep the full interval, restarting on EINTR. */
+void sg_sleep_ns(uint64_t ns);
+/** sg_overlap() - length of [a0,a1) ∩ [b0,b1), 0 when disjoint. */
+uint64_t sg_overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1);
+
+/* ---- device ----------------------------------------------------------- */
+
+/**
+ * sg_find_node() - path of the simgpu render node.
+ * Scans /dev/dri/renderD* and picks the first whose DRM_IOCTL_VERSION name
+ * is "simgpu". Returns 0 and fills @path, or -ENODEV.
+ */
+int sg_find_node(char *path, size_t len);
+/** sg_open_raw() - open the simgpu render node (O_RDWR|O_CLOEXEC); -1 + errno on failure. */
+int sg_open_raw(void);
+/** sg_open() - like sg_open_raw() but fails the current test on error. */
+int sg_open(void);
+
+struct sg_engine {
+	unsigned int index;
+	struct drm_simgpu_query_engine q;
+};
+
+struct sg_dev {
+	struct drm_simgpu_query_device q;
+	unsigned int num_engines;
+	struct sg_engine *eng;		/* num_engines entries */
+};
+
+/** sg_query() - QUERY_DEVICE + QUERY_ENGINE for every engine; fails the test on error. */
+void sg_query(int fd, struct sg_dev *dev);
+void sg_dev_free(struct sg_dev *dev);
+/** sg_client_id() - client id of @fd per QUERY_DEVICE. */
+uint64_t sg_client_id(int fd);
+
+/*
+ * Engine pickers (by property, never by hard-coded name): NULL when the
+ * device has no such engine.
+ */
+/* capacity 1, maxfreq (not total-cycles) */
+const struct sg_engine *sg_engine_simple(const struct sg_dev *dev);
+/* capacity >= 2 */
+const struct sg_engine *sg_engine_multi(const struct sg_dev *dev);
+/* total-cycles engine */
+const struct sg_engine *sg_engine_total_cycles(const struct sg_dev *dev);
+const struct sg_engine *sg_engine_by_name(const struct sg_dev *dev, const char *name);
+
+/* ---- jobs ------------------------------------------------------------- */
+
+/** sg_submit_busy() - OP_BUSY job; returns the job id, fails the test on error. */
+uint64_t sg_submit_busy(int fd, unsigned int engine, unsigned int instance, uint64_t ns);
+/** sg_submit() - submit @s; returns the job id, fails the test on error. */
+uint64_t sg_submit(int fd, struct drm_simgpu_submit *s);
+/** sg_wait() - wait (up to 60 s) for @job; fails the test unless it completed. */
+void sg_wait(int fd, uint64_t job, struct drm_simgpu_wait *w);
+/** sg_wait_raw() - wait with @timeout_ns; returns ioctl result, fills @w. */
+int sg_wait_raw(int fd, uint64_t job, uint64_t timeout_ns, struct drm_simgpu_wait *w);
+
+/* ---- GEM -------------------------------------------------------------- */
+
+uint32_t sg_bo_create(int fd, uint64_t size);
+void sg_bo_close(int fd, uint32_t handle);
+int sg_bo_export(int fd, uint32_t handle);		/* dma-buf fd */
+uint32_t sg_bo_import(int fd, int dmabuf);
+/** sg_bo_madvise() - returns the 'retained' output. */
+uint32_t sg_bo_madvise(int fd, uint32_t handle, uint32_t madv);
+
+/* ---- fdinfo ----------------------------------------------------------- */
+
+struct sg_kv {
+	char *key;
+	char *val;		/* full value text (after the TAB) */
+	char *unit;		/* text after "<number> ", or "" */
+	uint64_t num;		/* parsed number when has_num */
+	bool has_num;
+	bool strict;		/* "key:\tvalue" with value "<str>" or "<uint>[ <unit>]" */
+	unsigned int line;	/* 1-based */
+};
+
+struct sg_fdinfo {
+	char *buf;
+	struct sg_kv *kv;
+	size_t n;
+	uint64_t t_before;	/* CLOCK_MONOTONIC just before open() */
+	uint64_t t_after;	/* ... and just after the last read() */
+};
+
+/** sg_fdinfo_read_pid() - read /proc/<pid>/fdinfo/<fd>; returns 0 or -errno. */
+int sg_fdinfo_read_pid(pid_t pid, int fd, struct sg_fdinfo *fi);
+/** sg_fdinfo_read() - read this process's fdinfo of @fd; fails the test on error. */
+void sg_fdinfo_read(int fd, struct sg_fdinfo *fi);
+void sg_fdinfo_free(struct sg_fdinfo *fi);
+const struct sg_kv *sg_fdinfo_find(const struct sg_fdinfo *fi, const char *key);
+/** sg_fdinfo_u64() - numeric value of @key, which must exist with @unit ("" = none). */
+uint64_t sg_fdinfo_u64(const struct sg_fdinfo *fi, const char *key, const char *unit);
+/** sg_fdinfo_engine_ns() - drm-engine-<name> in ns (unit must be "ns"). */
+uint64_t sg_fdinfo_engine_ns(const struct sg_fdinfo *fi, const char *name);
+/** sg_fdinfo_cycles() - drm-cycles-<name> (no unit). */
+uint64_t sg_fdinfo_cycles(const struct sg_fdinfo *fi, const char *name);
+/**
+ * sg_fdinfo_bytes() - a memory key converted to bytes; the unit must be
+ * "", "KiB" or "MiB". Fails the test when the key is missing.
+ */
+uint64_t sg_fdinfo_bytes(const struct sg_fdinfo *fi, const char *key);
+/** sg_fdinfo_count_prefix() - number of keys starting with @prefix. */
+size_t sg_fdinfo_count_prefix(const struct sg_fdinfo *fi, const char *prefix);
+/** sg_parse_fdinfo() - parse @buf (modified in place) into @fi; returns 0 or -errno. */
+int sg_parse_fdinfo(char *buf, struct sg_fdinfo *fi);
+
+/* ---- system ----------------------------------------------------------- */
+
+/** sg_sh() - run a shell command, return its exit status (-1 when it did not exit). */
+int sg_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** sg_write_file() - write a string to a file; 0 or -errno. */
+int sg_write_file(const char *path, const char *s);
+/** sg_read_file() - whole file as a malloc'd NUL-terminated string, NULL + errno on error. */
+char *sg_read_file(const char *path, size_t *len);
+/**
+ * sg_kmsg_open() - open /dev/kmsg positioned at its end, so that
+ * sg_kmsg_bad_lines() later sees only what the kernel logged after this
+ * point. Returns the fd or -1 (then the check is skipped).
+ */
+int sg_kmsg_open(void);
+/**
+ * sg_kmsg_bad_lines() - read the new kernel messages from @fd and count
+ * those that show a kernel problem (BUG, WARNING, Oops, Call Trace, ...);
+ * each is printed as a diagnostic. Closes @fd.
+ */
+int sg_kmsg_bad_lines(int fd);
+/** sg_is_root() - true when running with root privileges. */
+bool sg_is_root(void);
+
+#endif /* SGTEST_H */

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Engine time and cycles in simgpu's fdinfo against the driver's own ground
+ * truth: the start/end times and cycles the WAIT ioctl reports per job.
+ *
+ * Reads are bracketed by CLOCK_MONOTONIC (the device clock): the kernel takes
+ * its "now" somewhere inside [t_before, t_after], so a read's timing
+ * uncertainty is its bracket width times the number of jobs running then.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "dtest.h"
+#include "sgtest.h"
+
+#define WINDOW_NS	(500 * NSEC_PER_MSEC)
+
+DT_FIXTURE(gpu) {
+	int fd;
+	struct sg_dev dev;
+};
+
+DT_SETUP(gpu)
+{
+	self->fd = sg_open();
+	sg_query(self->fd, &self->dev);
+}
+
+DT_TEARDOWN(gpu)
+{
+	sg_dev_free(&self->dev);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+struct job_rec {
+	uint64_t id;
+	struct drm_simgpu_wait w;
+};
+
+static uint64_t mid(const struct sg_fdinfo *fi)
+{
+	return fi->t_before + (fi->t_after - fi->t_before) / 2;
+}
+
+static uint64_t half(const struct sg_fdinfo *fi)
+{
+	return (fi->t_after - fi->t_before + 1) / 2;
+}
+
+/* Σ over jobs of the part of [start,end) inside the window between two reads. */
+static uint64_t truth_in_window(const struct job_rec *j, size_t n,
+				const struct sg_fdinfo *a, const struct sg_fdinfo *b)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += sg_overlap(j[i].w.start_ns, j[i].w.end_ns, mid(a), mid(b));
+	return sum;
+}
+
+/* Every engine of @dev has the same drm-engine and drm-cycles value in @a and @b,
+ * except @skip (NULL: none). */
+static void expect_engines_unchanged(const struct sg_dev *dev, const struct sg_engine *skip,
+				     const struct sg_fdinfo *a, const struct sg_fdinfo *b)
+{
+	for (unsigned int i = 0; i < dev->num_engines; i++) {
+		const char *n = dev->eng[i].q.name;
+
+		if (skip && skip->index == i)
+			continue;
+		DT_EXPECT_EQ(sg_fdinfo_engine_ns(b, n), sg_fdinfo_engine_ns(a, n));
+		DT_EXPECT_EQ(sg_fdinfo_cycles(b, n), sg_fdinfo_cycles(a, n));
+	}
+}
+
+/* Idle fresh client: every engine stays at exactly 0 over 500 ms. */
+DT_TEST_F(gpu, idle_fresh_client_exactly_zero)
+{
+	struct sg_fdinfo a, b;
+
+	sg_fdinfo_read(self->fd, &a);
+	sg_sleep_ns(WINDOW_NS);
+	sg_fdinfo_read(self->fd, &b);
+	for (unsigned int i = 0; i < self->dev.num_engines; i++) {
+		const char *n = self->dev.eng[i].q.name;
+
+		DT_EXPECT_EQ(sg_fdinfo_engine_ns(&a, n), 0ull);
+		DT_EXPECT_EQ(sg_fdinfo_engine_ns(&b, n), 0ull);
+		DT_EXPECT_EQ(sg_fdinfo_cycles(&b, n), 0ull);
+	}
+	sg_fdinfo_free(&a);
+	sg_fdinfo_free(&b);
+}
+
+/*
+ * Idle after work: every engine ran a job that completed; afterwards two
+ * reads 500 ms apart must be identical (nothing "in flight" leaks), and the
+ * settled value equals the job's busy time from WAIT.
+ */
+DT_TEST_F(gpu, idle_after_work_delta_exactly_zero)
+{
+	struct job_rec *j = calloc(self->dev.num_engines, sizeof(*j));
+	struct sg_fdinfo a, b;
+
+	DT_ASSERT_TRUE(j != NULL);
+	for (unsigned int i = 0; i < self->dev.num_engines; i++)
+		j[i].id = sg_submit_busy(self->fd, i, SIMGPU_INSTANCE_ANY, 20 * NSEC_PER_MSEC);
+	for (unsigned int i = 0; i < self->dev.num_engines; i++)
+		sg_wait(self->fd, j[i].id, &j[i].w);
+
+	sg_fdinfo_read(self->fd, &a);
+	sg_sleep_ns(WINDOW_NS);
+	sg_fdinfo_read(self->fd, &b);
+	for (unsigned int i = 0; i < self->dev.num_engines; i++) {
+		const char *n = self->dev.eng[i].q.name;
+		uint64_t busy = j[i].w.end_ns - j[i].w.start_ns;
+		uint64_t va = sg_fdinfo_engine_ns(&a, n);
+
+		dt_info("%s: fdinfo %" PRIu64 " ns, WAIT %" PRIu64 " ns", n, va, busy);
+		DT_EXPECT_EQ(sg_fdinfo_engine_ns(&b, n), va);
+		DT_EXPECT_EQ(sg_fdinfo_cycles(&b, n), sg_fdinfo_cycles(&a, n));
+		DT_EXPECT_NEAR(va, busy, busy / 100);
+		DT_EXPECT_EQ(sg_fdinfo_cycles(&a, n), j[i].w.cycles);
+	}
+	sg_fdinfo_free(&a);
+	sg_fdinfo_free(&b);
+	free(j);
+}
+
+/*
+ * Keep @eng's instances @inst[0..ninst) busy with back-to-back jobs for
+ * @total_ns each, read fdinfo twice WINDOW_NS apart inside that span, and
+ * compare the delta with the busy time WAIT says fell inside the window.
+ * Returns the measured delta through @delta and the truth through @truth.
+ */
+static void busy_window(int fd, const struct sg_dev *dev, const struct sg_engine *eng,
+			const unsigned int *inst, unsigned int ninst,
+			uint64_t *delta, uint64_t *truth, uint64_t *tol)
+{
+	const uint64_t job_ns = 100 * NSEC_PER_MSEC, total_ns = 1500 * NSEC_PER_MSEC;
+	size_t per = total_ns / job_ns, n = per * ninst, k = 0;
+	struct job_rec *j = calloc(n, sizeof(*j));
+	struct sg_fdinfo a, b;
+	uint64_t unc;
+
+	DT_ASSERT_TRUE(j != NULL);
+	/* interleave so every instance's queue is filled up front */
+	for (size_t r = 0; r < per; r++)
+		for (unsigned int q = 0; q < ninst; q++)
+			j[k++].id = sg_submit_busy(fd, eng->index, inst[q], job_ns);
+	sg_sleep_ns(300 * NSEC_PER_MSEC);
+	sg_fdinfo_read(fd, &a);
+	sg_sleep_ns(WINDOW_NS);
+	sg_fdinfo_read(fd, &b);
+	for (k = 0; k < n; k++) {
+		sg_wait(fd, j[k].id, &j[k].w);
+		DT_EXPECT_EQ(j[k].w.instance, inst[k % ninst]);
+	}
+	*delta = sg_fdinfo_engine_ns(&b, eng->q.name) - sg_fdinfo_engine_ns(&a, eng->q.name);
+	*truth = truth_in_window(j, n, &a, &b);
+	unc = (half(&a) + half(&b)) * ninst;
+	*tol = (mid(&b) - mid(&a)) * ninst / 100 + unc;
+	dt_info("%s x%u: window %" PRIu64 " ns, fdinfo delta %" PRIu64 " ns, WAIT truth %"
+		PRIu64 " ns, read brackets %" PRIu64 "+%" PRIu64 " ns",
+		eng->q.name, ninst, mid(&b) - mid(&a), *delta, *truth,
+		a.t_after - a.t_before, b.t_after - b.t_before);
+	/* both reads inside the busy span, so the premise "100% busy" holds */
+	DT_EXPECT_GE(*truth, (mid(&b) - mid(&a)) * ninst * 95 / 100);
+	expect_engines_unchanged(dev, eng, &a, &b);
+	sg_fdinfo_free(&a);
+	sg_fdinfo_free(&b);
+	free(j);
+}
+
+/* One engine 100% busy for the window: delta within 1% of the busy time. */
+DT_TEST_F(gpu, busy_window_within_1pct)
+{
+	const struct sg_engine *e = sg_engine_simple(&self->dev);
+	unsigned int inst = 0;
+	uint64_t delta, truth, tol;
+
+	if (!e)
+		DT_SKIP("no capacity-1 engine");
+	busy_window(self->fd, &self->dev, e, &inst, 1, &delta, &truth, &tol);
+	DT_EXPECT_NEAR(delta, truth, tol);
+}
+
+/* Every engine, one at a time: only the loaded one moves. */
+DT_TEST_F_TIMEOUT(gpu, busy_each_engine_isolated, 60)
+{
+	for (unsigned int i = 0; i < self->dev.num_engines; i++) {
+		unsigned int inst = 0;
+		uint64_t delta, truth, tol;
+
+		busy_window(self->fd, &self->dev, &self->dev.eng[i], &inst, 1,
+			    &delta, &truth, &tol);
+		DT_EXPECT_NEAR(delta, truth, tol);
+	}
+}
+
+/*
+ * Reads during one long job keep growing before it ends, and each read
+ * equals the elapsed part of the job (in-flight accounting).
+ */
+DT_TEST_F(gpu, in_flight_grows_during_one_job)
+{
+	const struct sg_engine *e = sg_engine_simple(&self->dev);
+	struct sg_fdinfo r[6];
+	struct drm_simgpu_wait w;
+	uint64_t job, prev = 0;
+
+	if (!e)
+		DT_SKIP("no capacity-1 engine");
+	job = sg_submit_busy(self->fd, e->index, 0, 3 * NSEC_PER_SEC);
+	sg_sleep_ns(100 * NSEC_PER_MSEC);
+	for (int i = 0; i < 6; i++) {
+		sg_fdinfo_read(self->fd, &r[i]);
+		sg_sleep_ns(150 * NSEC_PER_MSEC);
+	}
+	sg_wait(self->fd, job, &w);
+	for (int i = 0; i < 6; i++) {
+		uint64_t v = sg_fdinfo_engine_ns(&r[i], e->q.name);
+		uint64_t t = sg_overlap(w.start_ns, w.end_ns, 0, mid(&r[i]));
+
+		if (r[i].t_after >= w.end_ns)
+			DT_FAIL("read %d happened after the job ended (VM too slow?)", i);
+		dt_info("read %d: fdinfo %" PRIu64 " ns, elapsed part of job %" PRIu64 " ns",
+			i, v, t);
+		DT_EXPECT_GT(v, prev);
+		DT_EXPECT_NEAR(v, t, t / 100 + half(&r[i]));
+		prev = v;
+	}
+	for (int i = 0; i < 6; i++)
+		sg_fdinfo_free(&r[i]);
+}
+
+/* Two instances of a capacity-2 engine in parallel: delta ≈ 2 × window. */
+DT_TEST_F(gpu, capacity_two_parallel_jobs)
+{
+	const struct sg_engine *e = sg_engine_multi(&self->dev);
+	unsigned int inst[2] = { 0, 1 };
+	uint64_t delta, truth, tol;
+	struct sg_fdinfo fi;
+	char key[128];
+
+	if (!e)
+		DT_SKIP("no engine with capacity >= 2");
+	sg_fdinfo_read(self->fd, &fi);
+	snprintf(key, sizeof(key), "drm-engine-capacity-%s", e->q.name);
+	DT_EXPECT_EQ(sg_fdinfo_u64(&fi, key, ""), (uint64_t)e->q.capacity);
+	sg_fdinfo_free(&fi);
+
+	busy_window(self->fd, &self->dev, e, inst, 2, &delta, &truth, &tol);
+	DT_EXPECT_NEAR(delta, truth, tol);
+}
+
+/* Parses a frequency value with its unit into Hz. */
+static uint64_t freq_hz(const struct sg_fdinfo *fi, const char *key)
+{
+	const struct sg_kv *kv = sg_fdinfo_find(fi, key);
+
+	if (!kv || !kv->has_num)
+		DT_FAIL("no numeric key %s", key);
+	if (!strcmp(kv->unit, "Hz"))
+		return kv->num;
+	if (!strcmp(kv->unit, "KHz"))
+		return kv->num * 1000;
+	if (!strcmp(kv->unit, "MHz"))
+		return kv->num * 1000000;
+	DT_FAIL("%s has unit '%s', want Hz, KHz or MHz", key, kv->unit);
+	return 0;
+}
+
+/*
+ * Cycles: after a set of jobs of different lengths, the drm-cycles delta
+ * equals Σ per-job cycles from WAIT (within 1%), the engine-time delta Σ busy
+ * time, and every job's cycles fit the engine's [min,max] frequency.
+ */
+static void cycles_vs_wait(int fd, const struct sg_dev *dev, const struct sg_engine *e)
+{
+	static const unsigned int ms[] = { 20, 50, 80, 30, 120, 10 };
+	const size_t n = sizeof(ms) / sizeof(ms[0]);
+	struct job_rec j[sizeof(ms) / sizeof(ms[0])];
+	uint64_t sum_cycles = 0, sum_busy = 0, dc, dt;
+	struct sg_fdinfo a, b;
+
+	sg_fdinfo_read(fd, &a);
+	for (size_t i = 0; i < n; i++)
+		j[i].id = sg_submit_busy(fd, e->index, SIMGPU_INSTANCE_ANY, ms[i] * NSEC_PER_MSEC);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t busy;
+		double lo, hi;
+
+		sg_wait(fd, j[i].id, &j[i].w);
+		busy = j[i].w.end_ns - j[i].w.start_ns;
+		sum_cycles += j[i].w.cycles;
+		sum_busy += busy;
+		/* the driver's own numbers are self-consistent */
+		lo = (double)e->q.min_freq_hz * (double)busy / 1e9;
+		hi = (double)e->q.max_freq_hz * (double)busy / 1e9;
+		DT_EXPECT_GE((double)j[i].w.cycles, lo * 0.99);
+		DT_EXPECT_LE((double)j[i].w.cycles, hi * 1.01);
+	}
+	sg_fdinfo_read(fd, &b);
+	dc = sg_fdinfo_cycles(&b, e->q.name) - sg_fdinfo_cycles(&a, e->q.name);
+	dt = sg_fdinfo_engine_ns(&b, e->q.name) - sg_fdinfo_engine_ns(&a, e->q.name);
+	dt_info("%s: fdinfo Δcycles %" PRIu64 ", WAIT Σcycles %" PRIu64
+		"; fdinfo Δns %" PRIu64 ", WAIT Σbusy %" PRIu64,
+		e->q.name, dc, sum_cycles, dt, sum_busy);
+	DT_EXPECT_GT(sum_cycles, 0ull);
+	DT_EXPECT_NEAR(dc, sum_cycles, sum_cycles / 100);
+	DT_EXPECT_NEAR(dt, sum_busy, sum_busy / 100);
+	expect_engines_unchanged(dev, e, &a, &b);
+	sg_fdinfo_free(&a);
+	sg_fdinfo_free(&b);
+}
+
+DT_TEST_F(gpu, cycles_match_wait_every_engine)
+{
+	for (unsigned int i = 0; i < self->dev.num_engines; i++)
+		cycles_vs_wait(self->fd, &self->dev, &self->dev.eng[i]);
+}
+
+/* maxfreq engines print drm-maxfreq in Hz equal to QUERY_ENGINE's max_freq_hz. */
+DT_TEST_F(gpu, maxfreq_matches_query)
+{
+	struct sg_fdinfo fi;
+	unsigned int seen = 0;
+	char key[128];
+
+	sg_fdinfo_read(self->fd, &fi);
+	for (unsigned int i = 0; i < self->dev.num_engines; i++) {
+		const struct sg_engine *e = &self->dev.eng[i];
+
+		snprintf(key, sizeof(key), "drm-maxfreq-%s", e->q.name);
+		if (e->q.flags & SIMGPU_ENGINE_TOTAL_CYCLES) {
+			DT_EXPECT_TRUE(sg_fdinfo_find(&fi, key) == NULL);
+			continue;
+		}
+		DT_EXPECT_GT(e->q.max_freq_hz, 0ull);
+		DT_EXPECT_LE(e->q.min_freq_hz, e->q.max_freq_hz);
+		DT_EXPECT_EQ(freq_hz(&fi, key), e->q.max_freq_hz);
+		seen++;
+	}
+	DT_EXPECT_GT(seen, 0u);
+	sg_fdinfo_free(&fi);
+}
+
+/*
+ * The total-cycles engine: drm-total-cycles-<e> instead of drm-maxfreq-<e>,
+ * bracketed by QUERY_ENGINE's total_cycles before and after the read, and
+ * advancing at the engine clock (between min and max frequency) over time.
+ */
+DT_TEST_F(gpu, total_cycles_engine)
+{
+	const struct sg_engine *e = sg_engine_total_cycles(&self->dev);
+	struct drm_simgpu_query_engine q0, q1, q2, q3;
+	struct sg_fdinfo a, b;
+	uint64_t ta, tb, job;
+	double t_in, t_out, dc;
+	char key[128];
+
+	if (!e)
+		DT_SKIP("no total-cycles engine");
+	memset(&q0, 0, sizeof(q0));
+	q0.engine = e->index;
+	q1 = q2 = q3 = q0;
+
+	DT_ASSERT_EQ(ioctl(self->fd, DRM_IOCTL_SIMGPU_QUERY_ENGINE, &q0), 0);
+	sg_fdinfo_read(self->fd, &a);
+	DT_ASSERT_EQ(ioctl(self->fd, DRM_IOCTL_SIMGPU_QUERY_ENGINE, &q1), 0);
+	/* busy half the window so the governor has something to do */
+	job = sg_submit_busy(self->fd, e->index, SIMGPU_INSTANCE_ANY, 250 * NSEC_PER_MSEC);
+	sg_sleep_ns(WINDOW_NS);
+	sg_wait(self->fd, job, NULL);
+	DT_ASSERT_EQ(ioctl(self->fd, DRM_IOCTL_SIMGPU_QUERY_ENGINE, &q2), 0);
+	sg_fdinfo_read(self->fd, &b);
+	DT_ASSERT_EQ(ioctl(self->fd, DRM_IOCTL_SIMGPU_QUERY_ENGINE, &q3), 0);
+
+	snprintf(key, sizeof(key), "drm-maxfreq-%s", e->q.name);
+	DT_EXPECT_TRUE(sg_fdinfo_find(&a, key) == NULL);
+	snprintf(key, sizeof(key), "drm-cycles-%s", e->q.name);
+	DT_EXPECT_TRUE(sg_fdinfo_find(&a, key) != NULL);
+	snprintf(key, sizeof(key), "drm-total-cycles-%s", e->q.name);
+	ta = sg_fdinfo_u64(&a, key, "");
+	tb = sg_fdinfo_u64(&b, key, "");
+	dt_info("total-cycles: query %llu <= fdinfo %" PRIu64 " <= query %llu",
+		(unsigned long long)q0.total_cycles, ta, (unsigned long long)q1.total_cycles);
+	DT_EXPECT_LE(q0.total_cycles, ta);
+	DT_EXPECT_LE(ta, q1.total_cycles);
+	DT_EXPECT_LE(q2.total_cycles, tb);
+	DT_EXPECT_LE(tb, q3.total_cycles);
+	DT_ASSERT_GT(tb, ta);
+
+	dc = (double)(tb - ta);
+	t_out = (double)(b.t_after - a.t_before) / 1e9;
+	t_in = (double)(b.t_before - a.t_after) / 1e9;
+	dt_info("Δtotal-cycles %.0f over %.6f..%.6f s = %.0f..%.0f Hz; engine %llu..%llu Hz",
+		dc, t_in, t_out, dc / t_out, dc / t_in,
+		(unsigned long long)e->q.min_freq_hz, (unsigned long long)e->q.max_freq_hz);
+	DT_EXPECT_GE(dc / t_in, (double)e->q.min_freq_hz * 0.99);
+	DT_EXPECT_LE(dc / t_out, (double)e->q.max_freq_hz * 1.01);
+	sg_fdinfo_free(&a);
+	sg_fdinfo_free(&b);
+}
+
+DT_MAIN

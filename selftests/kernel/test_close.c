@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Closing a file while its jobs are still on the engines: no crash, the
+ * device keeps working, and the drmacct_client_close tracepoint carries the
+ * final totals including the jobs that were in flight at close — compared
+ * with the busy time those jobs were submitted with (a job can run no
+ * shorter than its busy_ns) and the engine's frequency range.
+ * Also: the job_end tracepoint against WAIT, and close only at last fd.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dtest.h"
+#include "sgtest.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+#define EV_DIR TRACEFS "/events/drmacct"
+
+DT_FIXTURE(tr) {
+	int fd;
+	struct sg_dev dev;
+	int kmsg;
+};
+
+static void trace_clear(void)
+{
+	int fd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+	DT_ASSERT_GE(fd, 0);
+	close(fd);
+}
+
+DT_SETUP(tr)
+{
+	self->kmsg = -1;
+	self->fd = -1;
+	if (!sg_is_root())
+		DT_SKIP("needs root for tracefs");
+	if (access(EV_DIR "/drmacct_client_close/enable", W_OK))
+		DT_SKIP("no drmacct tracepoints in " EV_DIR);
+	self->kmsg = sg_kmsg_open();
+	DT_ASSERT_EQ(sg_write_file(EV_DIR "/drmacct_client_close/enable", "1"), 0);
+	DT_ASSERT_EQ(sg_write_file(EV_DIR "/drmacct_job_end/enable", "1"), 0);
+	trace_clear();
+	self->fd = sg_open();
+	sg_query(self->fd, &self->dev);
+}
+
+DT_TEARDOWN(tr)
+{
+	sg_write_file(EV_DIR "/drmacct_client_close/enable", "0");
+	sg_write_file(EV_DIR "/drmacct_job_end/enable", "0");
+	sg_dev_free(&self->dev);
+	if (self->fd >= 0)
+		close(self->fd);
+	DT_EXPECT_EQ(sg_kmsg_bad_lines(self->kmsg), 0);
+}
+
+struct close_ev {
+	uint64_t client_id;
+	unsigned int num_engines;
+	uint64_t busy[64];
+	uint64_t cycles[64];
+};
+
+/* Parses "{a,b,c}" into @out; returns the number of values or -1. */
+static int parse_list(const char *s, uint64_t *out, unsigned int max)
+{
+	unsigned int n = 0;
+	char *end;
+
+	if (*s++ != '{')
+		return -1;
+	if (*s == '}')
+		return 0;
+	for (;;) {
+		if (n == max)
+			return -1;
+		out[n++] = strtoull(s, &end, 10);
+		if (end == s)
+			return -1;
+		if (*end == '}')
+			return (int)n;
+		if (*end != ',')
+			return -1;
+		s = end + 1;
+	}
+}
+
+/*
+ * Finds the drmacct_client_close event for @id in the trace buffer.
+ * Returns 1 when found (and fills @ev), 0 when not there, fails the test on
+ * a malformed line or on two events for one client.
+ */
+static int find_close(uint64_t id, struct close_ev *ev)
+{
+	char *buf = sg_read_file(TRACEFS "/trace", NULL);
+	char *line, *save = NULL;
+	int found = 0;
+
+	DT_ASSERT_TRUE(buf != NULL);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *p = strstr(line, "drmacct_client_close: ");
+		unsigned long long cid;
+		unsigned int dev, ne;
+		const char *b, *c;
+
+		if (!p)
+			continue;
+		if (sscanf(p, "drmacct_client_close: client_id=%llu device_id=%u num_engines=%u",
+			   &cid, &dev, &ne) != 3)
+			DT_FAIL("malformed close event: %s", line);
+		if (cid != id)
+			continue;
+		if (found)
+			DT_FAIL("two close events for client %" PRIu64, id);
+		b = strstr(p, " busy_ns=");
+		c = strstr(p, " cycles=");
+		if (!b || !c || ne > 64)
+			DT_FAIL("malformed close event: %s", line);
+		memset(ev, 0, sizeof(*ev));
+		ev->client_id = cid;
+		ev->num_engines = ne;
+		if (parse_list(b + 9, ev->busy, 64) != (int)ne ||
+		    parse_list(c + 8, ev->cycles, 64) != (int)ne)
+			DT_FAIL("malformed busy/cycles list: %s", line);
+		found = 1;
+	}
+	free(buf);
+	return found;
+}
+
+/* Polls for the close event of @id for up to @ms milliseconds. */
+static int wait_close(uint64_t id, struct close_ev *ev, unsigned int ms)
+{
+	for (unsigned int t = 0; t <= ms; t += 20) {
+		if (find_close(id, ev))
+			return 1;
+		sg_sleep_ns(20 * NSEC_PER_MSEC);
+	}
+	return 0;
+}
+
+/* The busy/cycles of a closed client match the jobs it had submitted. */
+static void check_final(const struct sg_dev *dev, const struct close_ev *ev,
+			const uint64_t *want_ns)
+{
+	DT_ASSERT_EQ(ev->num_engines, dev->num_engines);
+	for (unsigned int i = 0; i < dev->num_engines; i++) {
+		const struct drm_simgpu_query_engine *q = &dev->eng[i].q;
+
+		dt_info("%s: close event busy %" PRIu64 " ns cycles %" PRIu64
+			", submitted %" PRIu64 " ns", q->name, ev->busy[i], ev->cycles[i],
+			want_ns[i]);
+		if (!want_ns[i]) {
+			DT_EXPECT_EQ(ev->busy[i], 0ull);
+			DT_EXPECT_EQ(ev->cycles[i], 0ull);
+			continue;
+		}
+		/* a job runs at least its busy_ns; 1% over covers timer slack */
+		DT_EXPECT_GE(ev->busy[i], want_ns[i]);
+		DT_EXPECT_LE(ev->busy[i], want_ns[i] + want_ns[i] / 100);
+		DT_EXPECT_GE((double)ev->cycles[i],
+			     (double)q->min_freq_hz * (double)ev->busy[i] / 1e9 * 0.99);
+		DT_EXPECT_LE((double)ev->cycles[i],
+			     (double)q->max_freq_hz * (double)ev->busy[i] / 1e9 * 1.01);
+	}
+}
+
+/*
+ * close() with one job running and one queued on each of two engines: the
+ * close event appears once, after the jobs ended, with all of their time.
+ */
+DT_TEST_F(tr, close_with_jobs_in_flight)
+{
+	uint64_t *want = calloc(self->dev.num_engines, sizeof(*want));
+	uint64_t id = self->dev.q.client_id, t_close;
+	unsigned int e2 = self->dev.num_engines > 1 ? 1 : 0;
+	struct close_ev ev;
+	int other;
+
+	DT_ASSERT_TRUE(want != NULL);
+	sg_submit_busy(self->fd, 0, SIMGPU_INSTANCE_ANY, 300 * NSEC_PER_MSEC);
+	sg_submit_busy(self->fd, 0, SIMGPU_INSTANCE_ANY, 200 * NSEC_PER_MSEC);
+	sg_submit_busy(self->fd, e2, SIMGPU_INSTANCE_ANY, 250 * NSEC_PER_MSEC);
+	want[0] += 500 * NSEC_PER_MSEC;
+	want[e2] += 250 * NSEC_PER_MSEC;
+	sg_sleep_ns(50 * NSEC_PER_MSEC);
+	t_close = sg_now_ns();
+	close(self->fd);
+	self->fd = -1;
+
+	/* the device keeps serving other files meanwhile */
+	other = sg_open();
+	DT_EXPECT_NE(sg_client_id(other), id);
+	DT_ASSERT_TRUE(wait_close(id, &ev, 5000));
+	dt_info("close event seen %.1f ms after close()",
+		(double)(sg_now_ns() - t_close) / 1e6);
+	check_final(&self->dev, &ev, want);
+	close(other);
+	free(want);
+}
+
+/* A process killed mid-job: the exit path closes the file the same way. */
+DT_TEST_F(tr, sigkill_with_job_in_flight)
+{
+	uint64_t *want = calloc(self->dev.num_engines, sizeof(*want));
+	struct close_ev ev;
+	uint64_t id = 0;
+	int pfd[2], st;
+	pid_t pid;
+
+	DT_ASSERT_TRUE(want != NULL);
+	close(self->fd);
+	self->fd = -1;
+	DT_ASSERT_EQ(pipe(pfd), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int fd = sg_open();
+		uint64_t cid = sg_client_id(fd);
+
+		sg_submit_busy(fd, 0, SIMGPU_INSTANCE_ANY, 400 * NSEC_PER_MSEC);
+		if (write(pfd[1], &cid, sizeof(cid)) != sizeof(cid))
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	DT_ASSERT_EQ(read(pfd[0], &id, sizeof(id)), (ssize_t)sizeof(id));
+	close(pfd[0]);
+	sg_sleep_ns(100 * NSEC_PER_MSEC);
+	kill(pid, SIGKILL);
+	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	want[0] = 400 * NSEC_PER_MSEC;
+	DT_ASSERT_TRUE(wait_close(id, &ev, 5000));
+	check_final(&self->dev, &ev, want);
+	free(want);
+}
+
+/* dup()ed files close once: no event while another fd refers to the file. */
+DT_TEST_F(tr, close_event_only_at_last_fd)
+{
+	uint64_t *want = calloc(self->dev.num_engines, sizeof(*want));
+	uint64_t id = self->dev.q.client_id;
+	struct drm_simgpu_wait w;
+	struct close_ev ev;
+	int d = dup(self->fd);
+
+	DT_ASSERT_TRUE(want != NULL);
+	DT_ASSERT_GE(d, 0);
+	sg_wait(self->fd, sg_submit_busy(self->fd, 0, 0, 30 * NSEC_PER_MSEC), &w);
+	want[0] = 30 * NSEC_PER_MSEC;
+	close(self->fd);
+	self->fd = -1;
+	sg_sleep_ns(200 * NSEC_PER_MSEC);
+	DT_EXPECT_EQ(find_close(id, &ev), 0);
+	close(d);
+	DT_ASSERT_TRUE(wait_close(id, &ev, 2000));
+	check_final(&self->dev, &ev, want);
+	DT_EXPECT_NEAR(ev.busy[0], w.end_ns - w.start_ns, (w.end_ns - w.start_ns) / 100);
+	DT_EXPECT_EQ(ev.cycles[0], w.cycles);
+	free(want);
+}
+
+/* Parses job_end events of @id; returns how many it found. */
+static int job_ends(uint64_t id, uint64_t *busy, uint64_t *cycles, unsigned int *engine, int max)
+{
+	char *buf = sg_read_file(TRACEFS "/trace", NULL);
+	char *line, *save = NULL;
+	int n = 0;
+
+	DT_ASSERT_TRUE(buf != NULL);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *p = strstr(line, "drmacct_job_end: ");
+		unsigned long long cid, ts, b, c;
+		unsigned int e, running;
+
+		if (!p)
+			continue;
+		if (sscanf(p, "drmacct_job_end: client_id=%llu engine=%u ts_ns=%llu busy_ns=%llu "
+			   "cycles=%llu running=%u", &cid, &e, &ts, &b, &c, &running) != 6)
+			DT_FAIL("malformed job_end event: %s", line);
+		if (cid != id || n == max)
+			continue;
+		busy[n] = b;
+		cycles[n] = c;
+		engine[n] = e;
+		n++;
+	}
+	free(buf);
+	return n;
+}
+
+/* job_end carries the job's engine, its busy time (1%) and exactly WAIT's cycles. */
+DT_TEST_F(tr, job_end_event_matches_wait)
+{
+	struct drm_simgpu_wait w[3];
+	uint64_t busy[8], cyc[8];
+	unsigned int eng[8];
+	int n;
+
+	for (unsigned int i = 0; i < 3; i++) {
+		unsigned int e = i % self->dev.num_engines;
+
+		sg_wait(self->fd, sg_submit_busy(self->fd, e, SIMGPU_INSTANCE_ANY,
+						 (10 + 10 * i) * NSEC_PER_MSEC), &w[i]);
+	}
+	n = job_ends(self->dev.q.client_id, busy, cyc, eng, 8);
+	DT_ASSERT_EQ(n, 3);
+	for (int i = 0; i < 3; i++) {
+		DT_EXPECT_EQ(eng[i], (unsigned int)i % self->dev.num_engines);
+		DT_EXPECT_NEAR(busy[i], w[i].end_ns - w[i].start_ns,
+			       (w[i].end_ns - w[i].start_ns) / 100);
+		DT_EXPECT_EQ(cyc[i], w[i].cycles);
+	}
+}
+
+DT_MAIN
