@@ -69,7 +69,7 @@ MB := $(B)/modules
 CC ?= gcc
 CLANG ?= clang
 INCLUDES := -Iuser/lib -Ikernel/include/uapi/drm -I/usr/include/libdrm \
-	-Iselftests/harness -I$(BB)
+	-Iselftests/harness -Iselftests/kernel -I$(BB)
 WARN := -std=gnu11 -Wall -Wextra -Werror
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
@@ -97,6 +97,7 @@ KTEST_SRCS := $(wildcard selftests/kernel/test_*.c)
 KBENCH_SRCS := $(wildcard selftests/kernel/bench_*.c)
 KSUP_SRCS := $(filter-out $(KTEST_SRCS) $(KBENCH_SRCS),$(wildcard selftests/kernel/*.c))
 CTEST_SRCS := $(wildcard selftests/cli/test_*.c)
+BTEST_SRCS := $(wildcard selftests/bpf/test_*.c)
 CSUP_SRCS := $(filter-out $(CTEST_SRCS),$(wildcard selftests/cli/*.c))
 SELFCHECK_SRCS := $(wildcard selftests/vm/selfcheck/*.c)
 FUZZ_SRCS := $(wildcard user/fuzz/fuzz_*.c)
@@ -121,6 +122,7 @@ HOST_TESTS := $(HTEST_SRCS:selftests/user/%.c=$(HB)/tests/%)
 HOST_BENCHES := $(HBENCH_SRCS:selftests/user/%.c=$(B)/bench/%)
 GUEST_KTESTS := $(KTEST_SRCS:selftests/kernel/%.c=$(GB)/tests/%)
 GUEST_CTESTS := $(CTEST_SRCS:selftests/cli/%.c=$(GB)/tests/%)
+GUEST_BTESTS := $(BTEST_SRCS:selftests/bpf/%.c=$(GB)/tests/%)
 GUEST_KBENCHES := $(KBENCH_SRCS:selftests/kernel/%.c=$(GB)/bench/%)
 GUEST_SELFCHECK := $(SELFCHECK_SRCS:selftests/vm/selfcheck/%.c=$(GB)/selfcheck/%)
 FUZZERS := $(FUZZ_SRCS:user/fuzz/%.c=$(B)/fuzz/%)
@@ -135,7 +137,7 @@ GDT := $(GB)/obj/dtest.o
 do-all: modules bpf host guest initramfs
 
 host: $(HLIB) $(HOST_CLI) $(HOST_TOOLS) $(HOST_TESTS)
-guest: $(GLIB) $(GUEST_CLI) $(GUEST_TOOLS) $(GUEST_KTESTS) $(GUEST_CTESTS) \
+guest: $(GLIB) $(GUEST_CLI) $(GUEST_TOOLS) $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS) \
 	$(GUEST_KBENCHES) $(GUEST_SELFCHECK)
 
 # ---- kernel modules: kbuild in-tree objects, then BTF added to copies -------
@@ -242,6 +244,14 @@ $(GB)/tests/$(1): $(GB)/obj/selftests/cli/$(1).o $(CSUP_SRCS:%.c=$(GB)/obj/%.o) 
 	$$(CC) $$(GUEST_LDFLAGS) $$^ $$(GUEST_LIBS) -o $$@
 endef
 $(foreach t,$(CTEST_SRCS:selftests/cli/%.c=%),$(eval $(call CLI_TEST_RULE,$(t))))
+
+# selftests/bpf tests drive simgpu through selftests/kernel's support code.
+define BPF_TEST_RULE
+$(GB)/tests/$(1): $(GB)/obj/selftests/bpf/$(1).o $(KSUP_SRCS:%.c=$(GB)/obj/%.o) $(GDT) $(GLIB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(GUEST_LDFLAGS) $$^ $$(GUEST_LIBS) -o $$@
+endef
+$(foreach t,$(BTEST_SRCS:selftests/bpf/%.c=%),$(eval $(call BPF_TEST_RULE,$(t))))
 
 $(B)/fuzz/%: user/fuzz/%.c $(LIB_SRCS)
 	@mkdir -p $(dir $@)
