@@ -22,7 +22,7 @@ SHELL := /bin/bash
 # ----------------------------------------------------------------------------
 # Packages. Installed by `make deps`, which every top-level goal runs first.
 # ----------------------------------------------------------------------------
-DEB_PACKAGES := make gcc libc6-dev clang llvm libclang-rt-14-dev \
+DEB_PACKAGES := make gcc libc6-dev binutils clang llvm libclang-rt-14-dev \
 	linux-image-amd64 linux-headers-amd64 libbpf-dev bpftool dwarves \
 	libelf-dev zlib1g-dev libdrm-dev qemu-system-x86 busybox-static kmod \
 	cpio xz-utils gzip bpftrace

@@ -32,8 +32,7 @@ done
 src=/lib/modules/$kver
 [ -f "$src/modules.dep" ] || { echo "mkinitramfs: $src/modules.dep missing (install linux-image-$kver)" >&2; exit 1; }
 busybox=$(command -v busybox) || { echo "mkinitramfs: busybox not found (busybox-static)" >&2; exit 1; }
-if ! file -L "$busybox" 2>/dev/null | grep -q 'statically linked' &&
-   ldd "$busybox" >/dev/null 2>&1; then
+if readelf -l "$busybox" 2>/dev/null | grep -q 'Requesting program interpreter'; then
 	echo "mkinitramfs: $busybox is not static (install busybox-static)" >&2
 	exit 1
 fi

@@ -432,6 +432,14 @@ static int dac_number(struct dac_parser *p, struct dac_kv *kv,
 	u = s;
 	while (dac_isws(*u))
 		u++;
+	/* Units are words: "5.5 ns", "5 6", "5-3" are not <uint>[ unit]. */
+	if (*u && !((*u >= 'a' && *u <= 'z') || (*u >= 'A' && *u <= 'Z'))) {
+		if (!quiet)
+			ADD(p, DAC_SEV_ERROR, C_VALUE_INVALID, kv->line,
+			    KFMT ": value " KFMT " is not an unsigned integer",
+			    KARG(kv->key), KARG(kv->str));
+		return 0;
+	}
 	if (*u) {
 		kv->unit = u;
 		if (u == s && !quiet)
