@@ -440,14 +440,21 @@ static int dac_number(struct dac_parser *p, struct dac_kv *kv,
 			    KARG(kv->key), KARG(kv->str));
 		return 0;
 	}
-	if (*u) {
+	if (*u)
 		kv->unit = u;
-		if (u == s && !quiet)
-			ADD(p, DAC_SEV_NOTE, C_UNIT_SPACING, kv->line,
-			    KFMT ": no space between number and unit " KFMT,
-			    KARG(kv->key), KARG(u));
-	}
 	verdict = dac__unit_judge(kind, kv->unit, &mult);
+	if (kv->unit && u == s && !quiet) {
+		/* "0x10", "12abc": a malformed number, not a number + unit. */
+		if (verdict == DAC_UNIT_INVALID || verdict == DAC_UNIT_UNEXPECTED) {
+			ADD(p, DAC_SEV_ERROR, C_VALUE_INVALID, kv->line,
+			    KFMT ": value " KFMT " is not an unsigned integer",
+			    KARG(kv->key), KARG(kv->str));
+			return 0;
+		}
+		ADD(p, DAC_SEV_NOTE, C_UNIT_SPACING, kv->line,
+		    KFMT ": no space between number and unit " KFMT,
+		    KARG(kv->key), KARG(u));
+	}
 	switch (verdict) {
 	case DAC_UNIT_OK:
 	case DAC_UNIT_UNKNOWN_KEEP:
