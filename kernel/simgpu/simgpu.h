@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * simgpu — a simulated DRM render device built on drm_sched and drmacct.
+ */
+#ifndef _SIMGPU_H_
+#define _SIMGPU_H_
+
+#include <linux/hrtimer.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_gem_shmem_helper.h>
+#include <drm/gpu_scheduler.h>
+
+#include "drmacct.h"
+#include "drmacct_compat.h"
+
+#define SIMGPU_NUM_ENGINES	4
+#define SIMGPU_MAX_INSTANCES	2
+#define SIMGPU_HW_QUEUE_DEPTH	4	/* jobs drm_sched hands to one instance */
+#define SIMGPU_MAX_INFLIGHT	1024	/* unfinished jobs per file; SUBMIT waits */
+#define SIMGPU_MAX_BO_SIZE	(1ull << 30)
+#define SIMGPU_GOV_PERIOD_NS	1000000ull	/* frequency governor step */
+
+enum simgpu_engine_id {
+	SIMGPU_ENGINE_RENDER,
+	SIMGPU_ENGINE_COPY,
+	SIMGPU_ENGINE_VIDEO,
+	SIMGPU_ENGINE_COMPUTE,
+};
+
+/* Static description of an engine class. Frequencies in MHz. */
+struct simgpu_engine_info {
+	const char *name;
+	unsigned int capacity;
+	u32 min_mhz;
+	u32 max_mhz;
+	u32 up_mhz;		/* per governor period while busy */
+	u32 down_mhz;		/* per governor period while idle */
+	bool total_cycles;	/* prints drm-total-cycles instead of maxfreq */
+};
+
+extern const struct simgpu_engine_info simgpu_engines[SIMGPU_NUM_ENGINES];
+
+/*
+ * The clock of one engine instance: piecewise constant frequency that the
+ * governor moves by one step at every SIMGPU_GOV_PERIOD_NS boundary (up
+ * while busy, down while idle). Evaluated lazily; mcycles is the exact
+ * integral in milli-cycles (MHz x ns).
+ */
+struct simgpu_clock {
+	u64 t_last;
+	u64 mcycles;
+	u32 mhz;
+	bool busy;
+};
+
+struct simgpu_job;
+
+/* One emulated engine instance: a FIFO hardware queue and its clock. */
+struct simgpu_inst {
+	struct simgpu_device *sdev;
+	const struct simgpu_engine_info *info;
+	unsigned int engine;
+	unsigned int index;
+	char name[24];			/* scheduler ring name, e.g. "copy1" */
+	struct drm_gpu_scheduler sched;
+	bool sched_ready;
+
+	spinlock_t lock;		/* queue, current, clock */
+	struct list_head queue;		/* jobs handed over by drm_sched, FIFO */
+	struct simgpu_job *current_job;	/* head of @queue while it executes */
+	struct simgpu_clock clk;
+	struct hrtimer timer;		/* completes OP_BUSY jobs */
+	struct work_struct work;	/* executes OP_FILL/OP_COPY jobs */
+
+	spinlock_t fence_lock;		/* for the hardware fences */
+	u64 fence_context;
+	u64 fence_seqno;
+};
+
+struct simgpu_device {
+	struct drm_device drm;
+	struct drmacct_device *acct;	/* NULL when accounting=0 */
+	bool legacy_memory;
+	struct workqueue_struct *wq;
+	struct simgpu_inst inst[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
+	struct drm_gpu_scheduler *sched_list[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
+	atomic_t jobs;			/* jobs not yet freed */
+	wait_queue_head_t jobs_wq;	/* @jobs dropped to 0 */
+	wait_queue_head_t done_wq;	/* some job result completed */
+};
+
+static inline struct simgpu_device *to_simgpu(struct drm_device *drm)
+{
+	return container_of(drm, struct simgpu_device, drm);
+}
+
+/* What WAIT returns; lives in the file's results until the file is gone. */
+struct simgpu_result {
+	u64 queued_ns;
+	u64 start_ns;
+	u64 end_ns;
+	u64 cycles;
+	u32 status;
+	u32 instance;
+	bool done;			/* set with release semantics, last */
+};
+
+/* Per open file. Jobs hold references, so it outlives the file. */
+struct simgpu_file {
+	struct kref ref;
+	struct simgpu_device *sdev;
+	struct drmacct_client *acct;	/* NULL when accounting=0 */
+	struct mutex submit_lock;	/* job arm + push order */
+	struct xarray results;		/* job id -> struct simgpu_result */
+	atomic_t inflight;		/* jobs whose result is not done */
+	struct drm_sched_entity entity[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
+	struct drm_sched_entity any[SIMGPU_NUM_ENGINES];	/* capacity > 1 */
+};
+
+void simgpu_file_put(struct simgpu_file *sfile);
+
+struct simgpu_bo {
+	struct drm_gem_shmem_object base;
+	atomic_t active;		/* unfinished jobs using this object */
+};
+
+static inline struct simgpu_bo *to_simgpu_bo(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct simgpu_bo, base.base);
+}
+
+struct simgpu_job {
+	struct drm_sched_job base;
+	struct simgpu_device *sdev;
+	struct simgpu_file *sfile;	/* reference */
+	struct simgpu_result *result;	/* owned by sfile->results */
+	struct drmacct_job acct;
+	bool has_acct;
+	bool ran;			/* run_job() was called */
+	bool retired;			/* result done, objects idle */
+	struct dma_fence *hw_fence;
+	struct list_head node;		/* in simgpu_inst.queue */
+	u32 engine;
+	u32 op;
+	u64 busy_ns;
+	u64 src_offset;
+	u64 dst_offset;
+	u64 size;
+	u8 value;
+	struct simgpu_bo *src;		/* references */
+	struct simgpu_bo *dst;
+	u64 mcycles_start;
+};
+
+/* simgpu_engine.c */
+int simgpu_engines_init(struct simgpu_device *sdev);
+void simgpu_engines_fini(struct simgpu_device *sdev);
+struct dma_fence *simgpu_engine_run(struct simgpu_inst *inst,
+				    struct simgpu_job *job);
+u64 simgpu_engine_total_cycles(struct simgpu_device *sdev,
+			       unsigned int engine);
+u64 simgpu_engine_cur_mhz(struct simgpu_inst *inst);
+
+/* simgpu_job.c */
+extern const struct drm_sched_backend_ops simgpu_sched_ops;
+void simgpu_job_retire(struct simgpu_job *job, u32 status);
+int simgpu_ioctl_submit(struct drm_device *drm, void *data,
+			struct drm_file *file);
+int simgpu_ioctl_wait(struct drm_device *drm, void *data,
+		      struct drm_file *file);
+int simgpu_file_entities_init(struct simgpu_file *sfile);
+void simgpu_file_entities_fini(struct simgpu_file *sfile);
+
+/* simgpu_gem.c */
+struct drm_gem_object *simgpu_gem_create_object(struct drm_device *drm,
+						size_t size);
+int simgpu_ioctl_gem_create(struct drm_device *drm, void *data,
+			    struct drm_file *file);
+int simgpu_ioctl_gem_madvise(struct drm_device *drm, void *data,
+			     struct drm_file *file);
+int simgpu_ioctl_gem_info(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+void simgpu_gem_mem_stats(struct drm_file *file, struct drmacct_mem_stats *st);
+void simgpu_bo_mem_event(struct simgpu_file *sfile, struct simgpu_bo *bo,
+			 enum drmacct_mem_op op);
+
+#endif /* _SIMGPU_H_ */

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * simgpu — a simulated DRM render device for drmacct.
+ *
+ * A platform device with a render node, four engine classes on drm_sched,
+ * GEM shmem buffers, and per-client usage statistics through drmacct.
+ * See Documentation/simgpu.rst.
+ */
+#include <linux/ctype.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_prime.h>
+
+#include <uapi/drm/simgpu_drm.h>
+
+#include "simgpu.h"
+
+#define DRIVER_NAME	"simgpu"
+
+static bool accounting = true;
+module_param(accounting, bool, 0444);
+MODULE_PARM_DESC(accounting,
+		 "Use the drmacct helper (default 1); 0 prints no usage stats at all");
+
+static bool legacy_memory;
+module_param(legacy_memory, bool, 0444);
+MODULE_PARM_DESC(legacy_memory,
+		 "Also print the legacy drm-memory-<region> key (default 0)");
+
+static struct platform_device *simgpu_pdev;
+
+static void simgpu_file_release(struct kref *ref)
+{
+	struct simgpu_file *sfile = container_of(ref, struct simgpu_file, ref);
+	struct simgpu_result *result;
+	unsigned long id;
+
+	xa_for_each(&sfile->results, id, result)
+		kfree(result);
+	xa_destroy(&sfile->results);
+	mutex_destroy(&sfile->submit_lock);
+	kfree(sfile);
+}
+
+/**
+ * simgpu_file_put() - drop a reference to a file's private state
+ * @sfile: the state; jobs and the open file each hold one
+ */
+void simgpu_file_put(struct simgpu_file *sfile)
+{
+	kref_put(&sfile->ref, simgpu_file_release);
+}
+
+static int simgpu_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct simgpu_device *sdev = to_simgpu(drm);
+	struct simgpu_file *sfile;
+	int ret;
+
+	sfile = kzalloc(sizeof(*sfile), GFP_KERNEL);
+	if (!sfile)
+		return -ENOMEM;
+	kref_init(&sfile->ref);
+	sfile->sdev = sdev;
+	mutex_init(&sfile->submit_lock);
+	xa_init_flags(&sfile->results, XA_FLAGS_ALLOC1);
+	atomic_set(&sfile->inflight, 0);
+
+	if (sdev->acct) {
+		sfile->acct = drmacct_client_open(sdev->acct);
+		if (IS_ERR(sfile->acct)) {
+			ret = PTR_ERR(sfile->acct);
+			goto err_free;
+		}
+	}
+	ret = simgpu_file_entities_init(sfile);
+	if (ret)
+		goto err_acct;
+
+	file->driver_priv = sfile;
+	return 0;
+
+err_acct:
+	drmacct_client_close(sfile->acct);
+err_free:
+	mutex_destroy(&sfile->submit_lock);
+	kfree(sfile);
+	return ret;
+}
+
+static void simgpu_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct simgpu_file *sfile = file->driver_priv;
+
+	simgpu_file_entities_fini(sfile);
+	/* Running jobs hold their own client and file references. */
+	drmacct_client_close(sfile->acct);
+	sfile->acct = NULL;
+	file->driver_priv = NULL;
+	simgpu_file_put(sfile);
+}
+
+static int simgpu_ioctl_query_device(struct drm_device *drm, void *data,
+				     struct drm_file *file)
+{
+	struct simgpu_device *sdev = to_simgpu(drm);
+	struct simgpu_file *sfile = file->driver_priv;
+	struct drm_simgpu_query_device *args = data;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(args->reserved); i++)
+		if (args->reserved[i])
+			return -EINVAL;
+
+	args->num_engines = SIMGPU_NUM_ENGINES;
+	args->flags = 0;
+	if (sdev->acct) {
+		args->flags |= SIMGPU_DEVICE_ACCOUNTING;
+		if (sdev->legacy_memory)
+			args->flags |= SIMGPU_DEVICE_LEGACY_MEMORY;
+	}
+	args->client_id = sfile->acct ? drmacct_client_id(sfile->acct) : 0;
+	args->now_ns = ktime_get_ns();
+	return 0;
+}
+
+static int simgpu_ioctl_query_engine(struct drm_device *drm, void *data,
+				     struct drm_file *file)
+{
+	struct simgpu_device *sdev = to_simgpu(drm);
+	struct drm_simgpu_query_engine *args = data;
+	const struct simgpu_engine_info *ei;
+	unsigned int i;
+
+	if (args->pad)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(args->reserved); i++)
+		if (args->reserved[i])
+			return -EINVAL;
+	if (args->engine >= SIMGPU_NUM_ENGINES)
+		return -EINVAL;
+
+	ei = &simgpu_engines[args->engine];
+	args->capacity = ei->capacity;
+	args->flags = ei->total_cycles ? SIMGPU_ENGINE_TOTAL_CYCLES : 0;
+	args->max_freq_hz = (u64)ei->max_mhz * 1000000;
+	args->min_freq_hz = (u64)ei->min_mhz * 1000000;
+	args->cur_freq_hz = simgpu_engine_cur_mhz(&sdev->inst[args->engine][0]) *
+			    1000000;
+	args->total_cycles = simgpu_engine_total_cycles(sdev, args->engine);
+	memset(args->name, 0, sizeof(args->name));
+	strscpy(args->name, ei->name, sizeof(args->name));
+	return 0;
+}
+
+static int simgpu_ioctl_set_client_name(struct drm_device *drm, void *data,
+					struct drm_file *file)
+{
+	struct simgpu_file *sfile = file->driver_priv;
+	struct drm_simgpu_set_client_name *args = data;
+	char name[SIMGPU_CLIENT_NAME_MAX];
+	u32 i;
+
+	if (args->pad || args->len > SIMGPU_CLIENT_NAME_MAX)
+		return -EINVAL;
+	if (args->len &&
+	    copy_from_user(name, u64_to_user_ptr(args->name), args->len))
+		return -EFAULT;
+	for (i = 0; i < args->len; i++)
+		if (!isgraph(name[i]))
+			return -EINVAL;
+	if (!sfile->acct)
+		return 0;	/* valid, but nobody prints it */
+	return drmacct_client_set_name(sfile->acct, name, args->len);
+}
+
+static void simgpu_show_fdinfo(struct seq_file *m, struct file *f)
+{
+	struct drm_file *file = f->private_data;
+	struct simgpu_file *sfile = file->driver_priv;
+	struct drmacct_mem_stats mem;
+
+	if (!sfile || !sfile->acct)
+		return;
+	simgpu_gem_mem_stats(file, &mem);
+	drmacct_show_fdinfo(sfile->acct, m, &mem);
+}
+
+static const struct drm_ioctl_desc simgpu_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(SIMGPU_QUERY_DEVICE, simgpu_ioctl_query_device,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMGPU_QUERY_ENGINE, simgpu_ioctl_query_engine,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMGPU_SET_CLIENT_NAME, simgpu_ioctl_set_client_name,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMGPU_GEM_CREATE, simgpu_ioctl_gem_create,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMGPU_GEM_MADVISE, simgpu_ioctl_gem_madvise,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMGPU_SUBMIT, simgpu_ioctl_submit, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMGPU_WAIT, simgpu_ioctl_wait, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMGPU_GEM_INFO, simgpu_ioctl_gem_info,
+			  DRM_RENDER_ALLOW),
+};
+
+static const struct file_operations simgpu_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = simgpu_show_fdinfo,
+};
+
+/*
+ * No .gem_prime_import_sg_table: only objects of this device can be
+ * imported (drm_gem_prime_import() takes the self-import shortcut for
+ * those and refuses foreign buffers with -EINVAL).
+ */
+static const struct drm_driver simgpu_drm_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.open = simgpu_open,
+	.postclose = simgpu_postclose,
+	.gem_create_object = simgpu_gem_create_object,
+	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+	.gem_prime_mmap = drm_gem_prime_mmap,
+	.ioctls = simgpu_ioctls,
+	.num_ioctls = ARRAY_SIZE(simgpu_ioctls),
+	.fops = &simgpu_fops,
+	.name = DRIVER_NAME,
+	.desc = "simulated GPU for drmacct",
+	.date = "20250101",
+	.major = 1,
+	.minor = 0,
+};
+
+static u64 simgpu_acct_total_cycles(void *priv, unsigned int engine)
+{
+	return simgpu_engine_total_cycles(priv, engine);
+}
+
+static int simgpu_acct_init(struct simgpu_device *sdev)
+{
+	static const char * const regions[] = { "system" };
+	struct drmacct_engine_desc engines[SIMGPU_NUM_ENGINES];
+	struct drmacct_device_desc desc = {
+		.driver_name = DRIVER_NAME,
+		.dev = sdev->drm.dev,
+		.engines = engines,
+		.num_engines = SIMGPU_NUM_ENGINES,
+		.regions = regions,
+		.num_regions = ARRAY_SIZE(regions),
+		.flags = sdev->legacy_memory ? DRMACCT_DEVICE_LEGACY_MEMORY : 0,
+		.priv = sdev,
+	};
+	unsigned int e;
+
+	for (e = 0; e < SIMGPU_NUM_ENGINES; e++) {
+		const struct simgpu_engine_info *ei = &simgpu_engines[e];
+
+		engines[e] = (struct drmacct_engine_desc) {
+			.name = ei->name,
+			.capacity = ei->capacity,
+			.max_freq_hz = ei->total_cycles ? 0 :
+				       (u64)ei->max_mhz * 1000000,
+			.total_cycles = ei->total_cycles ?
+					simgpu_acct_total_cycles : NULL,
+		};
+	}
+	sdev->acct = drmacct_device_create(&desc);
+	if (IS_ERR(sdev->acct)) {
+		int ret = PTR_ERR(sdev->acct);
+
+		sdev->acct = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+static int simgpu_probe(struct platform_device *pdev)
+{
+	struct simgpu_device *sdev;
+	int ret;
+
+	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+
+	sdev = devm_drm_dev_alloc(&pdev->dev, &simgpu_drm_driver,
+				  struct simgpu_device, drm);
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	sdev->legacy_memory = legacy_memory;
+	atomic_set(&sdev->jobs, 0);
+	init_waitqueue_head(&sdev->jobs_wq);
+	init_waitqueue_head(&sdev->done_wq);
+	platform_set_drvdata(pdev, sdev);
+
+	sdev->wq = alloc_workqueue("simgpu", WQ_UNBOUND, 0);
+	if (!sdev->wq)
+		return -ENOMEM;
+	ret = simgpu_engines_init(sdev);
+	if (ret)
+		goto err_wq;
+	if (accounting) {
+		ret = simgpu_acct_init(sdev);
+		if (ret)
+			goto err_engines;
+	}
+	ret = drm_dev_register(&sdev->drm, 0);
+	if (ret)
+		goto err_acct;
+	return 0;
+
+err_acct:
+	drmacct_device_destroy(sdev->acct);
+err_engines:
+	simgpu_engines_fini(sdev);
+err_wq:
+	destroy_workqueue(sdev->wq);
+	return ret;
+}
+
+static int simgpu_remove(struct platform_device *pdev)
+{
+	struct simgpu_device *sdev = platform_get_drvdata(pdev);
+
+	drm_dev_unregister(&sdev->drm);
+	/* Jobs of closed files may still run: let them finish. */
+	wait_event(sdev->jobs_wq, atomic_read(&sdev->jobs) == 0);
+	simgpu_engines_fini(sdev);
+	destroy_workqueue(sdev->wq);
+	drmacct_device_destroy(sdev->acct);
+	sdev->acct = NULL;
+	return 0;
+}
+
+static struct platform_driver simgpu_platform_driver = {
+	.probe = simgpu_probe,
+	.remove = simgpu_remove,
+	.driver = {
+		.name = DRIVER_NAME,
+	},
+};
+
+static int __init simgpu_init(void)
+{
+	int ret;
+
+	ret = platform_driver_register(&simgpu_platform_driver);
+	if (ret)
+		return ret;
+	simgpu_pdev = platform_device_register_simple(DRIVER_NAME, -1, NULL, 0);
+	if (IS_ERR(simgpu_pdev)) {
+		platform_driver_unregister(&simgpu_platform_driver);
+		return PTR_ERR(simgpu_pdev);
+	}
+	if (!platform_get_drvdata(simgpu_pdev)) {
+		/* probe failed; the reason is in the kernel log */
+		platform_device_unregister(simgpu_pdev);
+		platform_driver_unregister(&simgpu_platform_driver);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static void __exit simgpu_exit(void)
+{
+	platform_device_unregister(simgpu_pdev);
+	platform_driver_unregister(&simgpu_platform_driver);
+}
+
+module_init(simgpu_init);
+module_exit(simgpu_exit);
+
+MODULE_DESCRIPTION("simgpu: simulated DRM render device for drmacct");
+MODULE_LICENSE("GPL");

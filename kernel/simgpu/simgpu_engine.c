@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * simgpu — emulated engines: FIFO hardware queues, clocks with a frequency
+ * governor, hardware fences.
+ *
+ * drm_sched hands a job to an instance with run_job(); the instance
+ * queues it and executes its queue strictly in order, one job at a time:
+ * OP_BUSY jobs end when an hrtimer fires busy_ns after their start,
+ * OP_FILL/OP_COPY jobs do the memory work in a worker. Start and end are
+ * the accounting timestamps (taken by drmacct when accounting is on) and
+ * are what WAIT reports; the cycles are the integral of the instance clock
+ * over the job's execution.
+ */
+#include <linux/dma-fence.h>
+#include <linux/highmem.h>
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include <uapi/drm/simgpu_drm.h>
+
+#include "simgpu.h"
+
+const struct simgpu_engine_info simgpu_engines[SIMGPU_NUM_ENGINES] = {
+	[SIMGPU_ENGINE_RENDER] = {
+		.name = "render", .capacity = 1,
+		.min_mhz = 200, .max_mhz = 1000, .up_mhz = 100, .down_mhz = 50,
+	},
+	[SIMGPU_ENGINE_COPY] = {
+		.name = "copy", .capacity = 2,
+		.min_mhz = 100, .max_mhz = 600, .up_mhz = 50, .down_mhz = 25,
+	},
+	[SIMGPU_ENGINE_VIDEO] = {
+		.name = "video", .capacity = 1,
+		.min_mhz = 150, .max_mhz = 450, .up_mhz = 30, .down_mhz = 30,
+	},
+	[SIMGPU_ENGINE_COMPUTE] = {
+		.name = "compute", .capacity = 1,
+		.min_mhz = 300, .max_mhz = 1500, .up_mhz = 120, .down_mhz = 60,
+		.total_cycles = true,
+	},
+};
+
+/*
+ * Advance the clock to @t. Governor boundaries are multiples of
+ * SIMGPU_GOV_PERIOD_NS of CLOCK_MONOTONIC; at each one the frequency moves
+ * one step towards max (busy) or min (idle). Once it saturates it stays
+ * constant, so the loop runs at most (max - min) / step times.
+ */
+static void simgpu_clock_advance(struct simgpu_clock *c,
+				 const struct simgpu_engine_info *ei, u64 t)
+{
+	while (c->t_last < t) {
+		u64 next = (div64_u64(c->t_last, SIMGPU_GOV_PERIOD_NS) + 1) *
+			   SIMGPU_GOV_PERIOD_NS;
+		bool saturated;
+
+		if (next >= t) {
+			c->mcycles += (u64)c->mhz * (t - c->t_last);
+			c->t_last = t;
+			break;
+		}
+		c->mcycles += (u64)c->mhz * (next - c->t_last);
+		c->t_last = next;
+		if (c->busy)
+			c->mhz = min(c->mhz + ei->up_mhz, ei->max_mhz);
+		else
+			c->mhz = max(c->mhz - min(c->mhz, ei->down_mhz),
+				     ei->min_mhz);
+		saturated = c->busy ? c->mhz == ei->max_mhz :
+				      c->mhz == ei->min_mhz;
+		if (saturated) {
+			c->mcycles += (u64)c->mhz * (t - c->t_last);
+			c->t_last = t;
+			break;
+		}
+	}
+}
+
+static const char *simgpu_fence_driver_name(struct dma_fence *fence)
+{
+	return "simgpu";
+}
+
+static const char *simgpu_fence_timeline_name(struct dma_fence *fence)
+{
+	return "simgpu-engine";
+}
+
+static const struct dma_fence_ops simgpu_fence_ops = {
+	.get_driver_name = simgpu_fence_driver_name,
+	.get_timeline_name = simgpu_fence_timeline_name,
+};
+
+/* Start the head of the queue, or mark the instance idle. */
+static void simgpu_inst_start_locked(struct simgpu_inst *inst)
+{
+	struct simgpu_job *job;
+	u64 start;
+
+	lockdep_assert_held(&inst->lock);
+
+	job = list_first_entry_or_null(&inst->queue, struct simgpu_job, node);
+	inst->current_job = job;
+	if (!job) {
+		simgpu_clock_advance(&inst->clk, inst->info, ktime_get_ns());
+		inst->clk.busy = false;
+		return;
+	}
+
+	start = job->has_acct ? drmacct_job_begin(&job->acct) : ktime_get_ns();
+	simgpu_clock_advance(&inst->clk, inst->info, start);
+	inst->clk.busy = true;
+	job->mcycles_start = inst->clk.mcycles;
+	job->result->start_ns = start;
+	job->result->instance = inst->index;
+
+	if (job->op == SIMGPU_OP_BUSY)
+		hrtimer_start(&inst->timer, ns_to_ktime(start + job->busy_ns),
+			      HRTIMER_MODE_ABS);
+	else
+		queue_work(inst->sdev->wq, &inst->work);
+}
+
+/* The current job finished: account it, start the next, signal it. */
+static void simgpu_inst_complete(struct simgpu_inst *inst)
+{
+	struct simgpu_job *job;
+	struct dma_fence *fence;
+	unsigned long flags;
+	u64 t, cycles, end;
+
+	spin_lock_irqsave(&inst->lock, flags);
+	job = inst->current_job;
+	if (WARN_ON_ONCE(!job)) {
+		spin_unlock_irqrestore(&inst->lock, flags);
+		return;
+	}
+	t = ktime_get_ns();
+	simgpu_clock_advance(&inst->clk, inst->info, t);
+	cycles = div_u64(inst->clk.mcycles - job->mcycles_start, 1000);
+	end = job->has_acct ? drmacct_job_end(&job->acct, cycles) : t;
+	job->result->end_ns = end;
+	job->result->cycles = cycles;
+	list_del_init(&job->node);
+	fence = job->hw_fence;
+	simgpu_inst_start_locked(inst);
+	spin_unlock_irqrestore(&inst->lock, flags);
+
+	/* After this the scheduler may free the job at any time. */
+	simgpu_job_retire(job, SIMGPU_JOB_DONE);
+	dma_fence_signal(fence);
+}
+
+static enum hrtimer_restart simgpu_inst_timer(struct hrtimer *timer)
+{
+	simgpu_inst_complete(container_of(timer, struct simgpu_inst, timer));
+	return HRTIMER_NORESTART;
+}
+
+/* Fill [off, off + len) of @bo, one page at a time. */
+static void simgpu_bo_fill(struct simgpu_bo *bo, u64 off, u64 len, u8 value)
+{
+	while (len) {
+		struct page *page = bo->base.pages[off >> PAGE_SHIFT];
+		size_t in = offset_in_page(off);
+		size_t n = min_t(u64, len, PAGE_SIZE - in);
+		void *va = kmap_local_page(page);
+
+		memset(va + in, value, n);
+		kunmap_local(va);
+		off += n;
+		len -= n;
+		cond_resched();
+	}
+}
+
+static void simgpu_bo_copy(struct simgpu_bo *dst, u64 doff,
+			   struct simgpu_bo *src, u64 soff, u64 len)
+{
+	while (len) {
+		size_t din = offset_in_page(doff), sin = offset_in_page(soff);
+		size_t n = min_t(u64, len, PAGE_SIZE - max(din, sin));
+		void *d = kmap_local_page(dst->base.pages[doff >> PAGE_SHIFT]);
+		void *s = kmap_local_page(src->base.pages[soff >> PAGE_SHIFT]);
+
+		memcpy(d + din, s + sin, n);
+		kunmap_local(s);
+		kunmap_local(d);
+		doff += n;
+		soff += n;
+		len -= n;
+		cond_resched();
+	}
+}
+
+static void simgpu_inst_work(struct work_struct *work)
+{
+	struct simgpu_inst *inst = container_of(work, struct simgpu_inst, work);
+	struct simgpu_job *job;
+
+	spin_lock_irq(&inst->lock);
+	job = inst->current_job;
+	spin_unlock_irq(&inst->lock);
+	if (WARN_ON_ONCE(!job || job->op == SIMGPU_OP_BUSY))
+		return;
+
+	if (job->op == SIMGPU_OP_FILL)
+		simgpu_bo_fill(job->dst, job->dst_offset, job->size, job->value);
+	else
+		simgpu_bo_copy(job->dst, job->dst_offset, job->src,
+			       job->src_offset, job->size);
+	simgpu_inst_complete(inst);
+}
+
+/**
+ * simgpu_engine_run() - hand a job to an instance (drm_sched run_job)
+ * @inst: the instance of the scheduler that picked the job
+ * @job: the job
+ *
+ * Return: a new reference to the job's hardware fence.
+ */
+struct dma_fence *simgpu_engine_run(struct simgpu_inst *inst,
+				    struct simgpu_job *job)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&inst->lock, flags);
+	dma_fence_init(job->hw_fence, &simgpu_fence_ops, &inst->fence_lock,
+		       inst->fence_context, ++inst->fence_seqno);
+	job->ran = true;
+	list_add_tail(&job->node, &inst->queue);
+	if (!inst->current_job)
+		simgpu_inst_start_locked(inst);
+	spin_unlock_irqrestore(&inst->lock, flags);
+	return dma_fence_get(job->hw_fence);
+}
+
+static u64 simgpu_inst_mcycles(struct simgpu_inst *inst)
+{
+	unsigned long flags;
+	u64 mc;
+
+	spin_lock_irqsave(&inst->lock, flags);
+	simgpu_clock_advance(&inst->clk, inst->info, ktime_get_ns());
+	mc = inst->clk.mcycles;
+	spin_unlock_irqrestore(&inst->lock, flags);
+	return mc;
+}
+
+/**
+ * simgpu_engine_total_cycles() - clock cycles of all instances of an
+ *	engine since the device was created
+ * @sdev: the device
+ * @engine: engine index
+ *
+ * Return: the sum of the instance clocks' integrals.
+ */
+u64 simgpu_engine_total_cycles(struct simgpu_device *sdev, unsigned int engine)
+{
+	u64 mc = 0;
+	unsigned int i;
+
+	for (i = 0; i < simgpu_engines[engine].capacity; i++)
+		mc += simgpu_inst_mcycles(&sdev->inst[engine][i]);
+	return div_u64(mc, 1000);
+}
+
+/**
+ * simgpu_engine_cur_mhz() - current frequency of an instance
+ * @inst: the instance
+ *
+ * Return: MHz after the governor caught up to now.
+ */
+u64 simgpu_engine_cur_mhz(struct simgpu_inst *inst)
+{
+	unsigned long flags;
+	u64 mhz;
+
+	spin_lock_irqsave(&inst->lock, flags);
+	simgpu_clock_advance(&inst->clk, inst->info, ktime_get_ns());
+	mhz = inst->clk.mhz;
+	spin_unlock_irqrestore(&inst->lock, flags);
+	return mhz;
+}
+
+/**
+ * simgpu_engines_init() - create the instances and their schedulers
+ * @sdev: the device
+ *
+ * Return: 0 or a negative errno; on error nothing is left initialised.
+ */
+int simgpu_engines_init(struct simgpu_device *sdev)
+{
+	u64 now = ktime_get_ns();
+	unsigned int e, i;
+	int ret;
+
+	for (e = 0; e < SIMGPU_NUM_ENGINES; e++) {
+		const struct simgpu_engine_info *ei = &simgpu_engines[e];
+
+		for (i = 0; i < ei->capacity; i++) {
+			struct simgpu_inst *inst = &sdev->inst[e][i];
+
+			inst->sdev = sdev;
+			inst->info = ei;
+			inst->engine = e;
+			inst->index = i;
+			snprintf(inst->name, sizeof(inst->name), "%s%u",
+				 ei->name, i);
+			spin_lock_init(&inst->lock);
+			spin_lock_init(&inst->fence_lock);
+			INIT_LIST_HEAD(&inst->queue);
+			hrtimer_init(&inst->timer, CLOCK_MONOTONIC,
+				     HRTIMER_MODE_ABS);
+			inst->timer.function = simgpu_inst_timer;
+			INIT_WORK(&inst->work, simgpu_inst_work);
+			inst->clk.t_last = now;
+			inst->clk.mhz = ei->min_mhz;
+			inst->fence_context = dma_fence_context_alloc(1);
+
+			ret = drmacct_compat_sched_init(&inst->sched,
+							&simgpu_sched_ops,
+							SIMGPU_HW_QUEUE_DEPTH,
+							MAX_SCHEDULE_TIMEOUT,
+							inst->name,
+							sdev->drm.dev);
+			if (ret) {
+				simgpu_engines_fini(sdev);
+				return ret;
+			}
+			inst->sched_ready = true;
+			sdev->sched_list[e][i] = &inst->sched;
+		}
+	}
+	return 0;
+}
+
+/**
+ * simgpu_engines_fini() - stop the schedulers and the emulated engines
+ * @sdev: the device; every job must already be freed
+ */
+void simgpu_engines_fini(struct simgpu_device *sdev)
+{
+	unsigned int e, i;
+
+	for (e = 0; e < SIMGPU_NUM_ENGINES; e++) {
+		for (i = 0; i < simgpu_engines[e].capacity; i++) {
+			struct simgpu_inst *inst = &sdev->inst[e][i];
+
+			if (!inst->sched_ready)
+				continue;
+			drm_sched_fini(&inst->sched);
+			inst->sched_ready = false;
+			hrtimer_cancel(&inst->timer);
+			cancel_work_sync(&inst->work);
+		}
+	}
+}

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * simgpu — jobs: SUBMIT and WAIT ioctls, drm_sched backend, entities.
+ */
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+
+#include <uapi/drm/simgpu_drm.h>
+
+#include "simgpu.h"
+
+static inline struct simgpu_job *to_simgpu_job(struct drm_sched_job *sched_job)
+{
+	return container_of(sched_job, struct simgpu_job, base);
+}
+
+/**
+ * simgpu_job_retire() - publish a job's result and mark its objects idle
+ * @job: the job
+ * @status: SIMGPU_JOB_DONE, or SIMGPU_JOB_ERROR for a job that never ran
+ *
+ * Runs exactly once per job, before the job's hardware fence signals (or
+ * from free_job() for a job the scheduler dropped).
+ */
+void simgpu_job_retire(struct simgpu_job *job, u32 status)
+{
+	struct simgpu_file *sfile = job->sfile;
+
+	if (job->retired)
+		return;
+	job->retired = true;
+
+	if (job->src) {
+		atomic_dec(&job->src->active);
+		simgpu_bo_mem_event(sfile, job->src, DRMACCT_MEM_IDLE);
+	}
+	if (job->dst && job->dst != job->src) {
+		atomic_dec(&job->dst->active);
+		simgpu_bo_mem_event(sfile, job->dst, DRMACCT_MEM_IDLE);
+	}
+	job->result->status = status;
+	smp_store_release(&job->result->done, true);
+	atomic_dec(&sfile->inflight);
+	wake_up_all(&job->sdev->done_wq);
+}
+
+static struct dma_fence *simgpu_sched_run_job(struct drm_sched_job *sched_job)
+{
+	struct simgpu_job *job = to_simgpu_job(sched_job);
+	struct simgpu_inst *inst = container_of(sched_job->sched,
+						struct simgpu_inst, sched);
+
+	return simgpu_engine_run(inst, job);
+}
+
+static enum drm_gpu_sched_stat
+simgpu_sched_timedout_job(struct drm_sched_job *sched_job)
+{
+	/* Jobs have no timeout (MAX_SCHEDULE_TIMEOUT); nothing to recover. */
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static void simgpu_sched_free_job(struct drm_sched_job *sched_job)
+{
+	struct simgpu_job *job = to_simgpu_job(sched_job);
+	struct simgpu_device *sdev = job->sdev;
+
+	drm_sched_job_cleanup(sched_job);
+	if (job->ran) {
+		dma_fence_put(job->hw_fence);
+	} else {
+		/* Dropped by the scheduler (its file was closed) before it ran. */
+		simgpu_job_retire(job, SIMGPU_JOB_ERROR);
+		kfree(job->hw_fence);
+	}
+	if (job->src)
+		drm_gem_object_put(&job->src->base.base);
+	if (job->dst)
+		drm_gem_object_put(&job->dst->base.base);
+	if (job->has_acct)
+		drmacct_job_fini(&job->acct);
+	simgpu_file_put(job->sfile);
+	kfree(job);
+
+	if (atomic_dec_and_test(&sdev->jobs))
+		wake_up_all(&sdev->jobs_wq);
+}
+
+const struct drm_sched_backend_ops simgpu_sched_ops = {
+	.run_job = simgpu_sched_run_job,
+	.timedout_job = simgpu_sched_timedout_job,
+	.free_job = simgpu_sched_free_job,
+};
+
+/*
+ * The entities of a file, enumerated 0 .. simgpu_num_entities() - 1: per
+ * engine one per instance, then for engines with more than one instance a
+ * load-balancing entity over all of them (SIMGPU_INSTANCE_ANY).
+ */
+static struct drm_sched_entity *
+simgpu_file_entity(struct simgpu_file *sfile, unsigned int k,
+		   struct drm_gpu_scheduler ***list, unsigned int *n)
+{
+	struct simgpu_device *sdev = sfile->sdev;
+	unsigned int e;
+
+	for (e = 0; e < SIMGPU_NUM_ENGINES; e++) {
+		unsigned int cap = simgpu_engines[e].capacity;
+
+		if (k < cap) {
+			*list = &sdev->sched_list[e][k];
+			*n = 1;
+			return &sfile->entity[e][k];
+		}
+		k -= cap;
+		if (cap > 1) {
+			if (k == 0) {
+				*list = sdev->sched_list[e];
+				*n = cap;
+				return &sfile->any[e];
+			}
+			k--;
+		}
+	}
+	return NULL;
+}
+
+/**
+ * simgpu_file_entities_init() - one entity per engine instance, plus one
+ *	load-balancing entity per engine with more than one instance
+ * @sfile: the new file
+ *
+ * Return: 0 or a negative errno; on error no entity is left.
+ */
+int simgpu_file_entities_init(struct simgpu_file *sfile)
+{
+	struct drm_gpu_scheduler **list;
+	struct drm_sched_entity *entity;
+	unsigned int k, n;
+	int ret;
+
+	for (k = 0; (entity = simgpu_file_entity(sfile, k, &list, &n)); k++) {
+		ret = drm_sched_entity_init(entity, DRM_SCHED_PRIORITY_NORMAL,
+					    list, n, NULL);
+		if (ret) {
+			while (k--)
+				drm_sched_entity_fini(simgpu_file_entity(sfile, k,
+									 &list, &n));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/**
+ * simgpu_file_entities_fini() - tear down a closing file's entities
+ * @sfile: the file
+ *
+ * Jobs the scheduler already handed to an engine finish normally and keep
+ * their statistics alive; jobs still queued in an entity are dropped
+ * (their result is an error nobody can collect any more).
+ */
+void simgpu_file_entities_fini(struct simgpu_file *sfile)
+{
+	struct drm_gpu_scheduler **list;
+	struct drm_sched_entity *entity;
+	unsigned int k, n;
+
+	for (k = 0; (entity = simgpu_file_entity(sfile, k, &list, &n)); k++)
+		drm_sched_entity_fini(entity);
+}
+
+/* Is [off, off + len) inside an object of @size bytes? len > 0. */
+static bool simgpu_range_ok(u64 off, u64 len, u64 size)
+{
+	return off < size && len <= size - off;
+}
+
+static int simgpu_submit_check(const struct drm_simgpu_submit *args)
+{
+	if (args->flags || args->reserved[0] || args->reserved[1])
+		return -EINVAL;
+	if (args->engine >= SIMGPU_NUM_ENGINES)
+		return -EINVAL;
+	if (args->instance != SIMGPU_INSTANCE_ANY &&
+	    args->instance >= simgpu_engines[args->engine].capacity)
+		return -EINVAL;
+
+	switch (args->op) {
+	case SIMGPU_OP_BUSY:
+		if (!args->busy_ns || args->busy_ns > SIMGPU_MAX_BUSY_NS)
+			return -EINVAL;
+		if (args->src_handle || args->dst_handle || args->src_offset ||
+		    args->dst_offset || args->size || args->value)
+			return -EINVAL;
+		return 0;
+	case SIMGPU_OP_FILL:
+		if (args->busy_ns || args->src_handle || args->src_offset ||
+		    !args->size || args->value > 0xff)
+			return -EINVAL;
+		return 0;
+	case SIMGPU_OP_COPY:
+		if (args->busy_ns || args->value || !args->size)
+			return -EINVAL;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static struct simgpu_bo *simgpu_bo_lookup(struct drm_file *file, u32 handle)
+{
+	struct drm_gem_object *obj;
+
+	obj = handle ? drm_gem_object_lookup(file, handle) : NULL;
+	return obj ? to_simgpu_bo(obj) : NULL;
+}
+
+/* Look up and range-check the objects of a FILL/COPY job. */
+static int simgpu_submit_objects(struct drm_file *file,
+				 const struct drm_simgpu_submit *args,
+				 struct simgpu_job *job)
+{
+	u64 dsize, ssize;
+
+	if (args->op == SIMGPU_OP_BUSY)
+		return 0;
+
+	job->dst = simgpu_bo_lookup(file, args->dst_handle);
+	if (!job->dst)
+		return -ENOENT;
+	if (args->op == SIMGPU_OP_COPY) {
+		job->src = simgpu_bo_lookup(file, args->src_handle);
+		if (!job->src)
+			return -ENOENT;
+	}
+
+	dsize = job->dst->base.base.size;
+	if (!simgpu_range_ok(args->dst_offset, args->size, dsize))
+		return -EINVAL;
+	if (job->src) {
+		ssize = job->src->base.base.size;
+		if (!simgpu_range_ok(args->src_offset, args->size, ssize))
+			return -EINVAL;
+		/* Overlapping copies within one object are not supported. */
+		if (job->src == job->dst &&
+		    args->src_offset < args->dst_offset + args->size &&
+		    args->dst_offset < args->src_offset + args->size)
+			return -EINVAL;
+	}
+	/* Without backing pages (purged) there is nothing to work on. */
+	if (!READ_ONCE(job->dst->base.pages) ||
+	    (job->src && !READ_ONCE(job->src->base.pages)))
+		return -EINVAL;
+	return 0;
+}
+
+static void simgpu_job_free_unsubmitted(struct simgpu_job *job)
+{
+	if (job->src)
+		drm_gem_object_put(&job->src->base.base);
+	if (job->dst)
+		drm_gem_object_put(&job->dst->base.base);
+	kfree(job->hw_fence);
+	kfree(job);
+}
+
+/**
+ * simgpu_ioctl_submit() - DRM_IOCTL_SIMGPU_SUBMIT
+ * @drm: the device
+ * @data: struct drm_simgpu_submit
+ * @file: the submitting file
+ *
+ * Validates everything before anything is allocated or published; on
+ * error no job, result or reference is left behind. Waits (interruptibly)
+ * while the file has SIMGPU_MAX_INFLIGHT unfinished jobs.
+ *
+ * Return: 0 or a negative errno.
+ */
+int simgpu_ioctl_submit(struct drm_device *drm, void *data,
+			struct drm_file *file)
+{
+	struct simgpu_device *sdev = to_simgpu(drm);
+	struct simgpu_file *sfile = file->driver_priv;
+	struct drm_simgpu_submit *args = data;
+	struct drm_sched_entity *entity;
+	struct simgpu_result *result;
+	struct simgpu_job *job;
+	u32 id;
+	int ret;
+
+	ret = simgpu_submit_check(args);
+	if (ret)
+		return ret;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return -ENOMEM;
+	job->hw_fence = kzalloc(sizeof(*job->hw_fence), GFP_KERNEL);
+	if (!job->hw_fence) {
+		kfree(job);
+		return -ENOMEM;
+	}
+	ret = simgpu_submit_objects(file, args, job);
+	if (ret)
+		goto err_job;
+
+	result = kzalloc(sizeof(*result), GFP_KERNEL);
+	if (!result) {
+		ret = -ENOMEM;
+		goto err_job;
+	}
+
+	job->sdev = sdev;
+	job->engine = args->engine;
+	job->op = args->op;
+	job->busy_ns = args->busy_ns;
+	job->src_offset = args->src_offset;
+	job->dst_offset = args->dst_offset;
+	job->size = args->size;
+	job->value = args->value;
+	job->result = result;
+	INIT_LIST_HEAD(&job->node);
+
+	if (args->instance != SIMGPU_INSTANCE_ANY)
+		entity = &sfile->entity[args->engine][args->instance];
+	else if (simgpu_engines[args->engine].capacity > 1)
+		entity = &sfile->any[args->engine];
+	else
+		entity = &sfile->entity[args->engine][0];
+
+	ret = wait_event_interruptible(sdev->done_wq,
+				       atomic_read(&sfile->inflight) <
+				       SIMGPU_MAX_INFLIGHT);
+	if (ret)
+		goto err_result;
+
+	mutex_lock(&sfile->submit_lock);
+	ret = xa_alloc(&sfile->results, &id, result, xa_limit_32b, GFP_KERNEL);
+	if (ret)
+		goto err_unlock;
+	ret = drmacct_compat_sched_job_init(&job->base, entity, file,
+					    sfile->acct ?
+					    drmacct_client_id(sfile->acct) : 0);
+	if (ret) {
+		xa_erase(&sfile->results, id);
+		goto err_unlock;
+	}
+
+	/* Nothing can fail from here on. */
+	if (sfile->acct) {
+		WARN_ON(drmacct_job_init(&job->acct, sfile->acct, args->engine));
+		job->has_acct = true;
+	}
+	kref_get(&sfile->ref);
+	job->sfile = sfile;
+	atomic_inc(&sfile->inflight);
+	atomic_inc(&sdev->jobs);
+	if (job->src) {
+		atomic_inc(&job->src->active);
+		simgpu_bo_mem_event(sfile, job->src, DRMACCT_MEM_ACTIVE);
+	}
+	if (job->dst && job->dst != job->src) {
+		atomic_inc(&job->dst->active);
+		simgpu_bo_mem_event(sfile, job->dst, DRMACCT_MEM_ACTIVE);
+	}
+	result->queued_ns = ktime_get_ns();
+	drm_sched_job_arm(&job->base);
+	drm_sched_entity_push_job(&job->base);
+	mutex_unlock(&sfile->submit_lock);
+
+	args->job_id = id;
+	return 0;
+
+err_unlock:
+	mutex_unlock(&sfile->submit_lock);
+err_result:
+	kfree(result);
+err_job:
+	simgpu_job_free_unsubmitted(job);
+	return ret;
+}
+
+/**
+ * simgpu_ioctl_wait() - DRM_IOCTL_SIMGPU_WAIT
+ * @drm: the device
+ * @data: struct drm_simgpu_wait
+ * @file: the file that submitted the job
+ *
+ * Return: 0 with the job's result; -EINVAL for non-zero reserved fields,
+ * -ENOENT for an id this file never returned, -EBUSY when polling
+ * (timeout 0) an unfinished job, -ETIME when the timeout expired,
+ * -ERESTARTSYS on a signal.
+ */
+int simgpu_ioctl_wait(struct drm_device *drm, void *data,
+		      struct drm_file *file)
+{
+	struct simgpu_device *sdev = to_simgpu(drm);
+	struct simgpu_file *sfile = file->driver_priv;
+	struct drm_simgpu_wait *args = data;
+	struct simgpu_result *result;
+	long ret;
+
+	if (args->reserved[0] || args->reserved[1])
+		return -EINVAL;
+	if (!args->job_id || args->job_id > U32_MAX)
+		return -ENOENT;
+	/* Results are only erased when the file is released. */
+	result = xa_load(&sfile->results, args->job_id);
+	if (!result)
+		return -ENOENT;
+
+	if (!smp_load_acquire(&result->done)) {
+		unsigned long timeout;
+
+		if (!args->timeout_ns)
+			return -EBUSY;
+		timeout = nsecs_to_jiffies64(args->timeout_ns);
+		if (timeout >= MAX_SCHEDULE_TIMEOUT)
+			timeout = MAX_SCHEDULE_TIMEOUT - 1;
+		ret = wait_event_interruptible_timeout(sdev->done_wq,
+				smp_load_acquire(&result->done),
+				max(timeout, 1UL));
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			return -ETIME;
+	}
+
+	args->status = result->status;
+	args->instance = result->instance;
+	args->queued_ns = result->queued_ns;
+	args->start_ns = result->start_ns;
+	args->end_ns = result->end_ns;
+	args->cycles = result->cycles;
+	return 0;
+}
