@@ -173,6 +173,17 @@ MUT(sub_busy_max, a->sb.busy_ns = SIMGPU_MAX_BUSY_NS + 1)
 MUT(sub_busy_src, a->sb.src_handle = c->bo)
 MUT(sub_busy_dst, a->sb.dst_handle = c->bo)
 MUT(sub_busy_size, a->sb.size = 4096)
+MUT(sub_busy_src_off, a->sb.src_offset = 8)
+MUT(sub_busy_dst_off, a->sb.dst_offset = 8)
+MUT(sub_busy_value, a->sb.value = 1)
+MUT(fill_busy_ns, a->sb.busy_ns = 1000)
+MUT(fill_src_off, a->sb.src_offset = 8)
+MUT(fill_value_big, a->sb.value = 0x100)
+MUT(copy_busy_ns, a->sb.busy_ns = 1000)
+MUT(copy_value, a->sb.value = 1)
+MUT(copy_overlap, a->sb.dst_offset = 2048)
+MUT(copy_size_zero, a->sb.size = 0)
+MUT(create_over_max, a->gc.size = (1ull << 30) + 1)
 MUT(sub_res0, a->sb.reserved[0] = 1)
 MUT(sub_res1, a->sb.reserved[1] = 1)
 MUT(sub_jobid_in, a->sb.job_id = 1)
@@ -214,6 +225,7 @@ static const struct row rows[] = {
 	{ "gem_create flags bit 0", B_CREATE, create_flags, EINVAL },
 	{ "gem_create flags bit 31", B_CREATE, create_flags_high, EINVAL },
 	{ "gem_create size ~0", B_CREATE, create_huge, EINVAL },
+	{ "gem_create size 1 GiB + 1", B_CREATE, create_over_max, EINVAL },
 	{ "gem_madvise unknown handle", B_MADV, madv_bad_handle, ENOENT },
 	{ "gem_madvise handle 0", B_MADV, madv_zero_handle, ENOENT },
 	{ "gem_madvise madv 2", B_MADV, madv_value, EINVAL },
@@ -232,12 +244,18 @@ static const struct row rows[] = {
 	{ "submit busy with src_handle", B_BUSY, sub_busy_src, EINVAL },
 	{ "submit busy with dst_handle", B_BUSY, sub_busy_dst, EINVAL },
 	{ "submit busy with size", B_BUSY, sub_busy_size, EINVAL },
+	{ "submit busy with src_offset", B_BUSY, sub_busy_src_off, EINVAL },
+	{ "submit busy with dst_offset", B_BUSY, sub_busy_dst_off, EINVAL },
+	{ "submit busy with value", B_BUSY, sub_busy_value, EINVAL },
 	{ "submit reserved[0]", B_BUSY, sub_res0, EINVAL },
 	{ "submit reserved[1]", B_BUSY, sub_res1, EINVAL },
 	{ "fill unknown dst handle", B_FILL, fill_bad_dst, ENOENT },
 	{ "fill dst handle 0", B_FILL, fill_no_dst, ENOENT },
 	{ "fill with src_handle", B_FILL, fill_src, EINVAL },
 	{ "fill size 0", B_FILL, fill_size_zero, EINVAL },
+	{ "fill with busy_ns", B_FILL, fill_busy_ns, EINVAL },
+	{ "fill with src_offset", B_FILL, fill_src_off, EINVAL },
+	{ "fill value > 0xff", B_FILL, fill_value_big, EINVAL },
 	{ "fill past end of bo", B_FILL, fill_past_end, EINVAL },
 	{ "fill offset == bo size", B_FILL, fill_offset_past_end, EINVAL },
 	{ "fill offset + size wraps", B_FILL, fill_offset_wrap, EINVAL },
@@ -248,6 +266,10 @@ static const struct row rows[] = {
 	{ "copy dst past end", B_COPY, copy_dst_past_end, EINVAL },
 	{ "copy src offset wraps", B_COPY, copy_src_wrap, EINVAL },
 	{ "copy size ~0", B_COPY, copy_size_wrap, EINVAL },
+	{ "copy size 0", B_COPY, copy_size_zero, EINVAL },
+	{ "copy with busy_ns", B_COPY, copy_busy_ns, EINVAL },
+	{ "copy with value", B_COPY, copy_value, EINVAL },
+	{ "copy overlapping in one bo", B_COPY, copy_overlap, EINVAL },
 	{ "wait unknown job", B_WAIT, wait_unknown, ENOENT },
 	{ "wait job 0", B_WAIT, wait_zero, ENOENT },
 	{ "wait reserved[0]", B_WAIT, wait_res0, EINVAL },
