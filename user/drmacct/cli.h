@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - shared pieces of the drmacct command line tool.
+ *
+ * Subcommands register themselves with DRMACCT_COMMAND() in their own .c
+ * file; main.c finds every registered command through the linker-built
+ * section "drmacct_cmds", so adding a subcommand needs no edit elsewhere.
+ *
+ * Exit codes of every subcommand: 0 success, 1 failure (including spec errors
+ * found by validate), 2 usage error (always with a message on stderr).
+ */
+#ifndef DRMACCT_CLI_H
+#define DRMACCT_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "discover.h"
+#include "fdinfo.h"
+#include "tracker.h"
+
+#define CLI_EXIT_OK	0
+#define CLI_EXIT_FAIL	1
+#define CLI_EXIT_USAGE	2
+
+struct drmacct_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);	/* argv[0] is the command name */
+	const char *summary;
+};
+
+#define DRMACCT_COMMAND(id, fn, text)					\
+	static const struct drmacct_cmd drmacct_cmd_##id		\
+	__attribute__((used, section("drmacct_cmds"),			\
+		       aligned(__alignof__(struct drmacct_cmd)))) = {	\
+		.name = #id, .run = fn, .summary = text,		\
+	}
+
+/* Prints "drmacct CMD: <msg>" and a hint to --help on stderr; returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "drmacct CMD: <msg>" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Report a getopt_long() failure: @ret is what it returned (':' missing
+ * argument, '?' unknown option); shortopts must start with ':'. Returns 2.
+ */
+int cli_getopt_error(const char *cmd, char **argv, int ret);
+
+/* Strict parsers: whole string, no sign, no overflow. 0 or -EINVAL/-ERANGE. */
+int cli_parse_u64(const char *s, uint64_t *out);
+/* Seconds as a decimal number, 0 <= s <= max; @allow_zero. */
+int cli_parse_seconds(const char *s, double max, bool allow_zero, uint64_t *ns);
+
+/* "renderD128", "card0", "accel0", or "226:300" when unknown. */
+const char *cli_dev_name(unsigned int major, unsigned int minor, char *buf, size_t len);
+/* Bytes as "0", "512", "8.0K", "1.5M", "2.0G" (binary units). */
+const char *cli_fmt_bytes(uint64_t b, char *buf, size_t len);
+
+enum cli_sort {
+	CLI_SORT_UTIL = 0,	/* busiest first (max over engines) */
+	CLI_SORT_MEM,		/* most memory first */
+	CLI_SORT_PID,
+	CLI_SORT_ID,
+	CLI_SORT__COUNT
+};
+
+int cli_parse_sort(const char *s, enum cli_sort *out);
+const char *cli_sort_name(enum cli_sort s);
+
+/* Utilisation summary of a client: max over its engines, -1 when unknown. */
+double cli_client_util(const struct dac_tk_client *c);
+/* Memory of a client: sum over regions of total (or resident). */
+uint64_t cli_client_mem(const struct dac_tk_client *c);
+uint64_t cli_agg_mem(const struct dac_tk_agg *a);
+double cli_agg_util(const struct dac_tk_agg *a);
+
+/* Client indices in display order; caller frees. NULL on ENOMEM. */
+size_t *cli_sorted_clients(const struct dac_tracker *t, enum cli_sort key, bool reverse);
+size_t *cli_sorted_procs(const struct dac_tracker *t, enum cli_sort key, bool reverse);
+
+/*
+ * Emit the tracker state as the drmacct-list JSON document (see
+ * Documentation/json-schema.rst). Returns 0 or -errno.
+ */
+int cli_json_tracker(FILE *f, const struct dac_tracker *t,
+		     const struct dac_discover_stats *st, bool pretty);
+
+/* Print the discovery shortfall (if any) as a note on stderr. */
+void cli_note_discovery(const char *cmd, const struct dac_discover_stats *st);
+
+#endif /* DRMACCT_CLI_H */

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+/*
+ * list.c - `drmacct list`: the DRM clients of the system, once.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "view.h"
+
+static const char *const CMD = "list";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: drmacct list [OPTIONS]\n\n"
+		"List DRM/accel clients: processes holding them, driver, device, client id,\n"
+		"per-engine busy time and utilisation, memory per region. Clients shared by\n"
+		"dup'd or inherited fds are shown once, with every process holding them.\n"
+		"Utilisation is measured over --interval (two samples).\n\n"
+		"Options:\n"
+		"  -j, --json             JSON (Documentation/json-schema.rst)\n"
+		"  -p, --processes        one entry per process instead of per client\n"
+		"  -i, --interval=SEC     sampling interval (default 0.5; 0 = one sample,\n"
+		"                         no utilisation)\n"
+		"  -s, --sort=KEY         util (default), mem, pid or id\n"
+		"  -r, --reverse          reverse the order\n"
+		"      --pid=PID          only this process\n"
+		"      --spec=PROFILE     parse as 'current' (default) or '2022'\n"
+		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
+		"  -h, --help             this text\n");
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull),
+			       .tv_nsec = (long)(ns % 1000000000ull) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "processes", no_argument, NULL, 'p' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "reverse", no_argument, NULL, 'r' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "spec", required_argument, NULL, 'S' },
+		{ "proc-root", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dac_discover_opts dopts = { .proc_root = NULL, .pid = 0, .fd = -1 };
+	enum dac_profile profile = DAC_PROFILE_CURRENT;
+	enum cli_sort sort = CLI_SORT_UTIL;
+	bool json = false, procs = false, reverse = false;
+	uint64_t interval = 500000000ull, v;
+	struct dac_discover_stats st;
+	struct dac_tracker *t = NULL;
+	struct dac_discover *d;
+	int c, ret, rc = CLI_EXIT_FAIL;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jpi:s:rh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'p':
+			procs = true;
+			break;
+		case 'i':
+			if (cli_parse_seconds(optarg, 3600, true, &interval))
+				return cli_usage_error(CMD, "bad interval '%s' (seconds, 0..3600)",
+						       optarg);
+			break;
+		case 's':
+			if (cli_parse_sort(optarg, &sort))
+				return cli_usage_error(CMD, "unknown sort key '%s' (util, mem, pid, "
+							    "id)", optarg);
+			break;
+		case 'r':
+			reverse = true;
+			break;
+		case 'P':
+			if (cli_parse_u64(optarg, &v) || !v || v > 0x7fffffff)
+				return cli_usage_error(CMD, "bad pid '%s'", optarg);
+			dopts.pid = (pid_t)v;
+			break;
+		case 'S':
+			if (dac_profile_parse(optarg, &profile))
+				return cli_usage_error(CMD, "unknown spec '%s' (use 'current' or "
+							    "'2022')", optarg);
+			break;
+		case 'R':
+			if (!*optarg)
+				return cli_usage_error(CMD, "--proc-root needs a directory");
+			dopts.proc_root = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return CLI_EXIT_OK;
+		default:
+			return cli_getopt_error(CMD, argv, c);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+
+	d = dac_discover_new(&dopts);
+	if (!d) {
+		cli_error(CMD, "cannot open %s: %s", dopts.proc_root ? dopts.proc_root : "/proc",
+			  strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	t = dac_tracker_new();
+	if (!t) {
+		cli_error(CMD, "out of memory");
+		goto out;
+	}
+	ret = dac_tracker_sample_proc(t, d, profile, dac_now_ns(), &st);
+	if (!ret && interval) {
+		sleep_ns(interval);
+		ret = dac_tracker_sample_proc(t, d, profile, dac_now_ns(), &st);
+	}
+	if (ret == -ESRCH) {
+		cli_error(CMD, "no process %d", (int)dopts.pid);
+		goto out;
+	}
+	if (ret) {
+		cli_error(CMD, "sampling failed: %s", strerror(-ret));
+		goto out;
+	}
+	if (json)
+		ret = cli_json_tracker(stdout, t, &st, true);
+	else
+		ret = cli_print_table(stdout, t, sort, reverse, procs);
+	if (!ret && fflush(stdout))
+		ret = -EIO;
+	if (ret) {
+		cli_error(CMD, "writing the output failed");
+		goto out;
+	}
+	if (!json)
+		cli_note_discovery(CMD, &st);
+	rc = CLI_EXIT_OK;
+out:
+	dac_tracker_free(t);
+	dac_discover_free(d);
+	return rc;
+}
+
+DRMACCT_COMMAND(list, cmd_list, "list DRM clients with usage and memory (table or JSON)");

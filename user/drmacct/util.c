@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: MIT
+/*
+ * util.c - helpers shared by the drmacct subcommands: option errors, strict
+ * number parsing, formatting, sorting and the list JSON document.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "cli.h"
+#include "json.h"
+
+static void vmsg(const char *cmd, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "drmacct %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(cmd, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try 'drmacct %s --help'.\n", cmd);
+	return CLI_EXIT_USAGE;
+}
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(cmd, fmt, ap);
+	va_end(ap);
+}
+
+int cli_getopt_error(const char *cmd, char **argv, int ret)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : NULL;
+
+	if (arg && !strncmp(arg, "--", 2)) {
+		if (ret == ':')
+			return cli_usage_error(cmd, "option '%s' needs an argument", arg);
+		return cli_usage_error(cmd, "unknown option or unexpected argument: '%s'", arg);
+	}
+	if (ret == ':')
+		return cli_usage_error(cmd, "option '-%c' needs an argument", optopt);
+	if (optopt > 32 && optopt < 127)
+		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	return cli_usage_error(cmd, "unknown option '%s'", arg ? arg : "?");
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_parse_seconds(const char *s, double max, bool allow_zero, uint64_t *ns)
+{
+	const char *p = s;
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	/* digits with at most one '.', nothing else (no sign, exponent, nan) */
+	for (bool dot = false; *p; p++) {
+		if (*p == '.' && !dot)
+			dot = true;
+		else if (*p < '0' || *p > '9')
+			return -EINVAL;
+	}
+	if (!strcmp(s, "."))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v))
+		return -EINVAL;
+	if (v > max)
+		return -ERANGE;
+	*ns = (uint64_t)llround(v * 1e9);
+	if (!*ns && !allow_zero)
+		return -ERANGE;
+	return 0;
+}
+
+const char *cli_dev_name(unsigned int maj, unsigned int min, char *buf, size_t len)
+{
+	if (maj == DAC_DRM_MAJOR && min < 64)
+		snprintf(buf, len, "card%u", min);
+	else if (maj == DAC_DRM_MAJOR && min >= 128 && min < 192)
+		snprintf(buf, len, "renderD%u", min);
+	else if (maj == DAC_ACCEL_MAJOR)
+		snprintf(buf, len, "accel%u", min);
+	else
+		snprintf(buf, len, "%u:%u", maj, min);
+	return buf;
+}
+
+const char *cli_fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	double v = (double)b;
+	int u = -1;
+
+	if (b < 1024) {
+		snprintf(buf, len, "%llu", (unsigned long long)b);
+		return buf;
+	}
+	while (v >= 1024.0 && u < 5) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, len, v < 10 ? "%.1f%c" : "%.0f%c", v, units[u]);
+	return buf;
+}
+
+static const char *const sort_names[CLI_SORT__COUNT] = { "util", "mem", "pid", "id" };
+
+int cli_parse_sort(const char *s, enum cli_sort *out)
+{
+	int i;
+
+	for (i = 0; i < CLI_SORT__COUNT; i++)
+		if (!strcmp(s, sort_names[i])) {
+			*out = (enum cli_sort)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *cli_sort_name(enum cli_sort s)
+{
+	return (unsigned int)s < CLI_SORT__COUNT ? sort_names[s] : "?";
+}
+
+double cli_client_util(const struct dac_tk_client *c)
+{
+	double m = -1.0;
+	size_t i;
+
+	for (i = 0; i < c->nengines; i++)
+		if (!isnan(c->engines[i].util) && c->engines[i].util > m)
+			m = c->engines[i].util;
+	return m;
+}
+
+uint64_t cli_client_mem(const struct dac_tk_client *c)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < c->nregions; i++)
+		sum += c->regions[i].has_total ? c->regions[i].total : c->regions[i].resident;
+	return sum;
+}
+
+uint64_t cli_agg_mem(const struct dac_tk_agg *a)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < a->nregions; i++)
+		sum += a->regions[i].total ? a->regions[i].total : a->regions[i].resident;
+	return sum;
+}
+
+double cli_agg_util(const struct dac_tk_agg *a)
+{
+	double m = -1.0;
+	size_t i;
+
+	for (i = 0; i < a->nengines; i++)
+		if (!isnan(a->engines[i].util) && a->engines[i].util > m)
+			m = a->engines[i].util;
+	return m;
+}
+
+struct sort_ctx {
+	const struct dac_tracker *t;
+	enum cli_sort key;
+	bool reverse;
+	bool procs;
+};
+
+static _Thread_local struct sort_ctx sctx;
+
+static int cmp3(double a, double b)
+{
+	return (a > b) - (a < b);
+}
+
+static int cmp_clients(const void *pa, const void *pb)
+{
+	const struct dac_tk_client *a = dac_tracker_client(sctx.t, *(const size_t *)pa);
+	const struct dac_tk_client *b = dac_tracker_client(sctx.t, *(const size_t *)pb);
+	int r = 0;
+
+	switch (sctx.key) {
+	case CLI_SORT_UTIL:
+		r = -cmp3(cli_client_util(a), cli_client_util(b));
+		break;
+	case CLI_SORT_MEM:
+		r = -cmp3((double)cli_client_mem(a), (double)cli_client_mem(b));
+		break;
+	case CLI_SORT_PID:
+		r = cmp3(a->nholders ? a->holders[0].pid : 0, b->nholders ? b->holders[0].pid : 0);
+		break;
+	default:
+		break;
+	}
+	if (!r)
+		r = cmp3((double)a->client_id, (double)b->client_id);
+	if (!r)
+		r = cmp3((double)a->rdev, (double)b->rdev);
+	if (!r)
+		r = cmp3(*(const size_t *)pa, *(const size_t *)pb);
+	return sctx.reverse ? -r : r;
+}
+
+static int cmp_procs(const void *pa, const void *pb)
+{
+	const struct dac_tk_process *a = dac_tracker_proc(sctx.t, *(const size_t *)pa);
+	const struct dac_tk_process *b = dac_tracker_proc(sctx.t, *(const size_t *)pb);
+	int r = 0;
+
+	if (sctx.key == CLI_SORT_UTIL)
+		r = -cmp3(cli_agg_util(&a->agg), cli_agg_util(&b->agg));
+	else if (sctx.key == CLI_SORT_MEM)
+		r = -cmp3((double)cli_agg_mem(&a->agg), (double)cli_agg_mem(&b->agg));
+	if (!r)
+		r = cmp3(a->pid, b->pid);
+	return sctx.reverse ? -r : r;
+}
+
+static size_t *sorted(const struct dac_tracker *t, size_t n, enum cli_sort key, bool reverse,
+		      int (*cmp)(const void *, const void *))
+{
+	size_t *v = malloc((n ? n : 1) * sizeof(*v)), i;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < n; i++)
+		v[i] = i;
+	sctx.t = t;
+	sctx.key = key;
+	sctx.reverse = reverse;
+	qsort(v, n, sizeof(*v), cmp);
+	return v;
+}
+
+size_t *cli_sorted_clients(const struct dac_tracker *t, enum cli_sort key, bool reverse)
+{
+	return sorted(t, dac_tracker_nclients(t), key, reverse, cmp_clients);
+}
+
+size_t *cli_sorted_procs(const struct dac_tracker *t, enum cli_sort key, bool reverse)
+{
+	return sorted(t, dac_tracker_nprocs(t), key, reverse, cmp_procs);
+}
+
+void cli_note_discovery(const char *cmd, const struct dac_discover_stats *st)
+{
+	char buf[512];
+
+	dac_discover_describe(st, buf, sizeof(buf));
+	if (!buf[0])
+		return;
+	fprintf(stderr, "drmacct %s: note: %s%s\n", cmd, buf,
+		st->denied_procs || st->denied_fds ? "; run as root to see every client" : "");
+}
+
+/* ---- JSON ---- */
+
+static void json_device(struct dac_json *j, dev_t rdev)
+{
+	char name[32];
+
+	dac_json_obj_begin(j, "device");
+	dac_json_u64(j, "major", major(rdev));
+	dac_json_u64(j, "minor", minor(rdev));
+	dac_json_str(j, "name", cli_dev_name(major(rdev), minor(rdev), name, sizeof(name)));
+	dac_json_obj_end(j);
+}
+
+static void json_util(struct dac_json *j, const char *key, double v)
+{
+	if (isnan(v))
+		dac_json_null(j, key);
+	else
+		dac_json_double(j, key, v);
+}
+
+static void json_engines(struct dac_json *j, const struct dac_tk_client *c)
+{
+	size_t i;
+
+	dac_json_arr_begin(j, "engines");
+	for (i = 0; i < c->nengines; i++) {
+		const struct dac_tk_engine *e = &c->engines[i];
+
+		if (!e->present)
+			continue;
+		dac_json_obj_begin(j, NULL);
+		dac_json_str(j, "name", e->name);
+		dac_json_u64(j, "capacity", e->capacity);
+		if (e->has_busy) {
+			dac_json_u64(j, "busy_ns", e->busy.value);
+			dac_json_u64(j, "busy_ns_raw", e->busy.raw);
+			dac_json_u64(j, "delta_busy_ns", e->d_busy_ns);
+		}
+		if (e->has_cycles) {
+			dac_json_u64(j, "cycles", e->cycles.value);
+			dac_json_u64(j, "delta_cycles", e->d_cycles);
+		}
+		if (e->has_maxfreq)
+			dac_json_u64(j, "maxfreq_hz", e->maxfreq_hz);
+		if (e->has_total_cycles) {
+			dac_json_u64(j, "total_cycles", e->total_cycles.value);
+			dac_json_u64(j, "delta_total_cycles", e->d_total_cycles);
+		}
+		json_util(j, "utilization", e->util);
+		dac_json_str(j, "utilization_source", dac_util_source_name(e->util_src));
+		json_util(j, "utilization_time", e->util_time);
+		json_util(j, "utilization_cycles", e->util_cycles);
+		dac_json_bool(j, "held", e->busy.held || e->cycles.held || e->total_cycles.held);
+		dac_json_obj_end(j);
+	}
+	dac_json_arr_end(j);
+}
+
+static void json_regions(struct dac_json *j, const struct dac_tk_client *c)
+{
+	size_t i;
+
+	dac_json_arr_begin(j, "memory");
+	for (i = 0; i < c->nregions; i++) {
+		const struct dac_tk_region *r = &c->regions[i];
+
+		dac_json_obj_begin(j, NULL);
+		dac_json_str(j, "region", r->name);
+		if (r->has_total)
+			dac_json_u64(j, "total", r->total);
+		if (r->has_shared)
+			dac_json_u64(j, "shared", r->shared);
+		if (r->has_resident)
+			dac_json_u64(j, "resident", r->resident);
+		if (r->has_purgeable)
+			dac_json_u64(j, "purgeable", r->purgeable);
+		if (r->has_active)
+			dac_json_u64(j, "active", r->active);
+		dac_json_bool(j, "legacy", r->resident_from_legacy);
+		dac_json_obj_end(j);
+	}
+	dac_json_arr_end(j);
+}
+
+static void json_agg(struct dac_json *j, const struct dac_tk_agg *a)
+{
+	size_t i;
+
+	dac_json_arr_begin(j, "engines");
+	for (i = 0; i < a->nengines; i++) {
+		const struct dac_tk_agg_engine *e = &a->engines[i];
+
+		dac_json_obj_begin(j, NULL);
+		json_device(j, e->rdev);
+		dac_json_str(j, "name", e->name);
+		dac_json_u64(j, "clients", e->nclients);
+		dac_json_u64(j, "busy_ns", e->busy_ns);
+		dac_json_u64(j, "delta_busy_ns", e->d_busy_ns);
+		json_util(j, "utilization", e->util);
+		dac_json_obj_end(j);
+	}
+	dac_json_arr_end(j);
+	dac_json_arr_begin(j, "memory");
+	for (i = 0; i < a->nregions; i++) {
+		const struct dac_tk_agg_region *r = &a->regions[i];
+
+		dac_json_obj_begin(j, NULL);
+		json_device(j, r->rdev);
+		dac_json_str(j, "region", r->name);
+		dac_json_u64(j, "total", r->total);
+		dac_json_u64(j, "shared", r->shared);
+		dac_json_u64(j, "resident", r->resident);
+		dac_json_u64(j, "purgeable", r->purgeable);
+		dac_json_u64(j, "active", r->active);
+		dac_json_obj_end(j);
+	}
+	dac_json_arr_end(j);
+}
+
+int cli_json_tracker(FILE *f, const struct dac_tracker *t,
+		     const struct dac_discover_stats *st, bool pretty)
+{
+	struct dac_json j;
+	size_t i, k;
+
+	dac_json_init(&j, f, pretty);
+	dac_json_obj_begin(&j, NULL);
+	dac_json_str(&j, "schema", "drmacct-list/1");
+	if (dac_tracker_interval_ns(t))
+		dac_json_u64(&j, "interval_ns", dac_tracker_interval_ns(t));
+	else
+		dac_json_null(&j, "interval_ns");
+	dac_json_obj_begin(&j, "discovery");
+	dac_json_u64(&j, "processes", st->procs);
+	dac_json_u64(&j, "fds", st->fds);
+	dac_json_u64(&j, "drm_fds", st->drm_fds);
+	dac_json_u64(&j, "denied_processes", st->denied_procs);
+	dac_json_u64(&j, "denied_fds", st->denied_fds);
+	dac_json_u64(&j, "exited_processes", st->gone_procs);
+	dac_json_u64(&j, "closed_fds", st->gone_fds);
+	dac_json_u64(&j, "errors", st->errors);
+	dac_json_obj_end(&j);
+
+	dac_json_arr_begin(&j, "clients");
+	for (i = 0; i < dac_tracker_nclients(t); i++) {
+		const struct dac_tk_client *c = dac_tracker_client(t, i);
+
+		dac_json_obj_begin(&j, NULL);
+		dac_json_u64(&j, "index", i);
+		json_device(&j, c->rdev);
+		dac_json_str(&j, "driver", c->driver);
+		dac_json_str(&j, "pdev", c->pdev);
+		if (c->has_client_id)
+			dac_json_u64(&j, "client_id", c->client_id);
+		else
+			dac_json_null(&j, "client_id");
+		dac_json_str(&j, "client_name", c->client_name);
+		dac_json_u64(&j, "spec_errors", c->spec_errors);
+		dac_json_arr_begin(&j, "holders");
+		for (k = 0; k < c->nholders; k++) {
+			dac_json_obj_begin(&j, NULL);
+			dac_json_i64(&j, "pid", c->holders[k].pid);
+			dac_json_str(&j, "comm", c->holders[k].comm);
+			dac_json_i64(&j, "fd", c->holders[k].fd);
+			dac_json_obj_end(&j);
+		}
+		dac_json_arr_end(&j);
+		json_engines(&j, c);
+		json_regions(&j, c);
+		dac_json_obj_end(&j);
+	}
+	dac_json_arr_end(&j);
+
+	dac_json_arr_begin(&j, "processes");
+	for (i = 0; i < dac_tracker_nprocs(t); i++) {
+		const struct dac_tk_process *p = dac_tracker_proc(t, i);
+
+		dac_json_obj_begin(&j, NULL);
+		dac_json_i64(&j, "pid", p->pid);
+		dac_json_str(&j, "comm", p->comm);
+		dac_json_arr_begin(&j, "clients");
+		for (k = 0; k < p->nclients; k++)
+			dac_json_u64(&j, NULL, p->clients[k]);
+		dac_json_arr_end(&j);
+		json_agg(&j, &p->agg);
+		dac_json_obj_end(&j);
+	}
+	dac_json_arr_end(&j);
+
+	dac_json_obj_begin(&j, "totals");
+	dac_json_u64(&j, "clients", dac_tracker_nclients(t));
+	dac_json_u64(&j, "processes", dac_tracker_nprocs(t));
+	json_agg(&j, dac_tracker_totals(t));
+	dac_json_obj_end(&j);
+	dac_json_obj_end(&j);
+	return dac_json_finish(&j);
+}

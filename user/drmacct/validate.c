@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * validate.c - `drmacct validate`: check fdinfo texts against the spec.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+
+static const char *const CMD = "validate";
+
+struct vstate {
+	enum dac_profile profile;
+	bool json;
+	bool quiet;
+	bool all;		/* --all: fds without usage stats are skipped */
+	struct dac_json j;
+	const char *proc_root;
+	size_t sources, errors, warnings, notes, read_failures, no_stats;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: drmacct validate [OPTIONS] FILE|PID|PID:FD...\n"
+		"       drmacct validate [OPTIONS] --all\n\n"
+		"Check DRM fdinfo texts against the client usage stats spec.\n"
+		"Operands made only of digits (PID or PID:FD) name /proc/PID/fdinfo;\n"
+		"anything else is a file (write ./123 for a file named 123).\n\n"
+		"Options:\n"
+		"  -a, --all              every DRM/accel fd of every process\n"
+		"  -s, --spec=PROFILE     'current' (default) or '2022'\n"
+		"  -j, --json             machine-readable output\n"
+		"  -q, --quiet            print only errors and the summary\n"
+		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
+		"  -h, --help             this text\n\n"
+		"Exit status: 0 no errors (warnings and notes allowed), 1 an error was\n"
+		"found or a source could not be read, 2 usage error.\n");
+}
+
+/* Where operand @s points: 1 = PID[:FD] (filled), 0 = file. */
+static int parse_pidfd(const char *s, long *pid, long *fd)
+{
+	const char *colon = strchr(s, ':');
+	char buf[32];
+	uint64_t v;
+	size_t n;
+
+	n = colon ? (size_t)(colon - s) : strlen(s);
+	if (!n || n >= sizeof(buf) || strspn(s, "0123456789") != n)
+		return 0;
+	if (colon && (!colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1)))
+		return 0;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (cli_parse_u64(buf, &v) || !v || v > 0x7fffffff)
+		return -1;
+	*pid = (long)v;
+	*fd = -1;
+	if (colon) {
+		if (cli_parse_u64(colon + 1, &v) || v > 0x7fffffff)
+			return -1;
+		*fd = (long)v;
+	}
+	return 1;
+}
+
+static void report(struct vstate *vs, const char *source, const struct dac_fd_info *fdi,
+		   const struct dac_fdinfo *fi, int read_err)
+{
+	size_t e = 0, w = 0, n = 0, i;
+
+	vs->sources++;
+	if (read_err) {
+		vs->read_failures++;
+	} else {
+		e = dac_fdinfo_count(fi, DAC_SEV_ERROR);
+		w = dac_fdinfo_count(fi, DAC_SEV_WARNING);
+		n = dac_fdinfo_count(fi, DAC_SEV_NOTE);
+	}
+	vs->errors += e;
+	vs->warnings += w;
+	vs->notes += n;
+
+	if (vs->json) {
+		struct dac_json *j = &vs->j;
+
+		dac_json_obj_begin(j, NULL);
+		dac_json_str(j, "source", source);
+		if (fdi) {
+			dac_json_i64(j, "pid", fdi->pid);
+			dac_json_i64(j, "fd", fdi->fd);
+			dac_json_str(j, "comm", fdi->comm);
+		}
+		if (read_err) {
+			dac_json_str(j, "read_error", strerror(-read_err));
+			dac_json_bool(j, "ok", false);
+			dac_json_obj_end(j);
+			return;
+		}
+		dac_json_str(j, "driver", fi->driver);
+		if (fi->has_client_id)
+			dac_json_u64(j, "client_id", fi->client_id);
+		dac_json_bool(j, "ok", e == 0);
+		dac_json_u64(j, "errors", e);
+		dac_json_u64(j, "warnings", w);
+		dac_json_u64(j, "notes", n);
+		dac_json_arr_begin(j, "findings");
+		for (i = 0; i < fi->nfind; i++) {
+			const struct dac_finding *f = &fi->find[i];
+
+			dac_json_obj_begin(j, NULL);
+			dac_json_u64(j, "line", f->line);
+			dac_json_str(j, "severity", dac_severity_name(f->sev));
+			dac_json_str(j, "code", f->code);
+			dac_json_str(j, "message", f->msg);
+			dac_json_obj_end(j);
+		}
+		dac_json_arr_end(j);
+		dac_json_obj_end(j);
+		return;
+	}
+
+	if (read_err) {
+		cli_error(CMD, "cannot read %s: %s", source, strerror(-read_err));
+		return;
+	}
+	for (i = 0; i < fi->nfind; i++) {
+		const struct dac_finding *f = &fi->find[i];
+
+		if (vs->quiet && f->sev != DAC_SEV_ERROR)
+			continue;
+		if (f->line)
+			printf("%s:%u: %s: %s [%s]\n", source, f->line, dac_severity_name(f->sev),
+			       f->msg, f->code);
+		else
+			printf("%s: %s: %s [%s]\n", source, dac_severity_name(f->sev), f->msg,
+			       f->code);
+	}
+	if (!vs->quiet)
+		printf("%s: %s%s: %zu error%s, %zu warning%s, %zu note%s\n", source,
+		       fi->driver ? "driver " : "", fi->driver ? fi->driver : "no driver",
+		       e, e == 1 ? "" : "s", w, w == 1 ? "" : "s", n, n == 1 ? "" : "s");
+}
+
+static int check_text(struct vstate *vs, const char *source, const struct dac_fd_info *fdi)
+{
+	struct dac_fdinfo fi;
+	int ret;
+
+	ret = dac_fdinfo_parse(fdi->text, fdi->len, vs->profile, &fi);
+	if (ret == -ENOMEM)
+		return ret;
+	if (!ret && vs->all && !fi.is_drm) {
+		/* A DRM fd whose driver prints no usage stats at all. */
+		vs->no_stats++;
+		dac_fdinfo_free(&fi);
+		return 0;
+	}
+	report(vs, source, fdi, &fi, ret);
+	if (!ret)
+		dac_fdinfo_free(&fi);
+	return 0;
+}
+
+static int fd_cb(const struct dac_fd_info *fdi, void *arg)
+{
+	struct vstate *vs = arg;
+	char source[64 + 4096];
+
+	snprintf(source, sizeof(source), "%s/%d/fdinfo/%d", vs->proc_root, (int)fdi->pid,
+		 fdi->fd);
+	return check_text(vs, source, fdi);
+}
+
+static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
+{
+	struct dac_discover_opts o = { .proc_root = vs->proc_root, .pid = pid, .fd = fd };
+	struct dac_discover_stats st;
+	size_t before = vs->sources;
+	struct dac_discover *d;
+	int ret;
+
+	d = dac_discover_new(&o);
+	if (!d) {
+		cli_error(CMD, "cannot open %s: %s", vs->proc_root, strerror(errno));
+		vs->read_failures++;
+		return 0;
+	}
+	ret = dac_discover_run(d, fd_cb, vs, &st);
+	dac_discover_free(d);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret == -ESRCH)
+		cli_error(CMD, "%s: no such process", operand);
+	else if (ret == -EBADF)
+		cli_error(CMD, "%s: process has no such fd", operand);
+	else if (ret == -ENODEV)
+		cli_error(CMD, "%s: not a DRM or accel device", operand);
+	else if (ret < 0)
+		cli_error(CMD, "%s: %s", operand, strerror(-ret));
+	else if (st.denied_procs || st.denied_fds)
+		cli_error(CMD, "%s: permission denied", operand);
+	else if (vs->sources == before && pid > 0 && !st.gone_fds && !st.gone_procs)
+		cli_error(CMD, "%s: process has no DRM or accel fds", operand);
+	else if (vs->sources == before && pid > 0)
+		cli_error(CMD, "%s: the process or fd went away", operand);
+	if (ret < 0 || (pid > 0 && vs->sources == before))
+		vs->read_failures++;
+	if (pid == 0) {
+		if (!vs->json)
+			cli_note_discovery(CMD, &st);
+		if (!vs->json && !st.drm_fds)
+			printf("no DRM or accel fds found\n");
+	}
+	return 0;
+}
+
+static int check_file(struct vstate *vs, const char *path)
+{
+	struct dac_fdinfo fi;
+	int ret = dac_fdinfo_read_file(path, vs->profile, &fi);
+
+	if (ret == -ENOMEM)
+		return ret;
+	report(vs, path, NULL, &fi, ret);
+	if (!ret)
+		dac_fdinfo_free(&fi);
+	return 0;
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "spec", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "proc-root", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct vstate vs = { .profile = DAC_PROFILE_CURRENT, .proc_root = "/proc" };
+	int c, i, ret = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":as:jqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			vs.all = true;
+			break;
+		case 's':
+			if (dac_profile_parse(optarg, &vs.profile))
+				return cli_usage_error(CMD, "unknown spec '%s' (use 'current' or "
+							    "'2022')", optarg);
+			break;
+		case 'j':
+			vs.json = true;
+			break;
+		case 'q':
+			vs.quiet = true;
+			break;
+		case 'R':
+			if (!*optarg)
+				return cli_usage_error(CMD, "--proc-root needs a directory");
+			vs.proc_root = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return CLI_EXIT_OK;
+		default:
+			return cli_getopt_error(CMD, argv, c);
+		}
+	}
+	if (vs.all && optind < argc)
+		return cli_usage_error(CMD, "--all takes no operands (got '%s')", argv[optind]);
+	if (!vs.all && optind >= argc)
+		return cli_usage_error(CMD, "nothing to validate: give FILE, PID, PID:FD or --all");
+	for (i = optind; i < argc; i++) {
+		long pid, fd;
+
+		if (!*argv[i])
+			return cli_usage_error(CMD, "empty operand");
+		if (parse_pidfd(argv[i], &pid, &fd) < 0)
+			return cli_usage_error(CMD, "bad PID[:FD] '%s'", argv[i]);
+	}
+
+	if (vs.json) {
+		dac_json_init(&vs.j, stdout, true);
+		dac_json_obj_begin(&vs.j, NULL);
+		dac_json_str(&vs.j, "schema", "drmacct-validate/1");
+		dac_json_str(&vs.j, "spec", dac_profile_name(vs.profile));
+		dac_json_arr_begin(&vs.j, "sources");
+	}
+	if (vs.all)
+		ret = check_proc(&vs, 0, -1, "--all");
+	for (i = optind; i < argc && !ret; i++) {
+		long pid, fd;
+
+		if (parse_pidfd(argv[i], &pid, &fd) == 1)
+			ret = check_proc(&vs, (pid_t)pid, (int)fd, argv[i]);
+		else
+			ret = check_file(&vs, argv[i]);
+	}
+	if (ret) {
+		cli_error(CMD, "%s", strerror(-ret));
+		if (vs.json)
+			dac_json_finish(&vs.j);
+		return CLI_EXIT_FAIL;
+	}
+	if (vs.json) {
+		dac_json_arr_end(&vs.j);
+		dac_json_obj_begin(&vs.j, "summary");
+		dac_json_u64(&vs.j, "sources", vs.sources - vs.read_failures);
+		dac_json_u64(&vs.j, "errors", vs.errors);
+		dac_json_u64(&vs.j, "warnings", vs.warnings);
+		dac_json_u64(&vs.j, "notes", vs.notes);
+		dac_json_u64(&vs.j, "failures", vs.read_failures);
+		dac_json_u64(&vs.j, "without_stats", vs.no_stats);
+		dac_json_obj_end(&vs.j);
+		dac_json_obj_end(&vs.j);
+		if (dac_json_finish(&vs.j)) {
+			cli_error(CMD, "writing the output failed");
+			return CLI_EXIT_FAIL;
+		}
+	} else {
+		printf("%zu checked against the %s spec: %zu error%s, %zu warning%s, %zu note%s",
+		       vs.sources - vs.read_failures, dac_profile_name(vs.profile), vs.errors,
+		       vs.errors == 1 ? "" : "s", vs.warnings, vs.warnings == 1 ? "" : "s",
+		       vs.notes, vs.notes == 1 ? "" : "s");
+		if (vs.read_failures)
+			printf(", %zu could not be read", vs.read_failures);
+		if (vs.no_stats)
+			printf(", %zu DRM fd%s without usage stats skipped", vs.no_stats,
+			       vs.no_stats == 1 ? "" : "s");
+		printf("\n");
+		if (fflush(stdout)) {
+			cli_error(CMD, "writing the output failed");
+			return CLI_EXIT_FAIL;
+		}
+	}
+	return vs.errors || vs.read_failures ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+DRMACCT_COMMAND(validate, cmd_validate, "check fdinfo against the usage stats spec");
