@@ -358,7 +358,8 @@ static enum dac_key_type dac_classify(enum dac_profile profile, const char *key,
 	for (i = 0; i < sizeof(dac_keydefs) / sizeof(dac_keydefs[0]); i++) {
 		const struct dac_keydef *d = &dac_keydefs[i];
 
-		if (!(d->profiles & (1u << profile)))
+		/* Cheap filter: the character after "drm-" must match. */
+		if (d->prefix[4] != key[4] || !(d->profiles & (1u << profile)))
 			continue;
 		if (d->named ? strncmp(key, d->prefix, d->len) : strcmp(key, d->prefix))
 			continue;
