@@ -25,7 +25,6 @@
 #define SIMGPU_MAX_INSTANCES	2
 #define SIMGPU_HW_QUEUE_DEPTH	4	/* jobs drm_sched hands to one instance */
 #define SIMGPU_MAX_INFLIGHT	1024	/* unfinished jobs per file; SUBMIT waits */
-#define SIMGPU_MAX_BO_SIZE	(1ull << 30)
 #define SIMGPU_GOV_PERIOD_NS	1000000ull	/* frequency governor step */
 
 enum simgpu_engine_id {

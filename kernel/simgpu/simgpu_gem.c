@@ -92,7 +92,8 @@ struct drm_gem_object *simgpu_gem_create_object(struct drm_device *drm,
  * @data: struct drm_simgpu_gem_create
  * @file: the file that gets the handle
  *
- * Return: 0; -EINVAL for flags, size 0 or size > 1 GiB; -ENOMEM.
+ * Return: 0; -EINVAL for flags, size 0 or size > SIMGPU_MAX_BO_SIZE;
+ * -ENOMEM.
  */
 int simgpu_ioctl_gem_create(struct drm_device *drm, void *data,
 			    struct drm_file *file)

@@ -61,8 +61,10 @@ struct drm_simgpu_set_client_name {
 	__u32 pad;		/* in: must be 0 */
 };
 
+#define SIMGPU_MAX_BO_SIZE	(256ull << 20)	/* larger sizes: -EINVAL */
+
 struct drm_simgpu_gem_create {
-	__u64 size;		/* in: bytes, > 0, rounded up to PAGE_SIZE */
+	__u64 size;		/* in: bytes, 1 .. SIMGPU_MAX_BO_SIZE, rounded up to PAGE_SIZE */
 	__u32 flags;		/* in: must be 0 */
 	__u32 handle;		/* out */
 };
