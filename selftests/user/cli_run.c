@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cli_run.c - run the drmacct binary from host tests. See cli_run.h.
+ */
+#define _GNU_SOURCE
+#include "cli_run.h"
+#include "dtest.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *cli_bin(void)
+{
+	const char *b = getenv("DRMACCT_BIN");
+
+	if (!b || !*b)
+		b = "build/host/drmacct";
+	if (access(b, X_OK))
+		DT_FAIL("drmacct binary '%s' not found (build it first or set DRMACCT_BIN)", b);
+	return b;
+}
+
+static void setenv_append(const char *name, const char *add)
+{
+	const char *old = getenv(name);
+	char *v;
+
+	if (old && *old) {
+		if (asprintf(&v, "%s:%s", old, add) < 0)
+			_exit(127);
+	} else {
+		v = strdup(add);
+	}
+	if (!v || setenv(name, v, 1))
+		_exit(127);
+	free(v);
+}
+
+void cli_child_env(void)
+{
+	setenv_append("ASAN_OPTIONS", "exitcode=86");
+	setenv_append("UBSAN_OPTIONS", "exitcode=86:print_stacktrace=1");
+}
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static void sbuf_add(struct sbuf *b, const char *d, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t nc = b->cap ? b->cap : 4096;
+
+		while (nc < b->len + n + 1)
+			nc *= 2;
+		b->p = realloc(b->p, nc);
+		DT_ASSERT_TRUE(b->p != NULL);
+		b->cap = nc;
+	}
+	memcpy(b->p + b->len, d, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void cli_runv(struct cli_result *r, const char *const *args)
+{
+	const char *bin = cli_bin();
+	struct sbuf bo = { 0 }, be = { 0 };
+	int po[2], pe[2], st;
+	size_t n = 0, i;
+	pid_t pid;
+
+	while (args[n])
+		n++;
+	DT_ASSERT_EQ(pipe2(po, O_CLOEXEC), 0);
+	DT_ASSERT_EQ(pipe2(pe, O_CLOEXEC), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		char **argv = calloc(n + 2, sizeof(*argv));
+		int nul = open("/dev/null", O_RDONLY);
+
+		if (!argv || nul < 0)
+			_exit(127);
+		argv[0] = (char *)"drmacct";
+		for (i = 0; i < n; i++)
+			argv[i + 1] = (char *)args[i];
+		dup2(nul, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		cli_child_env();
+		execv(bin, argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	sbuf_add(&bo, "", 0);
+	sbuf_add(&be, "", 0);
+	for (int open_fds = 2; open_fds;) {
+		struct pollfd pf[2] = { { .fd = po[0], .events = POLLIN },
+					{ .fd = pe[0], .events = POLLIN } };
+		char buf[4096];
+
+		DT_ASSERT_GE(poll(pf, 2, -1), 0);
+		for (i = 0; i < 2; i++) {
+			ssize_t k;
+
+			if (!pf[i].revents)
+				continue;
+			k = read(pf[i].fd, buf, sizeof(buf));
+			if (k > 0) {
+				sbuf_add(i ? &be : &bo, buf, (size_t)k);
+			} else {
+				close(pf[i].fd);
+				if (i)
+					pe[0] = -1;
+				else
+					po[0] = -1;
+				open_fds--;
+			}
+		}
+		if (po[0] < 0 && pe[0] < 0)
+			break;
+	}
+	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	r->out = bo.p;
+	r->err = be.p;
+	if (r->status == CLI_SANITIZER_EXIT)
+		dt_info("sanitizer report from drmacct:\n%s", r->err);
+	DT_ASSERT_NE(r->status, CLI_SANITIZER_EXIT);
+}
+
+void cli_run(struct cli_result *r, const char *arg, ...)
+{
+	const char *args[64];
+	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, arg);
+	for (const char *a = arg; a; a = va_arg(ap, const char *)) {
+		DT_ASSERT_LT(n, sizeof(args) / sizeof(args[0]) - 1);
+		args[n++] = a;
+	}
+	va_end(ap);
+	args[n] = NULL;
+	cli_runv(r, args);
+}
+
+void cli_result_free(struct cli_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+/* ---- a strict JSON syntax checker ---- */
+
+static const char *ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	return s;
+}
+
+static const char *value(const char *s, int depth);
+
+static const char *string(const char *s)
+{
+	if (*s++ != '"')
+		return NULL;
+	while (*s != '"') {
+		if ((unsigned char)*s < 0x20)
+			return NULL;
+		if (*s == '\\') {
+			s++;
+			if (*s == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (!strchr("0123456789abcdefABCDEF", s[i]) || !s[i])
+						return NULL;
+				s += 5;
+				continue;
+			}
+			if (!*s || !strchr("\"\\/bfnrt", *s))
+				return NULL;
+		}
+		s++;
+	}
+	return s + 1;
+}
+
+static const char *number(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (*s >= '0' && *s <= '9')
+			s++;
+	else
+		return NULL;
+	if (*s == '.') {
+		s++;
+		if (*s < '0' || *s > '9')
+			return NULL;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (*s < '0' || *s > '9')
+			return NULL;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return s;
+}
+
+static const char *value(const char *s, int depth)
+{
+	if (depth > 200)
+		return NULL;
+	s = ws(s);
+	if (*s == '{' || *s == '[') {
+		char close = *s == '{' ? '}' : ']';
+		bool obj = *s == '{';
+
+		s = ws(s + 1);
+		if (*s == close)
+			return s + 1;
+		for (;;) {
+			if (obj) {
+				s = string(ws(s));
+				if (!s)
+					return NULL;
+				s = ws(s);
+				if (*s++ != ':')
+					return NULL;
+			}
+			s = value(s, depth + 1);
+			if (!s)
+				return NULL;
+			s = ws(s);
+			if (*s == close)
+				return s + 1;
+			if (*s++ != ',')
+				return NULL;
+		}
+	}
+	if (*s == '"')
+		return string(s);
+	if (!strncmp(s, "true", 4))
+		return s + 4;
+	if (!strncmp(s, "false", 5))
+		return s + 5;
+	if (!strncmp(s, "null", 4))
+		return s + 4;
+	return number(s);
+}
+
+bool cli_json_valid(const char *s)
+{
+	const char *e = value(s, 0);
+
+	return e && !*ws(e);
+}

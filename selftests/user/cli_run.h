@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli_run.h - run the drmacct binary from host tests.
+ *
+ * The binary is $DRMACCT_BIN, or build/host/drmacct relative to the repo
+ * root (the tests' working directory). Sanitizer failures in the child exit
+ * with 86 so they cannot pass for an ordinary exit code.
+ */
+#ifndef DRMACCT_CLI_RUN_H
+#define DRMACCT_CLI_RUN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define CLI_SANITIZER_EXIT 86
+
+struct cli_result {
+	int status;	/* exit code, or 128 + signal */
+	char *out;	/* stdout, NUL-terminated */
+	char *err;	/* stderr */
+};
+
+/* Path of the binary; ASSERTs it exists and is executable. */
+const char *cli_bin(void);
+
+/*
+ * Run drmacct with the NULL-terminated argument list (without argv[0]),
+ * stdin from /dev/null, and collect its output. ASSERTs on harness failures.
+ */
+void cli_run(struct cli_result *r, const char *arg, ...) __attribute__((sentinel));
+/* Same with an argv vector (NULL-terminated, without argv[0]). */
+void cli_runv(struct cli_result *r, const char *const *args);
+void cli_result_free(struct cli_result *r);
+
+/* Strict JSON syntax check of a whole document (RFC 8259). */
+bool cli_json_valid(const char *s);
+
+/* Environment for a child: adds the sanitizer exit code options. */
+void cli_child_env(void);
+
+#endif /* DRMACCT_CLI_RUN_H */

@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_cli.c - the drmacct binary: exit codes, messages, validate/list/top
+ * on real fixtures and synthetic /proc trees, terminal handling of top.
+ */
+#define _GNU_SOURCE
+#include "cli_run.h"
+#include "dtest.h"
+#include "proc_tree.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const FIXTURES[] = {
+	"amdgpu_1.txt", "amdgpu_2.txt", "i915_1.txt", "i915_3.txt",
+	"msm_1.txt", "panfrost_1.txt", "v3d_1.txt", "v3d_3.txt",
+};
+
+static void fixture(const char *name, char *buf, size_t len)
+{
+	const char *sh = getenv("DRMACCT_SHARED");
+
+	snprintf(buf, len, "%s/fixtures/fdinfo/%s", sh && *sh ? sh : "../shared", name);
+	if (access(buf, R_OK))
+		DT_FAIL("fixture %s not readable (set DRMACCT_SHARED)", buf);
+}
+
+static void write_tmp(char *path, size_t len, const char *text)
+{
+	int fd;
+
+	snprintf(path, len, "/tmp/drmacct-cli.XXXXXX");
+	fd = mkstemp(path);
+	DT_ASSERT_GE(fd, 0);
+	DT_ASSERT_EQ(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+#define EXPECT_HAS(hay, needle)						\
+	do {								\
+		if (!strstr((hay), (needle)))				\
+			dt__fail_here(__FILE__, __LINE__, false,	\
+				      "missing \"%s\" in:\n%s", (needle), (hay)); \
+	} while (0)
+
+/* ---- dispatch ---- */
+
+DT_TEST(dispatch_and_help)
+{
+	struct cli_result r;
+
+	cli_runv(&r, (const char *const[]){ NULL });
+	DT_EXPECT_EQ(r.status, 2);
+	EXPECT_HAS(r.err, "Usage: drmacct COMMAND");
+	cli_result_free(&r);
+
+	cli_run(&r, "--help", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "validate");
+	EXPECT_HAS(r.out, "list");
+	EXPECT_HAS(r.out, "top");
+	cli_result_free(&r);
+
+	cli_run(&r, "frobnicate", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	EXPECT_HAS(r.err, "unknown command 'frobnicate'");
+	cli_result_free(&r);
+
+	for (const char *const *c = (const char *const[]){ "validate", "list", "top", NULL };
+	     *c; c++) {
+		cli_run(&r, *c, "--help", NULL);
+		DT_EXPECT_EQ(r.status, 0);
+		EXPECT_HAS(r.out, "Usage: drmacct");
+		DT_EXPECT_STREQ(r.err, "");
+		cli_result_free(&r);
+	}
+}
+
+/* Every bad option of every command: exit 2 and a message naming it. */
+DT_TEST(bad_options_exit_2)
+{
+	static const char *const cases[][5] = {
+		{ "validate", NULL },				/* nothing to do */
+		{ "validate", "--all", "x.txt", NULL },
+		{ "validate", "--spec=2023", "x", NULL },
+		{ "validate", "--spec", NULL },
+		{ "validate", "--frob", "x", NULL },
+		{ "validate", "-z", "x", NULL },
+		{ "validate", "0", NULL },			/* pid 0 */
+		{ "validate", "99999999999", NULL },		/* pid out of range */
+		{ "validate", "1:99999999999", NULL },
+		{ "validate", "", NULL },
+		{ "validate", "--proc-root=", "--all", NULL },
+		{ "validate", "--json=yes", "x", NULL },
+		{ "list", "extra", NULL },
+		{ "list", "--interval=-1", NULL },
+		{ "list", "--interval=abc", NULL },
+		{ "list", "--interval=3601", NULL },
+		{ "list", "-i", NULL },
+		{ "list", "--sort=size", NULL },
+		{ "list", "--pid=0", NULL },
+		{ "list", "--pid=12x", NULL },
+		{ "list", "--spec=x", NULL },
+		{ "list", "--proc-root=", NULL },
+		{ "list", "-x", NULL },
+		{ "top", "-n", "0", NULL },
+		{ "top", "-n", "-3", NULL },
+		{ "top", "-n", "18446744073709551616", NULL },
+		{ "top", "-d", "0", NULL },
+		{ "top", "-d", "nan", NULL },
+		{ "top", "-d", "inf", NULL },
+		{ "top", "-d", "1e3", NULL },
+		{ "top", "-d", ".", NULL },
+		{ "top", "-d", NULL },
+		{ "top", "--sort=cpu", NULL },
+		{ "top", "--iterations", NULL },
+		{ "top", "--pid=-1", NULL },
+		{ "top", "something", NULL },
+		{ "top", "--batch=1", NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cli_result r;
+
+		cli_runv(&r, cases[i]);
+		if (r.status != 2 || !strstr(r.err, "drmacct ") || !strstr(r.err, "--help"))
+			dt__fail_here(__FILE__, __LINE__, false,
+				      "case %zu (%s %s): status %d, stderr:\n%s", i, cases[i][0],
+				      cases[i][1] ? cases[i][1] : "", r.status, r.err);
+		DT_EXPECT_STREQ(r.out, "");
+		cli_result_free(&r);
+	}
+}
+
+/* ---- validate ---- */
+
+DT_TEST(validate_real_fixtures_pass)
+{
+	const char *args[16] = { "validate" };
+	char paths[8][4096];
+	struct cli_result r;
+	size_t i;
+
+	for (i = 0; i < 8; i++) {
+		fixture(FIXTURES[i], paths[i], sizeof(paths[i]));
+		args[i + 1] = paths[i];
+	}
+	args[9] = NULL;
+	cli_runv(&r, args);
+	DT_EXPECT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "8 checked against the current spec: 0 errors");
+	/* panfrost's drm-curfreq-* is not a spec key: a warning with its line */
+	EXPECT_HAS(r.out, "panfrost_1.txt:10: warning:");
+	cli_result_free(&r);
+
+	args[0] = "validate";
+	args[1] = "--spec=2022";
+	args[2] = paths[2];	/* i915_1 */
+	args[3] = NULL;
+	cli_runv(&r, args);
+	DT_EXPECT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "1 checked against the 2022 spec: 0 errors, 0 warnings, 0 notes");
+	cli_result_free(&r);
+}
+
+DT_TEST(validate_errors_exit_1)
+{
+	char bad[64], good[64];
+	struct cli_result r;
+
+	write_tmp(bad, sizeof(bad), "drm-driver: x\ndrm-client-id: 1\n"
+				    "drm-engine-capacity-r: 0\ndrm-engine-r: 5 ns\n");
+	write_tmp(good, sizeof(good), "drm-driver: x\ndrm-client-id: 1\ndrm-engine-r: 5 ns\n");
+
+	cli_run(&r, "validate", good, NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	cli_result_free(&r);
+
+	cli_run(&r, "validate", good, bad, NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	{
+		char want[128];
+
+		snprintf(want, sizeof(want), "%s:3: error:", bad);
+		EXPECT_HAS(r.out, want);
+	}
+	EXPECT_HAS(r.out, "[capacity-zero]");
+	EXPECT_HAS(r.out, "2 checked against the current spec: 1 error");
+	cli_result_free(&r);
+
+	/* -q: only errors and the summary */
+	cli_run(&r, "validate", "-q", good, bad, NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	DT_EXPECT_TRUE(strstr(r.out, "driver x: 0 errors") == NULL);
+	EXPECT_HAS(r.out, "[capacity-zero]");
+	cli_result_free(&r);
+
+	/* Unreadable sources are failures, and the rest is still checked. */
+	cli_run(&r, "validate", "/nonexistent/fdinfo", good, NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "cannot read /nonexistent/fdinfo: No such file or directory");
+	EXPECT_HAS(r.out, "1 checked against the current spec: 0 errors");
+	EXPECT_HAS(r.out, "1 could not be read");
+	cli_result_free(&r);
+
+	/* A file named like a pid is reachable as ./NAME */
+	cli_run(&r, "validate", "/tmp/../tmp/nonexistent-123", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	cli_result_free(&r);
+
+	/* JSON: valid document with the counts and the finding. */
+	cli_run(&r, "validate", "--json", good, bad, NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	DT_EXPECT_TRUE(cli_json_valid(r.out));
+	EXPECT_HAS(r.out, "\"schema\": \"drmacct-validate/1\"");
+	EXPECT_HAS(r.out, "\"code\": \"capacity-zero\"");
+	EXPECT_HAS(r.out, "\"line\": 3");
+	EXPECT_HAS(r.out, "\"errors\": 1,");
+	EXPECT_HAS(r.out, "\"sources\": 2,");
+	cli_result_free(&r);
+	unlink(bad);
+	unlink(good);
+}
+
+static const char *T7 = "drm-driver:\tsimgpu\ndrm-client-id:\t7\n"
+			"drm-engine-render:\t%llu ns\ndrm-engine-copy:\t0 ns\n"
+			"drm-engine-capacity-copy:\t2\ndrm-total-system:\t8 KiB\n"
+			"drm-resident-system:\t4 KiB\n";
+static const char *T8 = "drm-driver:\tsimgpu\ndrm-client-id:\t8\n"
+			"drm-engine-render:\t%llu ns\ndrm-total-system:\t1 MiB\n";
+
+static void add_client(struct proc_tree *pt, pid_t pid, int fd, const char *fmt,
+		       unsigned long long busy)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text), fmt, busy);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(pt, pid, fd, 226, 128, text), 0);
+}
+
+/*
+ * 100 (parent) has client 7 on fds 3 and 4 (dup); 101 (forked child)
+ * inherited fd 3; 101 also opened client 8; 102 has no DRM fds.
+ */
+static void build_tree(struct proc_tree *pt, unsigned long long b7, unsigned long long b8)
+{
+	DT_ASSERT_EQ(proc_tree_init(pt, PROC_TREE_DEVCHAR), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(pt, 100, "parent"), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(pt, 101, "child"), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(pt, 102, "bash"), 0);
+	DT_ASSERT_EQ(proc_tree_add_link_fd(pt, 100, 0, "/dev/null"), 0);
+	add_client(pt, 100, 3, T7, b7);
+	add_client(pt, 100, 4, T7, b7);
+	add_client(pt, 101, 3, T7, b7);
+	add_client(pt, 101, 5, T8, b8);
+	DT_ASSERT_EQ(proc_tree_add_link_fd(pt, 102, 0, "/dev/null"), 0);
+}
+
+DT_TEST(validate_pid_fd_and_all)
+{
+	struct proc_tree pt;
+	struct cli_result r;
+	char bad[256];
+
+	build_tree(&pt, 5, 6);
+	snprintf(bad, sizeof(bad), "drm-driver: x\ndrm-engine-capacity-r: 0\n");
+	DT_ASSERT_EQ(proc_tree_add_proc(&pt, 103, "broken"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 103, 9, 226, 129, bad), 0);
+	/* A DRM fd of a driver that prints no usage stats. */
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 102, 7, 226, 0, "pos:\t0\nflags:\t02\n"), 0);
+
+	cli_run(&r, "validate", "--proc-root", pt.root, "100", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "/100/fdinfo/3: driver simgpu: 0 errors");
+	EXPECT_HAS(r.out, "/100/fdinfo/4: driver simgpu: 0 errors");
+	EXPECT_HAS(r.out, "2 checked");
+	cli_result_free(&r);
+
+	cli_run(&r, "validate", "--proc-root", pt.root, "101:5", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "1 checked");
+	cli_result_free(&r);
+
+	cli_run(&r, "validate", "--proc-root", pt.root, "103:9", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.out, "/103/fdinfo/9:2: error:");
+	cli_result_free(&r);
+
+	cli_run(&r, "validate", "--proc-root", pt.root, "100:0", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "100:0: not a DRM or accel device");
+	cli_result_free(&r);
+
+	cli_run(&r, "validate", "--proc-root", pt.root, "100:77", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "100:77: process has no such fd");
+	cli_result_free(&r);
+
+	cli_run(&r, "validate", "--proc-root", pt.root, "4242", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "4242: no such process");
+	cli_result_free(&r);
+
+	DT_ASSERT_EQ(proc_tree_add_proc(&pt, 104, "idle"), 0);
+	cli_run(&r, "validate", "--proc-root", pt.root, "104", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "104: process has no DRM or accel fds");
+	cli_result_free(&r);
+
+	/* --all: 5 usage-stats fds, one with two errors; the no-stats fd skipped */
+	cli_run(&r, "validate", "--proc-root", pt.root, "--all", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.out, "5 checked against the current spec: 2 errors");
+	EXPECT_HAS(r.out, "1 DRM fd without usage stats skipped");
+	cli_result_free(&r);
+
+	DT_ASSERT_EQ(proc_tree_remove(&pt, 103, ""), 0);
+	cli_run(&r, "validate", "--proc-root", pt.root, "--all", "--json", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(cli_json_valid(r.out));
+	EXPECT_HAS(r.out, "\"sources\": 4,");
+	EXPECT_HAS(r.out, "\"without_stats\": 1");
+	cli_result_free(&r);
+	proc_tree_cleanup(&pt);
+}
+
+/* ---- list ---- */
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+DT_TEST(list_dedupes_and_attributes)
+{
+	struct proc_tree pt;
+	struct cli_result r;
+
+	build_tree(&pt, 1000000000ull, 0);
+	cli_run(&r, "list", "--proc-root", pt.root, "--interval=0", "--sort=id", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	/* client 7 once, with both processes */
+	EXPECT_HAS(r.out, "100,101");
+	EXPECT_HAS(r.out, "2 clients in 2 processes");
+	DT_EXPECT_EQ(count(r.out, "simgpu"), (size_t)2);
+	EXPECT_HAS(r.out, "renderD128");
+	EXPECT_HAS(r.out, "busy       1.000000000 s");
+	EXPECT_HAS(r.out, "capacity 2");
+	EXPECT_HAS(r.out, "total 8.0K resident 4.0K");
+	cli_result_free(&r);
+
+	cli_run(&r, "list", "--proc-root", pt.root, "-i", "0", "--json", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(cli_json_valid(r.out));
+	EXPECT_HAS(r.out, "\"schema\": \"drmacct-list/1\"");
+	DT_EXPECT_EQ(count(r.out, "\"client_id\": 7"), (size_t)1);
+	DT_EXPECT_EQ(count(r.out, "\"client_id\": 8"), (size_t)1);
+	DT_EXPECT_EQ(count(r.out, "\"fd\":"), (size_t)4);	/* holders */
+	EXPECT_HAS(r.out, "\"busy_ns\": 1000000000");
+	EXPECT_HAS(r.out, "\"interval_ns\": null");
+	EXPECT_HAS(r.out, "\"utilization\": null");
+	/* totals: 2 clients; the render total counts client 7 once */
+	EXPECT_HAS(r.out, "\"clients\": 2,\n    \"processes\": 2");
+	EXPECT_HAS(r.out, "\"clients\": 2,\n        \"busy_ns\": 1000000000,");
+	/* memory totals: 8 KiB + 1 MiB, once each */
+	EXPECT_HAS(r.out, "\"total\": 1056768,");
+	EXPECT_HAS(r.out, "\"drm_fds\": 4");
+	cli_result_free(&r);
+
+	cli_run(&r, "list", "--proc-root", pt.root, "-i", "0", "-p", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "100      parent           1");
+	EXPECT_HAS(r.out, "101      child            2");
+	cli_result_free(&r);
+
+	cli_run(&r, "list", "--proc-root", pt.root, "-i", "0", "--pid", "100", "--json", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_EQ(count(r.out, "\"pid\": 101"), (size_t)0);
+	DT_EXPECT_EQ(count(r.out, "\"client_id\": 7"), (size_t)1);
+	cli_result_free(&r);
+
+	cli_run(&r, "list", "--proc-root", pt.root, "-i", "0", "--pid", "4242", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "no process 4242");
+	cli_result_free(&r);
+
+	cli_run(&r, "list", "--proc-root", "/nonexistent/proc", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "cannot open /nonexistent/proc");
+	cli_result_free(&r);
+	proc_tree_cleanup(&pt);
+}
+
+/*
+ * Utilisation over a real interval: a helper process adds exactly 250 ms of
+ * busy time to client 7 while list waits 0.5 s between its two samples.
+ */
+DT_TEST(list_measures_utilisation)
+{
+	struct proc_tree pt;
+	struct cli_result r;
+	const char *u;
+	double util;
+	pid_t pid;
+	int st;
+
+	build_tree(&pt, 1000000000ull, 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		char text[512];
+		struct timespec ts = { 0, 200000000 };
+
+		nanosleep(&ts, NULL);
+		snprintf(text, sizeof(text), T7, 1250000000ull);
+		for (int fd = 3; fd <= 4; fd++)
+			if (proc_tree_set_fdinfo(&pt, 100, fd, text))
+				_exit(1);
+		_exit(proc_tree_set_fdinfo(&pt, 101, 3, text) ? 1 : 0);
+	}
+	cli_run(&r, "list", "--proc-root", pt.root, "--interval=0.5", "--json", NULL);
+	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	DT_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(cli_json_valid(r.out));
+	EXPECT_HAS(r.out, "\"busy_ns\": 1250000000");
+	EXPECT_HAS(r.out, "\"delta_busy_ns\": 250000000");
+	u = strstr(r.out, "\"delta_busy_ns\": 250000000");
+	DT_ASSERT_TRUE(u != NULL);
+	u = strstr(u, "\"utilization\": ");
+	DT_ASSERT_TRUE(u != NULL);
+	util = strtod(u + strlen("\"utilization\": "), NULL);
+	/* 0.25 s over an interval of at least 0.5 s (longer on a loaded box) */
+	DT_EXPECT_LE(util, 0.5 + 1e-6);
+	DT_EXPECT_GT(util, 0.1);
+	cli_result_free(&r);
+	proc_tree_cleanup(&pt);
+}
+
+/* ---- top ---- */
+
+DT_TEST(top_batch_snapshots)
+{
+	struct proc_tree pt;
+	struct cli_result r;
+
+	build_tree(&pt, 5, 6);
+	cli_run(&r, "top", "--proc-root", pt.root, "-n", "3", "-d", "0.05", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_EQ(count(r.out, "== drmacct top: update "), (size_t)3);
+	EXPECT_HAS(r.out, "update 3, interval");
+	DT_EXPECT_EQ(count(r.out, "2 clients in 2 processes"), (size_t)3);
+	DT_EXPECT_TRUE(strchr(r.out, '\033') == NULL);	/* no escapes off a tty */
+	EXPECT_HAS(r.out, "util   0.0%");
+	cli_result_free(&r);
+
+	cli_run(&r, "top", "--proc-root", pt.root, "-n", "1", "-d", "0.01", "-p", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "101      child            2");
+	cli_result_free(&r);
+	proc_tree_cleanup(&pt);
+}
+
+/* top on a pseudo terminal. */
+struct ptyrun {
+	int master, slave;
+	pid_t pid;
+	struct termios before;
+	char out[1 << 16];
+	size_t len;
+};
+
+static void pty_start(struct ptyrun *p, const char *root)
+{
+	const char *bin = cli_bin();
+	struct winsize ws = { .ws_row = 30, .ws_col = 100 };
+	char *name;
+
+	memset(p, 0, sizeof(*p));
+	p->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	DT_ASSERT_GE(p->master, 0);
+	DT_ASSERT_EQ(grantpt(p->master), 0);
+	DT_ASSERT_EQ(unlockpt(p->master), 0);
+	name = ptsname(p->master);
+	DT_ASSERT_TRUE(name != NULL);
+	p->slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	DT_ASSERT_GE(p->slave, 0);
+	DT_ASSERT_EQ(ioctl(p->slave, TIOCSWINSZ, &ws), 0);
+	DT_ASSERT_EQ(tcgetattr(p->slave, &p->before), 0);
+	DT_ASSERT_TRUE(p->before.c_lflag & ICANON);
+	DT_ASSERT_TRUE(p->before.c_lflag & ECHO);
+	p->pid = fork();
+	DT_ASSERT_GE(p->pid, 0);
+	if (p->pid == 0) {
+		int fd;
+
+		setsid();
+		fd = open(name, O_RDWR);	/* becomes the controlling tty */
+		if (fd < 0)
+			_exit(127);
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		cli_child_env();
+		execl(bin, "drmacct", "top", "--proc-root", root, "-d", "0.1", (char *)NULL);
+		_exit(127);
+	}
+}
+
+/* Read from the master until @needle shows up (or timeout). */
+static bool pty_wait_for(struct ptyrun *p, const char *needle, int ms)
+{
+	uint64_t end = (uint64_t)time(NULL) * 1000 + (uint64_t)ms;
+
+	for (;;) {
+		struct pollfd pf = { .fd = p->master, .events = POLLIN };
+		ssize_t n;
+
+		p->out[p->len] = '\0';
+		if (strstr(p->out, needle))
+			return true;
+		if ((uint64_t)time(NULL) * 1000 > end || p->len >= sizeof(p->out) - 1)
+			return false;
+		if (poll(&pf, 1, 100) <= 0)
+			continue;
+		n = read(p->master, p->out + p->len, sizeof(p->out) - 1 - p->len);
+		if (n <= 0)
+			return strstr(p->out, needle) != NULL;
+		p->len += (size_t)n;
+	}
+}
+
+static int pty_wait_exit(struct ptyrun *p)
+{
+	int st = 0;
+
+	for (int i = 0; i < 100; i++) {
+		pid_t w;
+
+		pty_wait_for(p, "\001never\001", 50);	/* keep draining */
+		w = waitpid(p->pid, &st, WNOHANG);
+		if (w == p->pid)
+			return st;
+	}
+	kill(p->pid, SIGKILL);
+	waitpid(p->pid, &st, 0);
+	DT_FAIL("drmacct top did not exit");
+	return st;
+}
+
+static void expect_restored(struct ptyrun *p)
+{
+	struct termios now;
+
+	DT_ASSERT_EQ(tcgetattr(p->slave, &now), 0);
+	DT_EXPECT_EQ(now.c_lflag, p->before.c_lflag);
+	DT_EXPECT_EQ(now.c_iflag, p->before.c_iflag);
+	DT_EXPECT_EQ(now.c_oflag, p->before.c_oflag);
+	DT_EXPECT_EQ(now.c_cc[VMIN], p->before.c_cc[VMIN]);
+	DT_EXPECT_EQ(now.c_cc[VTIME], p->before.c_cc[VTIME]);
+	p->out[p->len] = '\0';
+	/* left the alternate screen and showed the cursor again */
+	DT_EXPECT_TRUE(strstr(p->out, "\033[?25h\033[?1049l") != NULL);
+}
+
+static void expect_raw(struct ptyrun *p)
+{
+	struct termios now;
+
+	DT_ASSERT_EQ(tcgetattr(p->slave, &now), 0);
+	DT_EXPECT_FALSE(now.c_lflag & ICANON);
+	DT_EXPECT_FALSE(now.c_lflag & ECHO);
+}
+
+DT_TEST_TIMEOUT(top_tty_q_quits_and_restores, 60)
+{
+	struct proc_tree pt;
+	struct ptyrun p;
+	int st;
+
+	build_tree(&pt, 5, 6);
+	pty_start(&p, pt.root);
+	DT_ASSERT_TRUE(pty_wait_for(&p, "drmacct top", 10000));
+	DT_ASSERT_TRUE(pty_wait_for(&p, "renderD128", 10000));
+	expect_raw(&p);
+	DT_EXPECT_TRUE(strstr(p.out, "\033[?1049h") != NULL);
+	/* sort key: the header follows */
+	DT_ASSERT_EQ(write(p.master, "m", 1), 1);
+	DT_EXPECT_TRUE(pty_wait_for(&p, "sort mem", 10000));
+	DT_ASSERT_EQ(write(p.master, "P", 1), 1);
+	DT_EXPECT_TRUE(pty_wait_for(&p, "CLIENTS", 10000));
+	DT_ASSERT_EQ(write(p.master, "q", 1), 1);
+	st = pty_wait_exit(&p);
+	DT_EXPECT_TRUE(WIFEXITED(st));
+	DT_EXPECT_EQ(WEXITSTATUS(st), 0);
+	expect_restored(&p);
+	close(p.master);
+	close(p.slave);
+	proc_tree_cleanup(&pt);
+}
+
+static void signal_case(int sig)
+{
+	struct proc_tree pt;
+	struct ptyrun p;
+	int st;
+
+	build_tree(&pt, 5, 6);
+	pty_start(&p, pt.root);
+	DT_ASSERT_TRUE(pty_wait_for(&p, "renderD128", 10000));
+	expect_raw(&p);
+	DT_ASSERT_EQ(kill(p.pid, sig), 0);
+	st = pty_wait_exit(&p);
+	/* the signal is re-raised after the terminal is restored */
+	DT_EXPECT_TRUE(WIFSIGNALED(st));
+	if (WIFSIGNALED(st))
+		DT_EXPECT_EQ(WTERMSIG(st), sig);
+	else
+		dt_info("exit status %d", WEXITSTATUS(st));
+	expect_restored(&p);
+	close(p.master);
+	close(p.slave);
+	proc_tree_cleanup(&pt);
+}
+
+DT_TEST_TIMEOUT(top_tty_sigterm_restores, 60)
+{
+	signal_case(SIGTERM);
+}
+
+DT_TEST_TIMEOUT(top_tty_sigint_restores, 60)
+{
+	signal_case(SIGINT);
+}
+
+DT_TEST_TIMEOUT(top_tty_sighup_restores, 60)
+{
+	signal_case(SIGHUP);
+}
+
+DT_MAIN
