@@ -159,10 +159,15 @@ int main(void)
 		if (l < 5 || strcmp(de->d_name + l - 4, ".txt"))
 			continue;
 		if (n == cap) {
+			struct sample *ns;
+
 			cap = cap ? 2 * cap : 16;
-			s = realloc(s, cap * sizeof(*s));
-			if (!s)
+			ns = realloc(s, cap * sizeof(*s));
+			if (!ns) {
+				fprintf(stderr, "bench_parse: out of memory\n");
 				return 1;
+			}
+			s = ns;
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		memset(&s[n], 0, sizeof(s[n]));

@@ -53,9 +53,11 @@ static char *canonical(char *s)
 	DT_ASSERT_TRUE(tok != NULL);
 	for (t = strtok_r(s, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
 		if (n == cap) {
+			char **nt = realloc(tok, 2 * cap * sizeof(*tok));
+
+			DT_ASSERT_TRUE(nt != NULL);
+			tok = nt;
 			cap *= 2;
-			tok = realloc(tok, cap * sizeof(*tok));
-			DT_ASSERT_TRUE(tok != NULL);
 		}
 		tok[n++] = t;
 		len += strlen(t) + 1;
