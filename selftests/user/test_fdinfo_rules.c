@@ -370,6 +370,30 @@ DT_TEST(rejected_values_not_used)
 	dac_fdinfo_free(&fi);
 }
 
+/* xe prints cycles, total-cycles and capacity per engine, no drm-engine-. */
+DT_TEST(cycles_only_engine_values)
+{
+	struct dac_fdinfo fi;
+	const struct dac_engine *e;
+
+	fdinfo_tu_parse(HDR "drm-cycles-vcs: 0\ndrm-total-cycles-vcs: 7655183225\n"
+			"drm-engine-capacity-vcs: 2\ndrm-cycles-rcs: 28257900\n"
+			"drm-total-cycles-rcs: 7655183225\n", CUR, &fi);
+	DT_ASSERT_EQ(fi.nengines, (size_t)2);
+	e = dac_fdinfo_engine(&fi, "vcs");
+	DT_ASSERT_TRUE(e != NULL);
+	DT_EXPECT_FALSE(e->has_busy);
+	DT_EXPECT_TRUE(e->has_capacity);
+	DT_EXPECT_EQ(e->capacity, 2u);
+	DT_EXPECT_EQ(e->total_cycles, 7655183225ull);
+	e = dac_fdinfo_engine(&fi, "rcs");
+	DT_ASSERT_TRUE(e != NULL);
+	DT_EXPECT_EQ(e->cycles, 28257900u);
+	DT_EXPECT_EQ(e->capacity, 1u);
+	DT_EXPECT_EQ(dac_fdinfo_errors(&fi), (size_t)0);
+	dac_fdinfo_free(&fi);
+}
+
 DT_TEST(duplicate_first_wins)
 {
 	struct dac_fdinfo fi;
