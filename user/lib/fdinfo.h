@@ -191,8 +191,9 @@ struct dac_region {
 /**
  * struct dac_fdinfo - result of parsing one fdinfo text
  * @profile:      the profile it was checked against
- * @kv/@nkv:      every key/value line in file order (blank lines and lines
- *                without ':' that are not drm- lines are not listed)
+ * @kv/@nkv:      every key/value line in file order; blank lines, lines
+ *                without ':' and lines with a NUL byte are not listed (a
+ *                NUL byte is always an error, a missing ':' on a drm- line)
  * @find/@nfind:  findings sorted by line (file-level ones, line 0, first)
  * @nlines:       number of lines in the text
  * @is_drm:       at least one key starts with "drm-"
@@ -225,7 +226,7 @@ struct dac_fdinfo {
 	size_t nregions;
 	/* private: */
 	char *priv_text;	/* owned copy of the input, strings point here */
-	void *priv_alloc;	/* other owned allocations */
+	void *priv_alloc;	/* reserved; freed by dac_fdinfo_free() */
 };
 
 /**
