@@ -12,6 +12,7 @@
 #ifndef _DRMACCT_H_
 #define _DRMACCT_H_
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 struct device;
@@ -45,7 +46,7 @@ struct drmacct_engine_desc {
 
 /* drmacct_device_desc.flags */
 /** DRMACCT_DEVICE_LEGACY_MEMORY - also print drm-memory-<r> (= resident) */
-#define DRMACCT_DEVICE_LEGACY_MEMORY	(1u << 0)
+#define DRMACCT_DEVICE_LEGACY_MEMORY	BIT(0)
 
 /**
  * struct drmacct_device_desc - static description of a device

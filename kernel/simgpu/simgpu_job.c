@@ -43,6 +43,7 @@ void simgpu_job_retire(struct simgpu_job *job, u32 status)
 		simgpu_bo_mem_event(sfile, job->dst, DRMACCT_MEM_IDLE);
 	}
 	job->result->status = status;
+	/* Publish every result field before done; pairs with WAIT's acquire. */
 	smp_store_release(&job->result->done, true);
 	atomic_dec(&sfile->inflight);
 	wake_up_all(&job->sdev->done_wq);
@@ -385,6 +386,12 @@ err_job:
 	return ret;
 }
 
+static bool simgpu_result_done(const struct simgpu_result *result)
+{
+	/* Pairs with the release in simgpu_job_retire(): fields after done. */
+	return smp_load_acquire(&result->done);
+}
+
 /**
  * simgpu_ioctl_wait() - DRM_IOCTL_SIMGPU_WAIT
  * @drm: the device
@@ -414,7 +421,7 @@ int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 	if (!result)
 		return -ENOENT;
 
-	if (!smp_load_acquire(&result->done)) {
+	if (!simgpu_result_done(result)) {
 		unsigned long timeout;
 
 		if (!args->timeout_ns)
@@ -422,9 +429,10 @@ int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 		timeout = nsecs_to_jiffies64(args->timeout_ns);
 		if (timeout >= MAX_SCHEDULE_TIMEOUT)
 			timeout = MAX_SCHEDULE_TIMEOUT - 1;
+		timeout = max(timeout, 1UL);
 		ret = wait_event_interruptible_timeout(sdev->done_wq,
-				smp_load_acquire(&result->done),
-				max(timeout, 1UL));
+						       simgpu_result_done(result),
+						       timeout);
 		if (ret < 0)
 			return ret;
 		if (ret == 0)
