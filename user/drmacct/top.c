@@ -164,7 +164,7 @@ static void fmt_bar(char *buf, size_t width, double u)
 		u = 0;
 	if (u > 1)
 		u = 1;
-	fill = (size_t)llround(u * (double)width);
+	fill = (size_t)(u * (double)width + 0.5);
 	for (i = 0; i < width; i++)
 		buf[i] = i < fill ? '#' : '.';
 	buf[width] = '\0';

@@ -98,7 +98,7 @@ int cli_parse_seconds(const char *s, double max, bool allow_zero, uint64_t *ns)
 		return -EINVAL;
 	if (v > max)
 		return -ERANGE;
-	*ns = (uint64_t)llround(v * 1e9);
+	*ns = (uint64_t)(v * 1e9 + 0.5);
 	if (!*ns && !allow_zero)
 		return -ERANGE;
 	return 0;

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_cli_vm.c - the drmacct CLI against real simgpu clients (guest test).
+ *
+ * Runs /usr/bin/drmacct (or $DRMACCT_BIN) and compares what it reports with
+ * the raw fdinfo and with what the test itself did on the device:
+ *  - `validate --all` finds no spec errors in simgpu's fdinfo;
+ *  - `list --json` shows the same counters as /proc/self/fdinfo;
+ *  - a client whose fd is dup'd and inherited by a child is one client,
+ *    held by both processes, counted once in the totals;
+ *  - utilisation of a fully busy engine is ~100 % (capacity 1) and ~50 %
+ *    with one job on a capacity-2 engine;
+ *  - `top` runs in batch mode.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <drm.h>
+#include "dtest.h"
+#include "fdinfo.h"
+#include "simgpu_drm.h"
+
+/* ---- device ---- */
+
+static int open_simgpu(void)
+{
+	char path[64], name[32];
+	int i;
+
+	for (i = 128; i < 192; i++) {
+		struct drm_version v = { 0 };
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		memset(name, 0, sizeof(name));
+		v.name = name;
+		v.name_len = sizeof(name) - 1;
+		if (!ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "simgpu"))
+			return fd;
+		close(fd);
+	}
+	DT_SKIP("no simgpu render node (is simgpu.ko loaded?)");
+	return -1;
+}
+
+static uint64_t client_id(int fd, unsigned int *nengines)
+{
+	struct drm_simgpu_query_device q = { 0 };
+
+	DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_QUERY_DEVICE, &q), 0);
+	if (nengines)
+		*nengines = q.num_engines;
+	if (!(q.flags & SIMGPU_DEVICE_ACCOUNTING))
+		DT_SKIP("simgpu runs without the drmacct helper");
+	return q.client_id;
+}
+
+static void query_engine(int fd, unsigned int idx, struct drm_simgpu_query_engine *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->engine = idx;
+	DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_QUERY_ENGINE, q), 0);
+}
+
+/* First engine with capacity @cap (any when 0); -1 when none. */
+static int find_engine(int fd, unsigned int n, unsigned int cap,
+		       struct drm_simgpu_query_engine *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		query_engine(fd, i, q);
+		if (!cap || q->capacity == cap)
+			return (int)i;
+	}
+	return -1;
+}
+
+static uint64_t submit_busy(int fd, unsigned int engine, uint64_t ns)
+{
+	struct drm_simgpu_submit s = { 0 };
+
+	s.engine = engine;
+	s.instance = SIMGPU_INSTANCE_ANY;
+	s.op = SIMGPU_OP_BUSY;
+	s.busy_ns = ns;
+	DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_SUBMIT, &s), 0);
+	return s.job_id;
+}
+
+static void wait_job(int fd, uint64_t job)
+{
+	struct drm_simgpu_wait w = { 0 };
+
+	w.job_id = job;
+	w.timeout_ns = 60ull * 1000000000ull;
+	DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_WAIT, &w), 0);
+	DT_ASSERT_EQ(w.status, (uint32_t)SIMGPU_JOB_DONE);
+}
+
+static void gem_create(int fd, uint64_t size)
+{
+	struct drm_simgpu_gem_create c = { .size = size };
+
+	DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_GEM_CREATE, &c), 0);
+}
+
+/* ---- running drmacct ---- */
+
+struct run {
+	int status;
+	char *out;
+	size_t len;
+};
+
+static void drmacct(struct run *r, const char *a0, ...) __attribute__((sentinel));
+
+static void drmacct(struct run *r, const char *a0, ...)
+{
+	const char *bin = getenv("DRMACCT_BIN");
+	char *argv[32];
+	int p[2], st, n = 0;
+	va_list ap;
+	pid_t pid;
+
+	if (!bin || !*bin)
+		bin = "/usr/bin/drmacct";
+	if (access(bin, X_OK))
+		DT_FAIL("%s not found", bin);
+	argv[n++] = (char *)"drmacct";
+	va_start(ap, a0);
+	for (const char *a = a0; a && n < 31; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	DT_ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		execv(bin, argv);
+		_exit(127);
+	}
+	close(p[1]);
+	r->out = NULL;
+	r->len = 0;
+	for (;;) {
+		char buf[4096];
+		ssize_t k = read(p[0], buf, sizeof(buf));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		r->out = realloc(r->out, r->len + (size_t)k + 1);
+		DT_ASSERT_TRUE(r->out != NULL);
+		memcpy(r->out + r->len, buf, (size_t)k);
+		r->len += (size_t)k;
+		r->out[r->len] = '\0';
+	}
+	close(p[0]);
+	if (!r->out)
+		r->out = strdup("");
+	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* ---- picking values out of drmacct's pretty-printed JSON ---- */
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* The client object with this id: from its "client_id" to the next client. */
+static char *client_obj(const char *json, uint64_t id)
+{
+	char key[64];
+	const char *s, *e;
+	char *obj;
+
+	snprintf(key, sizeof(key), "\"client_id\": %llu,", (unsigned long long)id);
+	s = strstr(json, key);
+	if (!s)
+		return NULL;
+	e = strstr(s, "\"index\":");
+	if (!e)
+		e = strstr(s, "\"processes\":");
+	if (!e)
+		e = s + strlen(s);
+	obj = strndup(s, (size_t)(e - s));
+	DT_ASSERT_TRUE(obj != NULL);
+	return obj;
+}
+
+/* Value of "@field": N after "name": "@engine" inside @obj; -1 if absent. */
+static long long engine_field(const char *obj, const char *engine, const char *field)
+{
+	char key[96];
+	const char *s, *next, *f;
+
+	snprintf(key, sizeof(key), "\"name\": \"%s\",", engine);
+	s = strstr(obj, key);
+	if (!s)
+		return -1;
+	next = strstr(s + strlen(key), "\"name\": ");
+	snprintf(key, sizeof(key), "\"%s\": ", field);
+	f = strstr(s, key);
+	if (!f || (next && f > next))
+		return -1;
+	f += strlen(key);
+	if (!strncmp(f, "null", 4))
+		return -2;
+	return strtoll(f, NULL, 10);
+}
+
+static double engine_util(const char *obj, const char *engine)
+{
+	char key[96];
+	const char *s, *f, *next;
+
+	snprintf(key, sizeof(key), "\"name\": \"%s\",", engine);
+	s = strstr(obj, key);
+	DT_ASSERT_TRUE(s != NULL);
+	next = strstr(s + strlen(key), "\"name\": ");
+	f = strstr(s, "\"utilization\": ");
+	DT_ASSERT_TRUE(f != NULL && (!next || f < next));
+	f += strlen("\"utilization\": ");
+	if (!strncmp(f, "null", 4))
+		DT_FAIL("utilization of %s is null", engine);
+	return strtod(f, NULL);
+}
+
+/* ---- tests ---- */
+
+DT_TEST_TIMEOUT(validate_all_has_no_errors, 120)
+{
+	unsigned int n, i;
+	struct run r;
+	char pidfd[32];
+	int fd = open_simgpu(), fd2 = open_simgpu();
+
+	client_id(fd, &n);
+	gem_create(fd, 65536);
+	for (i = 0; i < n; i++)
+		wait_job(fd, submit_busy(fd, i, 1000000));
+	drmacct(&r, "validate", "--all", NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(strstr(r.out, ": 0 errors") != NULL);
+	DT_EXPECT_TRUE(strstr(r.out, "driver simgpu") != NULL);
+	free(r.out);
+
+	snprintf(pidfd, sizeof(pidfd), "%d:%d", (int)getpid(), fd);
+	drmacct(&r, "validate", pidfd, NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(strstr(r.out, "1 checked against the current spec: 0 errors") != NULL);
+	free(r.out);
+	close(fd2);
+	close(fd);
+}
+
+DT_TEST_TIMEOUT(list_json_matches_raw_fdinfo, 120)
+{
+	struct dac_fdinfo fi;
+	char path[64], pid[16], *obj;
+	unsigned int n, i;
+	uint64_t id;
+	struct run r;
+	int fd = open_simgpu();
+
+	id = client_id(fd, &n);
+	gem_create(fd, 3 * 65536);
+	for (i = 0; i < n; i++)
+		wait_job(fd, submit_busy(fd, i, 5000000 * (i + 1)));
+	/* Idle now: the counters stay put between our read and drmacct's. */
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	DT_ASSERT_EQ(dac_fdinfo_read_file(path, DAC_PROFILE_CURRENT, &fi), 0);
+	DT_ASSERT_TRUE(fi.has_client_id);
+	DT_EXPECT_EQ(fi.client_id, id);
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	drmacct(&r, "list", "--json", "--interval=0", "--pid", pid, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	DT_EXPECT_EQ(count(r.out, "\"client_id\": "), (size_t)1);
+	obj = client_obj(r.out, id);
+	DT_ASSERT_TRUE(obj != NULL);
+	DT_EXPECT_TRUE(strstr(obj, "\"driver\": \"simgpu\"") != NULL);
+	DT_EXPECT_EQ(fi.nengines, (size_t)n);
+	for (i = 0; i < fi.nengines; i++) {
+		const struct dac_engine *e = &fi.engines[i];
+
+		DT_EXPECT_TRUE(e->has_busy);
+		DT_EXPECT_GE(e->busy_ns, 5000000ull * (i + 1));
+		DT_EXPECT_EQ(engine_field(obj, e->name, "busy_ns"), (long long)e->busy_ns);
+		DT_EXPECT_EQ(engine_field(obj, e->name, "capacity"), (long long)e->capacity);
+		if (e->has_cycles)
+			DT_EXPECT_EQ(engine_field(obj, e->name, "cycles"), (long long)e->cycles);
+		if (e->has_maxfreq)
+			DT_EXPECT_EQ(engine_field(obj, e->name, "maxfreq_hz"),
+				     (long long)e->maxfreq_hz);
+		if (e->has_total_cycles)
+			DT_EXPECT_EQ(engine_field(obj, e->name, "total_cycles"),
+				     (long long)e->total_cycles);
+	}
+	for (i = 0; i < fi.nregions; i++) {
+		const struct dac_region *g = &fi.regions[i];
+		char key[128];
+
+		if (!g->has_total)
+			continue;
+		snprintf(key, sizeof(key), "\"region\": \"%s\",\n          \"total\": %llu,",
+			 g->name, (unsigned long long)g->total);
+		if (!strstr(obj, key))
+			DT_FAIL("region %s total %llu not in:\n%s", g->name,
+				(unsigned long long)g->total, obj);
+	}
+	free(obj);
+	free(r.out);
+	dac_fdinfo_free(&fi);
+	close(fd);
+}
+
+DT_TEST_TIMEOUT(dup_and_fork_counted_once, 120)
+{
+	char *obj, key[64], *tot;
+	int fd = open_simgpu(), fd2, p[2];
+	struct drm_simgpu_query_engine q;
+	long long busy, total_busy;
+	unsigned int n;
+	uint64_t id;
+	struct run r;
+	pid_t child;
+	int eng;
+
+	id = client_id(fd, &n);
+	eng = find_engine(fd, n, 0, &q);
+	DT_ASSERT_GE(eng, 0);
+	fd2 = dup(fd);
+	DT_ASSERT_GE(fd2, 0);
+	DT_ASSERT_EQ(pipe(p), 0);
+	child = fork();
+	DT_ASSERT_GE(child, 0);
+	if (child == 0) {
+		char c;
+
+		close(p[1]);
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	wait_job(fd, submit_busy(fd, (unsigned int)eng, 20000000));
+	wait_job(fd2, submit_busy(fd2, (unsigned int)eng, 10000000));
+
+	drmacct(&r, "list", "--json", "--interval=0", NULL);
+	close(p[1]);
+	waitpid(child, NULL, 0);
+	DT_ASSERT_EQ(r.status, 0);
+	snprintf(key, sizeof(key), "\"client_id\": %llu,", (unsigned long long)id);
+	DT_EXPECT_EQ(count(r.out, key), (size_t)1);
+	obj = client_obj(r.out, id);
+	DT_ASSERT_TRUE(obj != NULL);
+	snprintf(key, sizeof(key), "\"pid\": %d,", (int)getpid());
+	DT_EXPECT_EQ(count(obj, key), (size_t)2);	/* fd and fd2 */
+	snprintf(key, sizeof(key), "\"pid\": %d,", (int)child);
+	DT_EXPECT_EQ(count(obj, key), (size_t)2);	/* both inherited */
+	busy = engine_field(obj, q.name, "busy_ns");
+	DT_EXPECT_GE(busy, 30000000ll);
+	/* Totals: this device's engine has exactly our one client, counted once. */
+	tot = strstr(r.out, "\"totals\":");
+	DT_ASSERT_TRUE(tot != NULL);
+	snprintf(key, sizeof(key), "\"name\": \"%s\",\n", q.name);
+	tot = strstr(tot, key);
+	DT_ASSERT_TRUE(tot != NULL);
+	DT_EXPECT_TRUE(strstr(tot, "\"clients\": 1,") != NULL);
+	total_busy = strtoll(strstr(tot, "\"busy_ns\": ") + 11, NULL, 10);
+	DT_EXPECT_EQ(total_busy, busy);
+	/* Both processes are listed with the client. */
+	snprintf(key, sizeof(key), "\"pid\": %d,\n      \"comm\"", (int)child);
+	DT_EXPECT_TRUE(strstr(strstr(r.out, "\"processes\": ["), key) != NULL);
+	free(obj);
+	free(r.out);
+	close(fd2);
+	close(fd);
+}
+
+static void busy_util(unsigned int cap, double lo, double hi)
+{
+	struct drm_simgpu_query_engine q;
+	char pid[16], *obj;
+	unsigned int n;
+	uint64_t id, job;
+	struct run r;
+	double u;
+	int fd = open_simgpu(), eng;
+
+	id = client_id(fd, &n);
+	eng = find_engine(fd, n, cap, &q);
+	if (eng < 0)
+		DT_SKIP("no engine with capacity %u", cap);
+	/* One 3 s job: the 0.5 s sampling window lies inside it. */
+	job = submit_busy(fd, (unsigned int)eng, 3000000000ull);
+	usleep(100000);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	drmacct(&r, "list", "--json", "--interval=0.5", "--pid", pid, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	obj = client_obj(r.out, id);
+	DT_ASSERT_TRUE(obj != NULL);
+	u = engine_util(obj, q.name);
+	dt_info("engine %s capacity %u: utilization %.4f", q.name, q.capacity, u);
+	DT_EXPECT_GE(u, lo);
+	DT_EXPECT_LE(u, hi);
+	free(obj);
+	free(r.out);
+
+	drmacct(&r, "top", "-n", "1", "-d", "0.3", "--pid", pid, NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(strstr(r.out, "== drmacct top: update 1") != NULL);
+	DT_EXPECT_TRUE(strstr(r.out, "simgpu") != NULL);
+	DT_EXPECT_TRUE(strstr(r.out, q.name) != NULL);
+	free(r.out);
+	wait_job(fd, job);
+	close(fd);
+}
+
+DT_TEST_TIMEOUT(busy_engine_utilisation_full, 120)
+{
+	busy_util(1, 0.85, 1.05);
+}
+
+DT_TEST_TIMEOUT(busy_engine_utilisation_half_of_capacity_2, 120)
+{
+	busy_util(2, 0.40, 0.55);
+}
+
+DT_MAIN
