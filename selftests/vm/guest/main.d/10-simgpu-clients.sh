@@ -1,0 +1,59 @@
+#!/bin/sh
+# make run demo, part 1: several simgpu clients on different engines, some
+# with buffers, running in the background; while they run, print the DRM
+# keys of every simgpu file descriptor they hold (/proc/PID/fdinfo/FD).
+# Afterwards each client's ground truth (Σ busy ns, Σ cycles from WAIT).
+#
+# Runs in the guest (busybox sh) after modprobe drmacct simgpu.
+
+out=/tmp/demo-clients
+rm -rf "$out"
+mkdir -p "$out"
+
+if ! command -v simgpu-load >/dev/null 2>&1; then
+	echo "simgpu-load is not installed in the guest; nothing to demo"
+	exit 1
+fi
+
+start() { # start NAME ARGS...: one background client, output in $out/NAME.log
+	name=$1
+	shift
+	simgpu-load --quiet --name "$name" "$@" >"$out/$name.log" 2>&1 &
+	echo "$!" >"$out/$name.pid"
+	echo "started $name (pid $!): simgpu-load $*"
+}
+
+# Engines by name: render (1 instance), copy (2), video (1), compute (total-cycles).
+start game     --engine render  --duration 4ms  --time 6s --parallel 2 --buffers 4 --buffer-size 1M --hold 1s
+start blitter  --engine copy    --op copy --buffers 2 --buffer-size 4M --time 6s --parallel 2 --hold 1s
+start encoder  --engine video   --duration 15ms --time 6s --buffers 1 --buffer-size 256K --hold 1s
+start trainer  --engine compute --duration 40ms --time 6s --hold 1s
+start mixed    --engine render,video,compute --duration 2ms --time 6s --fork 2 --hold 1s
+
+# Let them get going, then show what fdinfo says about each one.
+sleep 1.5
+echo
+echo "== fdinfo of every simgpu client (DRM keys only)"
+for p in /proc/[0-9]*; do
+	pid=${p#/proc/}
+	for fd in "$p"/fd/*; do
+		target=$(readlink "$fd" 2>/dev/null) || continue
+		case "$target" in /dev/dri/renderD*) ;; *) continue ;; esac
+		n=${fd##*/}
+		grep -q '^drm-driver:[[:space:]]*simgpu' "$p/fdinfo/$n" 2>/dev/null || continue
+		echo "-- pid $pid ($(cat "$p/comm" 2>/dev/null)) fd $n -> $target"
+		grep '^drm-' "$p/fdinfo/$n"
+	done
+done
+
+echo
+echo "== waiting for the clients to finish"
+for f in "$out"/*.pid; do
+	wait "$(cat "$f")" 2>/dev/null
+done
+wait
+for f in "$out"/*.log; do
+	name=${f##*/}
+	echo "-- ${name%.log}"
+	cat "$f"
+done
