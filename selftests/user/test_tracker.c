@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #define SEC 1000000000ull
 #define DEV0 makedev(226, 128)
@@ -127,6 +128,46 @@ DT_TEST(time_utilisation_with_capacity)
 	DT_EXPECT_EQ(e->d_busy_ns, 3 * SEC);
 	DT_EXPECT_NEAR(e->util, 0.75, 1e-12);		/* 3 s of 2 s x 2 */
 	DT_EXPECT_TRUE(isnan(e->util_cycles));
+	dac_tracker_free(t);
+}
+
+/* Each client's interval runs between its own reads, not the sample starts. */
+DT_TEST(per_client_read_times)
+{
+	struct dac_tracker *t = dac_tracker_new();
+	struct dac_fdinfo a, b;
+	const char *ta0 = "drm-driver: x\ndrm-client-id: 1\ndrm-engine-r: 0 ns\n";
+	const char *ta1 = "drm-driver: x\ndrm-client-id: 1\ndrm-engine-r: 500000000 ns\n";
+	const char *tb0 = "drm-driver: x\ndrm-client-id: 2\ndrm-engine-r: 0 ns\n";
+	const char *tb1 = "drm-driver: x\ndrm-client-id: 2\ndrm-engine-r: 600000000 ns\n";
+
+	DT_ASSERT_TRUE(t != NULL);
+	DT_ASSERT_EQ(dac_tracker_begin(t, 10 * SEC), 0);
+	DT_ASSERT_EQ(dac_fdinfo_parse(ta0, strlen(ta0), DAC_PROFILE_CURRENT, &a), 0);
+	DT_ASSERT_EQ(dac_fdinfo_parse(tb0, strlen(tb0), DAC_PROFILE_CURRENT, &b), 0);
+	DT_ASSERT_EQ(dac_tracker_add_at(t, 1, 3, "a", DEV0, &a, 10 * SEC), 0);
+	DT_ASSERT_EQ(dac_tracker_add_at(t, 2, 3, "b", DEV0, &b, 10 * SEC + SEC / 2), 0);
+	/* a dup'd fd of client 1 read later in the same walk does not count */
+	DT_ASSERT_EQ(dac_tracker_add_at(t, 1, 4, "a", DEV0, &a, 10 * SEC + SEC / 4), 0);
+	DT_ASSERT_EQ(dac_tracker_end(t), 0);
+	dac_fdinfo_free(&a);
+	dac_fdinfo_free(&b);
+
+	DT_ASSERT_EQ(dac_tracker_begin(t, 11 * SEC), 0);
+	DT_ASSERT_EQ(dac_fdinfo_parse(ta1, strlen(ta1), DAC_PROFILE_CURRENT, &a), 0);
+	DT_ASSERT_EQ(dac_fdinfo_parse(tb1, strlen(tb1), DAC_PROFILE_CURRENT, &b), 0);
+	DT_ASSERT_EQ(dac_tracker_add_at(t, 1, 3, "a", DEV0, &a, 11 * SEC), 0);
+	DT_ASSERT_EQ(dac_tracker_add_at(t, 2, 3, "b", DEV0, &b, 12 * SEC), 0);
+	DT_ASSERT_EQ(dac_tracker_add_at(t, 1, 4, "a", DEV0, &a, 11 * SEC + SEC / 4), 0);
+	DT_ASSERT_EQ(dac_tracker_end(t), 0);
+	dac_fdinfo_free(&a);
+	dac_fdinfo_free(&b);
+
+	DT_EXPECT_EQ(client_by_id(t, DEV0, 1)->interval_ns, SEC);
+	DT_EXPECT_EQ(client_by_id(t, DEV0, 2)->interval_ns, 3 * SEC / 2);
+	DT_EXPECT_NEAR(eng(t, DEV0, 1, "r")->util, 0.5, 1e-12);	/* 0.5 s of 1 s */
+	DT_EXPECT_NEAR(eng(t, DEV0, 2, "r")->util, 0.4, 1e-12);	/* 0.6 s of 1.5 s */
+	DT_EXPECT_EQ(dac_tracker_interval_ns(t), SEC);
 	dac_tracker_free(t);
 }
 
@@ -516,6 +557,9 @@ DT_TEST(sample_proc_synthetic_tree)
 	struct dac_discover_opts o = { .fd = -1 };
 	struct dac_discover_stats st;
 	struct dac_tracker *t = dac_tracker_new();
+	const struct dac_tk_client *c;
+	const struct dac_tk_engine *e;
+	uint64_t t0, t1, t2, t3;
 	struct dac_discover *d;
 	struct proc_tree pt;
 	char text[256];
@@ -533,7 +577,9 @@ DT_TEST(sample_proc_synthetic_tree)
 	o.proc_root = pt.root;
 	d = dac_discover_new(&o);
 	DT_ASSERT_TRUE(d != NULL);
-	DT_ASSERT_EQ(dac_tracker_sample_proc(t, d, DAC_PROFILE_CURRENT, 100 * SEC, &st), 0);
+	t0 = dac_now_ns();
+	DT_ASSERT_EQ(dac_tracker_sample_proc(t, d, DAC_PROFILE_CURRENT, t0, &st), 0);
+	t1 = dac_now_ns();
 	DT_EXPECT_EQ(st.drm_fds, 4u);
 	DT_EXPECT_EQ(dac_tracker_nclients(t), (size_t)1);
 
@@ -541,10 +587,24 @@ DT_TEST(sample_proc_synthetic_tree)
 	for (int fd = 3; fd <= 4; fd++)
 		DT_ASSERT_EQ(proc_tree_set_fdinfo(&pt, 10, fd, text), 0);
 	DT_ASSERT_EQ(proc_tree_set_fdinfo(&pt, 11, 3, text), 0);
-	DT_ASSERT_EQ(dac_tracker_sample_proc(t, d, DAC_PROFILE_CURRENT, 103 * SEC, &st), 0);
+	usleep(100000);
+	t2 = dac_now_ns();
+	DT_ASSERT_EQ(dac_tracker_sample_proc(t, d, DAC_PROFILE_CURRENT, t2, &st), 0);
+	t3 = dac_now_ns();
 	DT_ASSERT_EQ(dac_tracker_nclients(t), (size_t)1);
-	DT_EXPECT_NEAR(eng(t, makedev(226, 128), 7, "render")->util, 0.25, 1e-12);
-	DT_EXPECT_EQ(dac_tracker_client(t, 0)->nholders, (size_t)3);
+	/*
+	 * The fdinfo was read inside each call, so the client's interval lies
+	 * in [t2 - t1, t3 - t0] and 750 ms of new busy time gives a utilisation
+	 * between 0.75 s / (t3 - t0) and 0.75 s / (t2 - t1).
+	 */
+	c = dac_tracker_client(t, 0);
+	DT_EXPECT_GE(c->interval_ns, t2 - t1);
+	DT_EXPECT_LE(c->interval_ns, t3 - t0);
+	e = eng(t, makedev(226, 128), 7, "render");
+	DT_EXPECT_EQ(e->d_busy_ns, 750000000u);
+	DT_EXPECT_GE(e->util, 0.75e9 / (double)(t3 - t0) - 1e-9);
+	DT_EXPECT_LE(e->util, 0.75e9 / (double)(t2 - t1) + 1e-9);
+	DT_EXPECT_EQ(c->nholders, (size_t)3);
 	DT_EXPECT_EQ(dac_tracker_nprocs(t), (size_t)2);
 	DT_EXPECT_STREQ(dac_tracker_proc(t, 1)->comm, "child");
 	dac_discover_free(d);

@@ -449,6 +449,10 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 			dac_json_null(&j, "client_id");
 		dac_json_str(&j, "client_name", c->client_name);
 		dac_json_u64(&j, "spec_errors", c->spec_errors);
+		if (c->interval_ns)
+			dac_json_u64(&j, "interval_ns", c->interval_ns);
+		else
+			dac_json_null(&j, "interval_ns");
 		dac_json_arr_begin(&j, "holders");
 		for (k = 0; k < c->nholders; k++) {
 			dac_json_obj_begin(&j, NULL);

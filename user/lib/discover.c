@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 struct dbuf {
@@ -247,6 +248,12 @@ static int visit_fd(struct dac_discover *d, int dirfd, const char *name, pid_t p
 	}
 	st->drm_fds++;
 	memset(&fdi, 0, sizeof(fdi));
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		fdi.read_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
 	fdi.pid = pid;
 	fdi.fd = fdnum;
 	fdi.major = maj;

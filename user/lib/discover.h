@@ -47,6 +47,7 @@ struct dac_fd_info {
 	const char *comm;	/* process name; "" when it could not be read */
 	const char *text;	/* fdinfo contents, NUL-terminated */
 	size_t len;		/* strlen(text) */
+	uint64_t read_ns;	/* CLOCK_MONOTONIC ns when the fdinfo was read */
 };
 
 struct dac_discover_stats {

@@ -325,6 +325,8 @@ int dac_tracker_begin(struct dac_tracker *t, uint64_t now_ns)
 			c->holders[j].comm = NULL;
 		}
 		c->nholders = 0;
+		c->prev_seen_ns = c->seen_ns;
+		c->seen_ns = 0;
 		for (j = 0; j < c->nengines; j++) {
 			struct dac_tk_engine *e = &c->engines[j];
 
@@ -447,6 +449,12 @@ static void fill_region(struct dac_tk_region *r, const struct dac_region *fr)
 int dac_tracker_add(struct dac_tracker *t, pid_t pid, int fd, const char *comm, dev_t rdev,
 		    const struct dac_fdinfo *fi)
 {
+	return dac_tracker_add_at(t, pid, fd, comm, rdev, fi, t ? t->now_ns : 0);
+}
+
+int dac_tracker_add_at(struct dac_tracker *t, pid_t pid, int fd, const char *comm, dev_t rdev,
+		       const struct dac_fdinfo *fi, uint64_t read_ns)
+{
 	struct dac_tk_client probe = { 0 }, *c;
 	struct pending p = { 0 };
 	struct ckey key;
@@ -526,6 +534,8 @@ int dac_tracker_add(struct dac_tracker *t, pid_t pid, int fd, const char *comm, 
 		c = &t->clients[idx];
 		hash_put(t, idx);
 	}
+	if (c->gen != t->gen || !c->seen_ns)
+		c->seen_ns = read_ns;	/* first read of this client in the sample */
 	c->gen = t->gen;
 	c->holders[c->nholders].pid = pid;
 	c->holders[c->nholders].fd = fd;
@@ -590,6 +600,9 @@ static void compute_util(struct dac_tracker *t, struct dac_tk_client *c)
 	size_t i;
 
 	c->interval_ns = fresh ? 0 : t->interval_ns;
+	/* Its own read times, when they are known and sane. */
+	if (!fresh && c->prev_seen_ns && c->seen_ns > c->prev_seen_ns)
+		c->interval_ns = c->seen_ns - c->prev_seen_ns;
 	for (i = 0; i < c->nengines; i++) {
 		struct dac_tk_engine *e = &c->engines[i];
 		/* A counter first seen in this sample has no previous value. */
@@ -818,7 +831,8 @@ static int sample_cb(const struct dac_fd_info *fdi, void *arg)
 	if (ret)
 		return ret;
 	if (fi.driver)
-		ret = dac_tracker_add(sc->t, fdi->pid, fdi->fd, fdi->comm, fdi->rdev, &fi);
+		ret = dac_tracker_add_at(sc->t, fdi->pid, fdi->fd, fdi->comm, fdi->rdev, &fi,
+					 fdi->read_ns);
 	dac_fdinfo_free(&fi);
 	return ret;
 }

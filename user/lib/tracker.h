@@ -113,6 +113,8 @@ struct dac_tk_client {
 	struct dac_tk_region *regions;
 	size_t nregions;
 	uint64_t first_ns;		/* time of the first sample seeing it */
+	uint64_t seen_ns;		/* when it was read in the latest sample */
+	uint64_t prev_seen_ns;		/* ... and in the sample before */
 	uint64_t interval_ns;		/* of the last utilisation; 0: none yet */
 	/* private: */
 	uint64_t key_id;		/* client id, or pid << 32 | fd without one */
@@ -166,6 +168,15 @@ int dac_tracker_begin(struct dac_tracker *t, uint64_t now_ns);
  */
 int dac_tracker_add(struct dac_tracker *t, pid_t pid, int fd, const char *comm, dev_t rdev,
 		    const struct dac_fdinfo *fi);
+/*
+ * Same, with the time @read_ns (CLOCK_MONOTONIC ns) at which this fdinfo was
+ * read. A client's utilisation interval is then the time between its own
+ * reads in the two samples (first read per sample counts) instead of the
+ * time between the samples' begin calls, which removes the error of a walk
+ * that takes longer in one sample than in the other.
+ */
+int dac_tracker_add_at(struct dac_tracker *t, pid_t pid, int fd, const char *comm, dev_t rdev,
+		       const struct dac_fdinfo *fi, uint64_t read_ns);
 /*
  * Ends the sample: forgets clients not seen in it, computes utilisation
  * against the previous sample and rebuilds the process and total views.
