@@ -26,7 +26,8 @@ struct seen {
 struct seen_list {
 	struct seen v[8192];
 	size_t n;
-	int stop_after;		/* > 0: return 42 after this many */
+	int stop_after;		/* > 0: return stop_value (42) after this many */
+	int stop_value;
 };
 
 static int collect(const struct dac_fd_info *fdi, void *arg)
@@ -46,7 +47,7 @@ static int collect(const struct dac_fd_info *fdi, void *arg)
 	s->text = strdup(fdi->text);
 	DT_ASSERT_TRUE(s->text != NULL);
 	if (l->stop_after && (int)l->n == l->stop_after)
-		return 42;
+		return l->stop_value ? l->stop_value : 42;
 	return 0;
 }
 
@@ -314,6 +315,14 @@ DT_TEST_F(tree, callback_stops_walk)
 	l->stop_after = 2;
 	DT_EXPECT_EQ(walk(self->pt.root, 0, -1, l, NULL), 42);
 	DT_EXPECT_EQ(l->n, (size_t)2);
+	free_list(l);
+	/* negative values (e.g. -ENOMEM from the consumer) stop it too */
+	l->stop_value = -ENOMEM;
+	DT_EXPECT_EQ(walk(self->pt.root, 0, -1, l, NULL), -ENOMEM);
+	DT_EXPECT_EQ(l->n, (size_t)2);
+	free_list(l);
+	l->stop_after = 1;
+	DT_EXPECT_EQ(walk(self->pt.root, 200, 7, l, NULL), -ENOMEM);
 	free_list(l);
 	free(l);
 }

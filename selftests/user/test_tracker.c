@@ -607,6 +607,15 @@ DT_TEST(sample_proc_synthetic_tree)
 	DT_EXPECT_EQ(c->nholders, (size_t)3);
 	DT_EXPECT_EQ(dac_tracker_nprocs(t), (size_t)2);
 	DT_EXPECT_STREQ(dac_tracker_proc(t, 1)->comm, "child");
+
+	/* An allocation failure in the middle of a walk stops it and is returned. */
+	dac_tracker_test_fail_alloc(0);
+	DT_EXPECT_EQ(dac_tracker_sample_proc(t, d, DAC_PROFILE_CURRENT, dac_now_ns(), &st),
+		     -ENOMEM);
+	dac_tracker_test_fail_alloc(-1);
+	DT_ASSERT_EQ(dac_tracker_sample_proc(t, d, DAC_PROFILE_CURRENT, dac_now_ns(), &st), 0);
+	DT_EXPECT_EQ(dac_tracker_nclients(t), (size_t)1);
+	DT_EXPECT_EQ(dac_tracker_client(t, 0)->nholders, (size_t)3);
 	dac_discover_free(d);
 	dac_tracker_free(t);
 	proc_tree_cleanup(&pt);

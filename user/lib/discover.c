@@ -195,13 +195,13 @@ static bool synthetic_char_link(int dirfd, const char *name, unsigned int *maj,
 
 /*
  * Look at one fd entry @name of @pid (relative to @dirfd, which is PID/fd or
- * the proc root when @name is a full "PID/fd/N"). Returns 0, the callback's
- * value, or a negative errno for an error the caller must see (single-fd
- * mode); counting goes to @st.
+ * the proc root when @name is a full "PID/fd/N"). Returns 0 when the callback
+ * ran (its value in *@cbret) or a negative errno why it did not (not a DRM
+ * device, gone, denied: counted in @st).
  */
 static int visit_fd(struct dac_discover *d, int dirfd, const char *name, pid_t pid,
 		    int fdnum, dac_discover_fn fn, void *arg,
-		    struct dac_discover_stats *st)
+		    struct dac_discover_stats *st, int *cbret)
 {
 	struct dac_fd_info fdi;
 	unsigned int maj, min;
@@ -262,7 +262,8 @@ static int visit_fd(struct dac_discover *d, int dirfd, const char *name, pid_t p
 	fdi.comm = get_comm(d, pid);
 	fdi.text = d->text.p;
 	fdi.len = d->text.len;
-	return fn(&fdi, arg);
+	*cbret = fn(&fdi, arg);
+	return 0;
 }
 
 /* Walk PID/fd. Returns 0, the callback's value or -ENOMEM. */
@@ -314,10 +315,9 @@ static int visit_proc(struct dac_discover *d, pid_t pid, dac_discover_fn fn,
 				continue;
 			if (!parse_dec(de->d_name, INT_MAX, &fdnum))
 				continue;
-			ret = visit_fd(d, dfd, de->d_name, pid, (int)fdnum, fn, arg, st);
-			if (ret < 0)
-				ret = 0;	/* counted; go on */
-			else if (ret)
+			/* a negative return was counted in @st; go on */
+			visit_fd(d, dfd, de->d_name, pid, (int)fdnum, fn, arg, st, &ret);
+			if (ret)
 				goto out;
 		}
 	}
@@ -330,7 +330,7 @@ int dac_discover_run(struct dac_discover *d, dac_discover_fn fn, void *arg,
 			 struct dac_discover_stats *st)
 {
 	struct dac_discover_stats local;
-	int ret = 0;
+	int ret = 0, cbret = 0;
 
 	if (!st)
 		st = &local;
@@ -347,10 +347,10 @@ int dac_discover_run(struct dac_discover *d, dac_discover_fn fn, void *arg,
 			return visit_proc(d, d->pid, fn, arg, st);
 		st->procs++;
 		snprintf(path, sizeof(path), "%d/fd/%d", (int)d->pid, d->fd);
-		ret = visit_fd(d, d->rootfd, path, d->pid, d->fd, fn, arg, st);
+		ret = visit_fd(d, d->rootfd, path, d->pid, d->fd, fn, arg, st, &cbret);
 		if (ret == -ENOENT)
 			return -EBADF;
-		return ret;
+		return ret ? ret : cbret;
 	}
 
 	if (lseek(d->rootfd, 0, SEEK_SET) < 0)
