@@ -466,12 +466,12 @@ static void busy_util(unsigned int cap, double lo, double hi)
 
 DT_TEST_TIMEOUT(busy_engine_utilisation_full, 120)
 {
-	busy_util(1, 0.85, 1.05);
+	busy_util(1, 0.92, 1.04);
 }
 
 DT_TEST_TIMEOUT(busy_engine_utilisation_half_of_capacity_2, 120)
 {
-	busy_util(2, 0.40, 0.55);
+	busy_util(2, 0.45, 0.53);
 }
 
 DT_MAIN
