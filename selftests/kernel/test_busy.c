@@ -129,7 +129,7 @@ DT_TEST_F(gpu, idle_after_work_delta_exactly_zero)
 
 /*
  * Keep @eng's instances @inst[0..ninst) busy with back-to-back jobs for
- * 1.5 s each, read fdinfo twice WINDOW_NS apart inside that span, and check
+ * 1.56 s each, read fdinfo twice WINDOW_NS apart inside that span, and check
  * the delta against the busy time WAIT says fell between the reads.
  *
  * The kernel samples its clock somewhere inside each read's bracket, so the
@@ -139,7 +139,12 @@ DT_TEST_F(gpu, idle_after_work_delta_exactly_zero)
 static void busy_window(int fd, const struct sg_dev *dev, const struct sg_engine *eng,
 			const unsigned int *inst, unsigned int ninst)
 {
-	const uint64_t job_ns = 100 * NSEC_PER_MSEC, total_ns = 1500 * NSEC_PER_MSEC;
+	/*
+	 * 130 ms jobs: no whole number of them is within 1% of the 500 ms
+	 * window (3 x 130 = 390, 4 x 130 = 520), so counting only finished
+	 * jobs (no in-flight part) cannot pass by luck.
+	 */
+	const uint64_t job_ns = 130 * NSEC_PER_MSEC, total_ns = 1560 * NSEC_PER_MSEC;
 	size_t per = total_ns / job_ns, n = per * ninst, k = 0;
 	struct job_rec *j = calloc(n, sizeof(*j));
 	uint64_t delta, lo, hi, window, slack;
