@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 struct seen {
@@ -260,13 +261,35 @@ DT_TEST_F(tree, permission_denied_counted)
 	DT_ASSERT_EQ(proc_tree_chmod(&self->pt, 600, "fd", 0755), 0);
 	DT_ASSERT_EQ(proc_tree_chmod(&self->pt, 600, "fdinfo/3", 0000), 0);
 	DT_ASSERT_EQ(proc_tree_chmod(&self->pt, 600, "fdinfo/4", 0000), 0);
-	if (geteuid() == 0) {
-		/* Root reads everything: look as nobody (this is a forked child). */
-		DT_ASSERT_EQ(setresgid(65534, 65534, 65534), 0);
-		DT_ASSERT_EQ(setresuid(65534, 65534, 65534), 0);
+	{
+		/*
+		 * Root reads everything: walk as nobody, in a child so that the
+		 * teardown still runs as root and can remove the tree.
+		 */
+		struct { struct dac_discover_stats st; size_t n; int ret; } res;
+		int p[2];
+		pid_t pid;
+
+		DT_ASSERT_EQ(pipe(p), 0);
+		pid = fork();
+		DT_ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			memset(&res, 0, sizeof(res));
+			if (geteuid() == 0 && (setresgid(65534, 65534, 65534) ||
+					       setresuid(65534, 65534, 65534)))
+				_exit(1);
+			res.ret = walk(self->pt.root, 0, -1, l, &res.st);
+			res.n = l->n;
+			_exit(write(p[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);
+		}
+		close(p[1]);
+		DT_ASSERT_EQ(read(p[0], &res, sizeof(res)), (ssize_t)sizeof(res));
+		close(p[0]);
+		waitpid(pid, NULL, 0);
+		st = res.st;
+		DT_ASSERT_EQ(res.ret, 0);
+		DT_EXPECT_EQ(res.n, (size_t)4);
 	}
-	DT_ASSERT_EQ(walk(self->pt.root, 0, -1, l, &st), 0);
-	DT_EXPECT_EQ(l->n, (size_t)4);
 	DT_EXPECT_EQ(st.denied_procs, 1u);
 	DT_EXPECT_EQ(st.denied_fds, 2u);
 	DT_EXPECT_EQ(st.drm_fds, 4u);
