@@ -54,6 +54,21 @@ int cli_parse_u64(const char *s, uint64_t *out);
 /* Seconds as a decimal number, 0 <= s <= max; @allow_zero. */
 int cli_parse_seconds(const char *s, double max, bool allow_zero, uint64_t *ns);
 
+/*
+ * Option arguments shared by several subcommands. Each parses @arg into *@out
+ * and returns 0, or prints the usage error and returns CLI_EXIT_USAGE.
+ */
+int cli_opt_pid(const char *cmd, const char *arg, pid_t *out);		/* --pid */
+int cli_opt_spec(const char *cmd, const char *arg, enum dac_profile *out);	/* --spec */
+int cli_opt_proc_root(const char *cmd, const char *arg, const char **out);	/* --proc-root */
+
+/*
+ * Open the /proc walk described by @o and a tracker (list, top). Prints why
+ * on failure and returns -1; 0 on success.
+ */
+int cli_open_tracker(const char *cmd, const struct dac_discover_opts *o,
+		     struct dac_discover **d, struct dac_tracker **t);
+
 /* "renderD128", "card0", "accel0", or "226:300" when unknown. */
 const char *cli_dev_name(unsigned int major, unsigned int minor, char *buf, size_t len);
 /* Bytes as "0", "512", "8.0K", "1.5M", "2.0G" (binary units). */
@@ -68,6 +83,8 @@ enum cli_sort {
 };
 
 int cli_parse_sort(const char *s, enum cli_sort *out);
+/* --sort: like cli_opt_pid(). */
+int cli_opt_sort(const char *cmd, const char *arg, enum cli_sort *out);
 const char *cli_sort_name(enum cli_sort s);
 
 /* Utilisation summary of a client: max over its engines, -1 when unknown. */

@@ -62,10 +62,10 @@ static int cmd_list(int argc, char **argv)
 	enum dac_profile profile = DAC_PROFILE_CURRENT;
 	enum cli_sort sort = CLI_SORT_UTIL;
 	bool json = false, procs = false, reverse = false;
-	uint64_t interval = 500000000ull, v;
+	uint64_t interval = 500000000ull;
 	struct dac_discover_stats st;
 	struct dac_tracker *t = NULL;
-	struct dac_discover *d;
+	struct dac_discover *d = NULL;
 	int c, ret, rc = CLI_EXIT_FAIL;
 
 	optind = 1;
@@ -84,27 +84,23 @@ static int cmd_list(int argc, char **argv)
 						       optarg);
 			break;
 		case 's':
-			if (cli_parse_sort(optarg, &sort))
-				return cli_usage_error(CMD, "unknown sort key '%s' (util, mem, pid, "
-							    "id)", optarg);
+			if (cli_opt_sort(CMD, optarg, &sort))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'r':
 			reverse = true;
 			break;
 		case 'P':
-			if (cli_parse_u64(optarg, &v) || !v || v > 0x7fffffff)
-				return cli_usage_error(CMD, "bad pid '%s'", optarg);
-			dopts.pid = (pid_t)v;
+			if (cli_opt_pid(CMD, optarg, &dopts.pid))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'S':
-			if (dac_profile_parse(optarg, &profile))
-				return cli_usage_error(CMD, "unknown spec '%s' (use 'current' or "
-							    "'2022')", optarg);
+			if (cli_opt_spec(CMD, optarg, &profile))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'R':
-			if (!*optarg)
-				return cli_usage_error(CMD, "--proc-root needs a directory");
-			dopts.proc_root = optarg;
+			if (cli_opt_proc_root(CMD, optarg, &dopts.proc_root))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);
@@ -116,17 +112,8 @@ static int cmd_list(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 
-	d = dac_discover_new(&dopts);
-	if (!d) {
-		cli_error(CMD, "cannot open %s: %s", dopts.proc_root ? dopts.proc_root : "/proc",
-			  strerror(errno));
+	if (cli_open_tracker(CMD, &dopts, &d, &t))
 		return CLI_EXIT_FAIL;
-	}
-	t = dac_tracker_new();
-	if (!t) {
-		cli_error(CMD, "out of memory");
-		goto out;
-	}
 	ret = dac_tracker_sample_proc(t, d, profile, dac_now_ns(), &st);
 	if (!ret && interval) {
 		sleep_ns(interval);

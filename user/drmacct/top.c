@@ -392,7 +392,7 @@ static int cmd_top(int argc, char **argv)
 	struct dac_discover_opts dopts = { .fd = -1 };
 	struct top tp = { .profile = DAC_PROFILE_CURRENT, .interval = 1000000000ull };
 	bool batch = false, tty;
-	uint64_t next, v;
+	uint64_t next;
 	int c, ret = 0, rc = CLI_EXIT_FAIL;
 
 	optind = 1;
@@ -413,9 +413,8 @@ static int cmd_top(int argc, char **argv)
 			batch = true;
 			break;
 		case 's':
-			if (cli_parse_sort(optarg, &tp.sort))
-				return cli_usage_error(CMD, "unknown sort key '%s' (util, mem, pid, "
-							    "id)", optarg);
+			if (cli_opt_sort(CMD, optarg, &tp.sort))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'r':
 			tp.reverse = true;
@@ -424,19 +423,16 @@ static int cmd_top(int argc, char **argv)
 			tp.procs = true;
 			break;
 		case 'P':
-			if (cli_parse_u64(optarg, &v) || !v || v > 0x7fffffff)
-				return cli_usage_error(CMD, "bad pid '%s'", optarg);
-			dopts.pid = (pid_t)v;
+			if (cli_opt_pid(CMD, optarg, &dopts.pid))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'S':
-			if (dac_profile_parse(optarg, &tp.profile))
-				return cli_usage_error(CMD, "unknown spec '%s' (use 'current' or "
-							    "'2022')", optarg);
+			if (cli_opt_spec(CMD, optarg, &tp.profile))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'R':
-			if (!*optarg)
-				return cli_usage_error(CMD, "--proc-root needs a directory");
-			dopts.proc_root = optarg;
+			if (cli_opt_proc_root(CMD, optarg, &dopts.proc_root))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);
@@ -448,17 +444,8 @@ static int cmd_top(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 
-	tp.d = dac_discover_new(&dopts);
-	if (!tp.d) {
-		cli_error(CMD, "cannot open %s: %s", dopts.proc_root ? dopts.proc_root : "/proc",
-			  strerror(errno));
+	if (cli_open_tracker(CMD, &dopts, &tp.d, &tp.t))
 		return CLI_EXIT_FAIL;
-	}
-	tp.t = dac_tracker_new();
-	if (!tp.t) {
-		cli_error(CMD, "out of memory");
-		goto out;
-	}
 
 	tty = !batch && isatty(STDOUT_FILENO);
 	tp.keys = tty && isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &term_orig);
@@ -519,7 +506,6 @@ static int cmd_top(int argc, char **argv)
 		rc = CLI_EXIT_OK;
 	if (!tty && !ret)
 		cli_note_discovery(CMD, &tp.st);
-out:
 	dac_tracker_free(tp.t);
 	dac_discover_free(tp.d);
 	return rc;

@@ -104,6 +104,58 @@ int cli_parse_seconds(const char *s, double max, bool allow_zero, uint64_t *ns)
 	return 0;
 }
 
+int cli_opt_pid(const char *cmd, const char *arg, pid_t *out)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(arg, &v) || !v || v > 0x7fffffff)
+		return cli_usage_error(cmd, "bad pid '%s'", arg);
+	*out = (pid_t)v;
+	return 0;
+}
+
+int cli_opt_spec(const char *cmd, const char *arg, enum dac_profile *out)
+{
+	if (dac_profile_parse(arg, out))
+		return cli_usage_error(cmd, "unknown spec '%s' (use 'current' or '2022')", arg);
+	return 0;
+}
+
+int cli_opt_proc_root(const char *cmd, const char *arg, const char **out)
+{
+	if (!*arg)
+		return cli_usage_error(cmd, "--proc-root needs a directory");
+	*out = arg;
+	return 0;
+}
+
+int cli_opt_sort(const char *cmd, const char *arg, enum cli_sort *out)
+{
+	if (cli_parse_sort(arg, out))
+		return cli_usage_error(cmd, "unknown sort key '%s' (util, mem, pid, id)", arg);
+	return 0;
+}
+
+int cli_open_tracker(const char *cmd, const struct dac_discover_opts *o,
+		     struct dac_discover **d, struct dac_tracker **t)
+{
+	*t = NULL;
+	*d = dac_discover_new(o);
+	if (!*d) {
+		cli_error(cmd, "cannot open %s: %s", o->proc_root ? o->proc_root : "/proc",
+			  strerror(errno));
+		return -1;
+	}
+	*t = dac_tracker_new();
+	if (!*t) {
+		cli_error(cmd, "out of memory");
+		dac_discover_free(*d);
+		*d = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 const char *cli_dev_name(unsigned int maj, unsigned int min, char *buf, size_t len)
 {
 	if (maj == DAC_DRM_MAJOR && min < 64)

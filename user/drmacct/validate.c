@@ -255,9 +255,8 @@ static int cmd_validate(int argc, char **argv)
 			vs.all = true;
 			break;
 		case 's':
-			if (dac_profile_parse(optarg, &vs.profile))
-				return cli_usage_error(CMD, "unknown spec '%s' (use 'current' or "
-							    "'2022')", optarg);
+			if (cli_opt_spec(CMD, optarg, &vs.profile))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'j':
 			vs.json = true;
@@ -266,9 +265,8 @@ static int cmd_validate(int argc, char **argv)
 			vs.quiet = true;
 			break;
 		case 'R':
-			if (!*optarg)
-				return cli_usage_error(CMD, "--proc-root needs a directory");
-			vs.proc_root = optarg;
+			if (cli_opt_proc_root(CMD, optarg, &vs.proc_root))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);

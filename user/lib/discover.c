@@ -175,6 +175,23 @@ static const char *get_comm(struct dac_discover *d, pid_t pid)
 }
 
 /*
+ * Count why a proc file could not be looked at: gone (the process exited or
+ * the fd was closed), denied, or anything else (kept in last_errno).
+ */
+static void count_failure(struct dac_discover_stats *st, int err, uint64_t *gone,
+			  uint64_t *denied)
+{
+	if (err == ENOENT || err == ESRCH)
+		(*gone)++;
+	else if (err == EACCES || err == EPERM)
+		(*denied)++;
+	else {
+		st->errors++;
+		st->last_errno = err;
+	}
+}
+
+/*
  * Synthetic trees only: DIR/PID/fd/N -> "/dev/char/M:m" that does not exist.
  * Returns true and fills @maj/@min when the link has that exact form.
  */
@@ -220,14 +237,7 @@ static int visit_fd(struct dac_discover *d, int dirfd, const char *name, pid_t p
 		/* marked DRM fd of a synthetic tree, see discover.h */
 	} else {
 		ret = -errno;
-		if (ret == -ENOENT || ret == -ESRCH)
-			st->gone_fds++;
-		else if (ret == -EACCES || ret == -EPERM)
-			st->denied_fds++;
-		else {
-			st->errors++;
-			st->last_errno = -ret;
-		}
+		count_failure(st, -ret, &st->gone_fds, &st->denied_fds);
 		return ret;
 	}
 	if (!dac_is_drm_rdev(maj))
@@ -236,14 +246,7 @@ static int visit_fd(struct dac_discover *d, int dirfd, const char *name, pid_t p
 	snprintf(path, sizeof(path), "%d/fdinfo/%d", (int)pid, fdnum);
 	ret = read_file_at(d->rootfd, path, &d->text);
 	if (ret) {
-		if (ret == -ENOENT || ret == -ESRCH)
-			st->gone_fds++;
-		else if (ret == -EACCES || ret == -EPERM)
-			st->denied_fds++;
-		else {
-			st->errors++;
-			st->last_errno = -ret;
-		}
+		count_failure(st, -ret, &st->gone_fds, &st->denied_fds);
 		return ret;
 	}
 	st->drm_fds++;
@@ -277,14 +280,7 @@ static int visit_proc(struct dac_discover *d, pid_t pid, dac_discover_fn fn,
 	snprintf(path, sizeof(path), "%d/fd", (int)pid);
 	dfd = openat(d->rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
-		if (errno == ENOENT || errno == ESRCH)
-			st->gone_procs++;
-		else if (errno == EACCES || errno == EPERM)
-			st->denied_procs++;
-		else {
-			st->errors++;
-			st->last_errno = errno;
-		}
+		count_failure(st, errno, &st->gone_procs, &st->denied_procs);
 		return 0;
 	}
 	if (dbuf_reserve(&d->fdents, 32768)) {
@@ -296,12 +292,7 @@ static int visit_proc(struct dac_discover *d, pid_t pid, dac_discover_fn fn,
 		ssize_t off;
 
 		if (n < 0) {
-			if (errno == ENOENT || errno == ESRCH) {
-				st->gone_procs++;
-			} else {
-				st->errors++;
-				st->last_errno = errno;
-			}
+			count_failure(st, errno, &st->gone_procs, &st->denied_procs);
 			break;
 		}
 		if (n == 0)

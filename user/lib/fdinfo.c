@@ -534,32 +534,62 @@ static int dac_string(struct dac_parser *p, struct dac_kv *kv)
 	return 1;
 }
 
-static int dac_engine_idx(struct dac_parser *p, const char *name, unsigned int line,
-			  size_t *idx)
-{
-	struct dac_fdinfo *fi = p->fi;
-	uint64_t h = dac_hash(name);
-	struct dac_map_ent *e = dac_map_find(&p->engines, name, h);
-	struct dac_engine *en;
+/*
+ * The engine and region views work alike: a name map to an index into the
+ * public array (@arr, elements of @elem bytes) and a parallel private array
+ * (@aux). Find @name, or append a zeroed element to both arrays. Sets
+ * *@created when it appended. Returns 0 or -ENOMEM (nothing changed).
+ */
+struct dac_view {
+	struct dac_map *map;
+	void **arr;
+	size_t *cap, elem;
+	void **aux;
+	size_t *aux_cap, aux_elem;
+	size_t *n;
+};
 
+static int dac_view_idx(const struct dac_view *v, const char *name, size_t *idx,
+			bool *created)
+{
+	uint64_t h = dac_hash(name);
+	struct dac_map_ent *e = dac_map_find(v->map, name, h);
+
+	*created = false;
 	if (e) {
 		*idx = e->val;
 		return 0;
 	}
-	if (dac__grow((void **)&fi->engines, &p->eng_cap, fi->nengines + 1,
-		      sizeof(*en), 8) ||
-	    dac__grow((void **)&p->eaux, &p->eaux_cap, fi->nengines + 1,
-		      sizeof(*p->eaux), 8))
+	if (dac__grow(v->arr, v->cap, *v->n + 1, v->elem, 8) ||
+	    dac__grow(v->aux, v->aux_cap, *v->n + 1, v->aux_elem, 8))
 		return -ENOMEM;
-	if (dac_map_add(&p->engines, name, h, fi->nengines))
+	if (dac_map_add(v->map, name, h, *v->n))
 		return -ENOMEM;
-	en = &fi->engines[fi->nengines];
-	memset(en, 0, sizeof(*en));
-	memset(&p->eaux[fi->nengines], 0, sizeof(*p->eaux));
-	en->name = name;
-	en->capacity = 1;
-	en->line = line;
-	*idx = fi->nengines++;
+	memset((char *)*v->arr + *v->n * v->elem, 0, v->elem);
+	memset((char *)*v->aux + *v->n * v->aux_elem, 0, v->aux_elem);
+	*idx = (*v->n)++;
+	*created = true;
+	return 0;
+}
+
+static int dac_engine_idx(struct dac_parser *p, const char *name, unsigned int line,
+			  size_t *idx)
+{
+	struct dac_fdinfo *fi = p->fi;
+	const struct dac_view v = {
+		.map = &p->engines, .arr = (void **)&fi->engines, .cap = &p->eng_cap,
+		.elem = sizeof(*fi->engines), .aux = (void **)&p->eaux,
+		.aux_cap = &p->eaux_cap, .aux_elem = sizeof(*p->eaux), .n = &fi->nengines,
+	};
+	bool created;
+
+	if (dac_view_idx(&v, name, idx, &created))
+		return -ENOMEM;
+	if (created) {
+		fi->engines[*idx].name = name;
+		fi->engines[*idx].capacity = 1;
+		fi->engines[*idx].line = line;
+	}
 	return 0;
 }
 
@@ -567,27 +597,19 @@ static int dac_region_idx(struct dac_parser *p, const char *name, unsigned int l
 			  size_t *idx)
 {
 	struct dac_fdinfo *fi = p->fi;
-	uint64_t h = dac_hash(name);
-	struct dac_map_ent *e = dac_map_find(&p->regions, name, h);
-	struct dac_region *r;
+	const struct dac_view v = {
+		.map = &p->regions, .arr = (void **)&fi->regions, .cap = &p->reg_cap,
+		.elem = sizeof(*fi->regions), .aux = (void **)&p->raux,
+		.aux_cap = &p->raux_cap, .aux_elem = sizeof(*p->raux), .n = &fi->nregions,
+	};
+	bool created;
 
-	if (e) {
-		*idx = e->val;
-		return 0;
+	if (dac_view_idx(&v, name, idx, &created))
+		return -ENOMEM;
+	if (created) {
+		fi->regions[*idx].name = name;
+		fi->regions[*idx].line = line;
 	}
-	if (dac__grow((void **)&fi->regions, &p->reg_cap, fi->nregions + 1,
-		      sizeof(*r), 8) ||
-	    dac__grow((void **)&p->raux, &p->raux_cap, fi->nregions + 1,
-		      sizeof(*p->raux), 8))
-		return -ENOMEM;
-	if (dac_map_add(&p->regions, name, h, fi->nregions))
-		return -ENOMEM;
-	r = &fi->regions[fi->nregions];
-	memset(r, 0, sizeof(*r));
-	memset(&p->raux[fi->nregions], 0, sizeof(*p->raux));
-	r->name = name;
-	r->line = line;
-	*idx = fi->nregions++;
 	return 0;
 }
 

@@ -646,17 +646,15 @@ static void compute_util(struct dac_tracker *t, struct dac_tk_client *c)
 
 static int agg_add(struct dac_tk_agg *a, const struct dac_tk_client *c)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < c->nengines; i++) {
 		const struct dac_tk_engine *e = &c->engines[i];
-		struct dac_tk_agg_engine *ae = NULL;
+		struct dac_tk_agg_engine *ae;
 
 		if (!e->present)
 			continue;
-		for (j = 0; j < a->nengines; j++)
-			if (a->engines[j].rdev == c->rdev && !strcmp(a->engines[j].name, e->name))
-				ae = &a->engines[j];
+		ae = (struct dac_tk_agg_engine *)dac_tk_agg_engine(a, c->rdev, e->name);
 		if (!ae) {
 			if (reserve((void **)&a->engines, &a->cap_engines, a->nengines + 1,
 				    sizeof(*a->engines)))
@@ -675,11 +673,9 @@ static int agg_add(struct dac_tk_agg *a, const struct dac_tk_client *c)
 	}
 	for (i = 0; i < c->nregions; i++) {
 		const struct dac_tk_region *r = &c->regions[i];
-		struct dac_tk_agg_region *ar = NULL;
+		struct dac_tk_agg_region *ar;
 
-		for (j = 0; j < a->nregions; j++)
-			if (a->regions[j].rdev == c->rdev && !strcmp(a->regions[j].name, r->name))
-				ar = &a->regions[j];
+		ar = (struct dac_tk_agg_region *)dac_tk_agg_region(a, c->rdev, r->name);
 		if (!ar) {
 			if (reserve((void **)&a->regions, &a->cap_regions, a->nregions + 1,
 				    sizeof(*a->regions)))
