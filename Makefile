@@ -255,7 +255,7 @@ $(foreach t,$(BTEST_SRCS:selftests/bpf/%.c=%),$(eval $(call BPF_TEST_RULE,$(t)))
 
 $(B)/fuzz/%: user/fuzz/%.c $(LIB_SRCS)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
+	$(CLANG) $(FUZZ_CFLAGS) $^ $(HOST_LIBS) -o $@
 
 # ---- initramfs -----------------------------------------------------------------
 INITRAMFS := $(VB)/initramfs.cpio.gz
@@ -279,7 +279,8 @@ host-test: host
 	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS)
 
 vm-test: do-all
-	$(VM) --mode test $(if $(T),--only $(T)) --timeout $(VM_TIMEOUT) --log $(VB)/test
+	$(VM) --mode test $(if $(T),--only $(T),--expect "$(notdir $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS))") \
+		--timeout $(VM_TIMEOUT) --log $(VB)/test
 
 runner-test: do-all
 	selftests/vm/test_runner.sh $(VMLINUZ) $(INITRAMFS) $(B)/test/runner.log
@@ -302,12 +303,14 @@ do-test: do-all $(FUZZERS) $(B)/bench/harness-sample
 	-selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS)
 	-selftests/run-fuzz.sh $(FUZZ_SECONDS) $(B)/test/fuzz.log $(FUZZERS)
 	-selftests/vm/test_runner.sh $(VMLINUZ) $(INITRAMFS) $(B)/test/runner.log
-	-$(VM) --mode test --timeout $(VM_TIMEOUT) --log $(VB)/test --tap $(B)/test/vm.log
+	-$(VM) --mode test --timeout $(VM_TIMEOUT) --log $(VB)/test --tap $(B)/test/vm.log \
+		--expect "$(notdir $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS))"
 	@selftests/tap-summary.sh $(B)/test/*.log
 
 do-bench: do-all $(HOST_BENCHES)
 	@for b in $(HOST_BENCHES); do echo "== $$b"; $$b || exit 1; done
-	$(VM) --mode bench --timeout $(VM_TIMEOUT) --log $(VB)/bench
+	VM_APPEND="clocksource=tsc tsc=reliable $(VM_APPEND)" \
+		$(VM) --mode bench --timeout $(VM_TIMEOUT) --log $(VB)/bench
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1

@@ -93,6 +93,23 @@ void dt__fail_here(const char *file, int line, bool fatal, const char *fmt, ...)
 		dt__end_now();
 }
 
+int dt__cmp(struct dt_val a, struct dt_val b)
+{
+	if (a.neg != b.neg)
+		return a.neg ? -1 : 1;
+	if (a.mag == b.mag)
+		return 0;
+	/* Among negatives the larger magnitude is the smaller value. */
+	return (a.mag < b.mag) != a.neg ? -1 : 1;
+}
+
+void dt__cmp_fail(const char *file, int line, bool fatal, const char *expr,
+		  struct dt_val a, struct dt_val b)
+{
+	dt__fail_here(file, line, fatal, "%s: %s%llu vs %s%llu", expr,
+		      a.neg ? "-" : "", a.mag, b.neg ? "-" : "", b.mag);
+}
+
 void dt__skip(const char *file, int line, const char *fmt, ...)
 {
 	char *msg = NULL;

@@ -73,8 +73,10 @@ void dt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	static void dt_teardown_##fx(struct dt_fx_##fx *self);		\
 	struct dt_fx_##fx
 
-#define DT_SETUP(fx) static void dt_setup_##fx(struct dt_fx_##fx *self)
-#define DT_TEARDOWN(fx) static void dt_teardown_##fx(struct dt_fx_##fx *self)
+#define DT_SETUP(fx)							\
+	static void dt_setup_##fx(struct dt_fx_##fx *self __attribute__((unused)))
+#define DT_TEARDOWN(fx)							\
+	static void dt_teardown_##fx(struct dt_fx_##fx *self __attribute__((unused)))
 
 #define DT_TEST_F_TIMEOUT(fx, name, secs)				\
 	static void dt_body_##fx##_##name(struct dt_fx_##fx *self);	\
@@ -93,7 +95,7 @@ void dt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	DT__REGISTER(fx##_##name, #fx, #name, dt_run_##fx##_##name,	\
 		     dt_su_##fx##_##name, dt_td_##fx##_##name,		\
 		     sizeof(struct dt_fx_##fx), secs)			\
-	static void dt_body_##fx##_##name(struct dt_fx_##fx *self)
+	static void dt_body_##fx##_##name(struct dt_fx_##fx *self __attribute__((unused)))
 
 #define DT_TEST_F(fx, name) DT_TEST_F_TIMEOUT(fx, name, 30)
 
@@ -103,28 +105,47 @@ void dt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 		return dt_main(argc, argv);				\
 	}
 
-/* True when an expression of this type is signed (for printing). */
+/* True when an expression of this type is a signed integer. */
 #define DT__SIGNED(x)							\
 	_Generic((x), signed char: 1, short: 1, int: 1, long: 1,	\
 		 long long: 1, char: (char)-1 < 1, default: 0)
 
+/*
+ * Integers (and pointers) are compared by value whatever their types, so
+ * DT_EXPECT_EQ(size, 12) needs no cast and -1 never equals UINT64_MAX: each
+ * side becomes a sign and a magnitude first.
+ */
+struct dt_val {
+	bool neg;
+	unsigned long long mag;
+};
+
+static inline struct dt_val dt__val_s(long long v)
+{
+	return v < 0 ? (struct dt_val){ true, -(unsigned long long)v }
+		     : (struct dt_val){ false, (unsigned long long)v };
+}
+
+static inline struct dt_val dt__val_u(unsigned long long v)
+{
+	return (struct dt_val){ false, v };
+}
+
+#define DT__VAL(x)							\
+	(DT__SIGNED(x) ? dt__val_s((long long)(x))			\
+		       : dt__val_u((unsigned long long)(x)))
+
+/* -1, 0 or 1 as a is below, equal to or above b. */
+int dt__cmp(struct dt_val a, struct dt_val b);
+void dt__cmp_fail(const char *file, int line, bool fatal, const char *expr,
+		  struct dt_val a, struct dt_val b);
+
 #define DT__CMP(a, b, op, fatal)					\
 	do {								\
-		__typeof__(a) dt_a_ = (a);				\
-		__typeof__(b) dt_b_ = (b);				\
-		if (!(dt_a_ op dt_b_)) {				\
-			if (DT__SIGNED(dt_a_) || DT__SIGNED(dt_b_))	\
-				dt__fail_here(__FILE__, __LINE__, fatal, \
-					"%s %s %s: %lld vs %lld",	\
-					#a, #op, #b,			\
-					(long long)dt_a_, (long long)dt_b_); \
-			else						\
-				dt__fail_here(__FILE__, __LINE__, fatal, \
-					"%s %s %s: %llu vs %llu",	\
-					#a, #op, #b,			\
-					(unsigned long long)dt_a_,	\
-					(unsigned long long)dt_b_);	\
-		}							\
+		struct dt_val dt_a_ = DT__VAL(a), dt_b_ = DT__VAL(b);	\
+		if (!(dt__cmp(dt_a_, dt_b_) op 0))			\
+			dt__cmp_fail(__FILE__, __LINE__, fatal,		\
+				     #a " " #op " " #b, dt_a_, dt_b_);	\
 	} while (0)
 
 #define DT_EXPECT_EQ(a, b) DT__CMP(a, b, ==, false)

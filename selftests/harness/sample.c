@@ -22,6 +22,19 @@ DT_TEST(passes)
 	DT_EXPECT_ERRNO(close(-1), EBADF);
 }
 
+DT_TEST(mixed_types_compare_by_value)
+{
+	size_t n = 12;
+	uint64_t big = UINT64_MAX;
+
+	DT_EXPECT_EQ(n, 12);
+	DT_EXPECT_LT(-1, big);
+	DT_EXPECT_GT(big, -1);
+	DT_EXPECT_NE(-1, big);
+	DT_EXPECT_LT(-5, -2);
+	DT_EXPECT_LE(0, 0u);
+}
+
 DT_TEST(expect_fails_and_continues)
 {
 	DT_EXPECT_EQ(2u, 3u);
@@ -68,6 +81,11 @@ DT_SETUP(fx)
 DT_TEARDOWN(fx)
 {
 	printf("# teardown saw v=%d\n", self->v);
+}
+
+DT_TEST_F(fx, body_need_not_use_self)
+{
+	DT_EXPECT_TRUE(1);
 }
 
 DT_TEST_F(fx, assert_fails_teardown_runs)

@@ -38,7 +38,7 @@ if readelf -l "$busybox" 2>/dev/null | grep -q 'Requesting program interpreter';
 fi
 
 root=$(mktemp -d "${out%/*}/root.XXXXXX" 2>/dev/null || { mkdir -p "${out%/*}"; mktemp -d "${out%/*}/root.XXXXXX"; })
-trap 'rm -rf "$root"' EXIT
+trap 'rm -rf "$root" "${tmp:-}"' EXIT
 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,etc,root,mnt}
 mkdir -p "$root"/opt/drmacct/{tests,bench,selfcheck,main.d}
@@ -101,7 +101,7 @@ for f in "$root"/usr/bin/* "$root"/opt/drmacct/{tests,bench,selfcheck}/*; do
 	fi
 done
 
-tmp="$out.tmp"
+tmp=$(mktemp "$out.XXXXXX")
 (cd "$root" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet) | gzip -1 >"$tmp"
 mv "$tmp" "$out"
 echo "  INITRAMFS $out ($(du -h "$out" | cut -f1), $(ls "$root/opt/drmacct/tests" | wc -l) test programs, ${#want[@]}+$(ls "$dst/extra" | wc -l) modules)"

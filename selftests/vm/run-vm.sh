@@ -3,14 +3,16 @@
 #
 #   run-vm.sh --kernel VMLINUZ --initrd CPIO --mode test|run|bench|shell|hang
 #             [--only prog,prog] [--testdir DIR] [--mods m:p=v,...]
-#             [--timeout SECONDS] [--log DIR] [--tap FILE]
+#             [--timeout SECONDS] [--log DIR] [--tap FILE] [--expect "prog..."]
 #
 # ttyS0 carries the guest's output (and TAP), tee'd to LOG/serial.log;
 # ttyS1 is the kernel console, kept whole in LOG/console.log. The guest
 # reports completion through isa-debug-exit. A guest still running at the
 # timeout is killed, and the run says so. Afterwards the kernel log is
 # checked for BUG/WARNING/Oops/call traces/lockdep/RCU stalls; any of those
-# fails the run and the lines are printed.
+# fails the run and the lines are printed. With --expect, every named guest
+# program must have run to its end, so a guest that silently ran fewer
+# programs than were built fails too.
 #
 # Environment: VM_ACCEL=tcg (default) or kvm (falls back to TCG when the
 # guest does not reach /init within VM_KVM_BOOT_TIMEOUT seconds, default 30),
@@ -19,7 +21,7 @@
 # kernel log, 2 usage error, 3 guest did not complete, 124 timeout.
 set -uo pipefail
 
-kernel= initrd= mode=test only= testdir= mods= timeout=900 log=build/vm/run tap=
+kernel= initrd= mode=test only= testdir= mods= timeout=900 log=build/vm/run tap= expect=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2 ;;
@@ -31,6 +33,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2 ;;
 	--log) log=$2 ;;
 	--tap) tap=$2 ;;
+	--expect) expect=$2 ;;
 	*) echo "run-vm: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift 2 || { echo "run-vm: $1 needs a value" >&2; exit 2; }
@@ -111,10 +114,15 @@ pattern+='rcu_sched self-detected stall|rcu: INFO:|RCU stall|detected stall|'
 pattern+='blocked for more than|UBSAN:|KASAN:|kernel BUG'
 bad=$(grep -nE "$pattern" "$console" 2>/dev/null || true)
 
+missing=
+for p in $expect; do
+	grep -q "^# drmacct-vm: end $p rc=" "$serial" || missing="$missing $p"
+done
+
 {
 	echo "# drmacct-vm: begin vm-run"
 	echo "TAP version 13"
-	echo "1..2"
+	echo "1..3"
 	if [ "$status" = 0 ]; then
 		echo "ok 1 vm-complete # $verdict"
 	else
@@ -129,6 +137,12 @@ bad=$(grep -nE "$pattern" "$console" 2>/dev/null || true)
 		grep -nE -B2 -A12 "$pattern" "$console" | head -n 200 | sed 's/^/#   /'
 		echo "not ok 2 vm-kernel-log-clean"
 	fi
+	if [ -z "$missing" ]; then
+		echo "ok 3 vm-all-programs-ran"
+	else
+		echo "# these guest programs never finished:$missing"
+		echo "not ok 3 vm-all-programs-ran"
+	fi
 	echo "# drmacct-vm: end vm-run rc=$status"
 } >"$log/vm-run.tap"
 cat "$log/vm-run.tap"
@@ -142,7 +156,7 @@ if [ -n "$tap" ]; then
 	cat "$serial" "$log/vm-run.tap" >"$tap"
 fi
 [ "$status" != 0 ] && exit "$status"
-[ -n "$bad" ] && exit 1
+[ -n "$bad" ] || [ -n "$missing" ] && exit 1
 if [ "$mode" = test ]; then
 	"$here/../tap-summary.sh" "$serial" "$log/vm-run.tap" >/dev/null || exit 1
 fi
