@@ -1,8 +1,10 @@
 #!/bin/sh
-# make run demo, part 1: several simgpu clients on different engines, some
-# with buffers, running in the background; while they run, print the DRM
-# keys of every simgpu file descriptor they hold (/proc/PID/fdinfo/FD).
-# Afterwards each client's ground truth (Σ busy ns, Σ cycles from WAIT).
+# make run demo: several simgpu clients on different engines, some with
+# buffers, running in the background; while they run, print the DRM keys of
+# every simgpu file descriptor they hold (/proc/PID/fdinfo/FD), the live
+# per-client table (drmacct top) and the spec validation verdict (drmacct
+# validate --all). Afterwards each client's ground truth (Σ busy ns, Σ
+# cycles from WAIT).
 #
 # Runs in the guest (busybox sh) after modprobe drmacct simgpu.
 
@@ -24,11 +26,11 @@ start() { # start NAME ARGS...: one background client, output in $out/NAME.log
 }
 
 # Engines by name: render (1 instance), copy (2), video (1), compute (total-cycles).
-start game     --engine render  --duration 4ms  --time 6s --parallel 2 --buffers 4 --buffer-size 1M --hold 1s
-start blitter  --engine copy    --op copy --buffers 2 --buffer-size 4M --time 6s --parallel 2 --hold 1s
-start encoder  --engine video   --duration 15ms --time 6s --buffers 1 --buffer-size 256K --hold 1s
-start trainer  --engine compute --duration 40ms --time 6s --hold 1s
-start mixed    --engine render,video,compute --duration 2ms --time 6s --fork 2 --hold 1s
+start game     --engine render  --duration 4ms  --time 10s --parallel 2 --buffers 4 --buffer-size 1M --hold 1s
+start blitter  --engine copy    --op copy --buffers 2 --buffer-size 4M --time 10s --parallel 2 --hold 1s
+start encoder  --engine video   --duration 15ms --time 10s --buffers 1 --buffer-size 256K --hold 1s
+start trainer  --engine compute --duration 40ms --time 10s --hold 1s
+start mixed    --engine render,video,compute --duration 2ms --time 10s --fork 2 --hold 1s
 
 # Let them get going, then show what fdinfo says about each one.
 sleep 1.5
@@ -45,6 +47,20 @@ for p in /proc/[0-9]*; do
 		grep '^drm-' "$p/fdinfo/$n"
 	done
 done
+
+echo
+echo "== live per-client table: drmacct top (3 snapshots, 1 s apart)"
+drmacct top --batch --iterations=3 --interval=1
+echo
+echo "== per-process view: drmacct list --processes"
+drmacct list --processes
+echo
+echo "== spec validation of every DRM client: drmacct validate --all --quiet"
+if drmacct validate --all --quiet; then
+	echo "VERDICT: every simgpu client's fdinfo follows the usage stats spec"
+else
+	echo "VERDICT: drmacct validate found errors (see above)"
+fi
 
 echo
 echo "== waiting for the clients to finish"
