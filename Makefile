@@ -25,7 +25,7 @@ SHELL := /bin/bash
 DEB_PACKAGES := make gcc libc6-dev binutils clang llvm libclang-rt-14-dev \
 	linux-image-amd64 linux-headers-amd64 libbpf-dev bpftool dwarves \
 	libelf-dev zlib1g-dev libdrm-dev qemu-system-x86 busybox-static kmod \
-	cpio xz-utils gzip bpftrace
+	cpio xz-utils gzip bpftrace prometheus
 
 .PHONY: deps
 deps:
