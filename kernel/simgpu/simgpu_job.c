@@ -2,9 +2,10 @@
 /*
  * simgpu — jobs: SUBMIT and WAIT ioctls, drm_sched backend, entities.
  */
-#include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/minmax.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -410,7 +411,8 @@ int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 	struct simgpu_file *sfile = file->driver_priv;
 	struct drm_simgpu_wait *args = data;
 	struct simgpu_result *result;
-	long ret;
+	ktime_t timeout;
+	int ret;
 
 	if (args->reserved[0] || args->reserved[1])
 		return -EINVAL;
@@ -422,21 +424,20 @@ int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 		return -ENOENT;
 
 	if (!simgpu_result_done(result)) {
-		unsigned long timeout;
-
 		if (!args->timeout_ns)
 			return -EBUSY;
-		timeout = nsecs_to_jiffies64(args->timeout_ns);
-		if (timeout >= MAX_SCHEDULE_TIMEOUT)
-			timeout = MAX_SCHEDULE_TIMEOUT - 1;
-		timeout = max(timeout, 1UL);
-		ret = wait_event_interruptible_timeout(sdev->done_wq,
-						       simgpu_result_done(result),
-						       timeout);
-		if (ret < 0)
-			return ret;
-		if (ret == 0)
-			return -ETIME;
+		/*
+		 * A relative hrtimer on CLOCK_MONOTONIC never fires before
+		 * the requested time has passed (jiffies would round the
+		 * timeout down to the tick and end up to a tick early).
+		 * KTIME_MAX means no timer at all: wait until done.
+		 */
+		timeout = ns_to_ktime(min_t(u64, args->timeout_ns, KTIME_MAX));
+		ret = wait_event_interruptible_hrtimeout(sdev->done_wq,
+							 simgpu_result_done(result),
+							 timeout);
+		if (ret)
+			return ret;	/* -ETIME or -ERESTARTSYS */
 	}
 
 	args->status = result->status;
