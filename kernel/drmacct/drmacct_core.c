@@ -24,9 +24,48 @@ enum {
 	JOB_ENDED = 2,
 };
 
-/* Client ids are global and never reused: the first client gets 1. */
-static atomic64_t drmacct_next_client_id = ATOMIC64_INIT(0);
+/*
+ * Client ids are global and never reused, not even across an unload and
+ * reload of this module within one boot, so a tracker or BPF map keyed by
+ * client id can never take a new client for an old one.
+ *
+ * The rule that makes this hold without any state surviving the module:
+ * an id is never larger than CLOCK_BOOTTIME in microseconds at the moment
+ * it is handed out (drmacct_alloc_client_id() waits for the clock when the
+ * counter runs ahead of it). At module init the counter is seeded with that
+ * clock, so every id of this load is > seed >= clock at the end of any
+ * earlier load >= every id an earlier load handed out. CLOCK_BOOTTIME never
+ * goes backwards within a boot (it also counts suspend), so this holds
+ * however often the module is reloaded. The cost is a ceiling of one new
+ * client per microsecond system-wide, far above what opening a DRM file
+ * allows; microseconds keep ids below 2^53 (exact in JSON doubles) for
+ * centuries of uptime.
+ */
+static atomic64_t drmacct_last_client_id = ATOMIC64_INIT(0);
 static atomic_t drmacct_next_device_id = ATOMIC_INIT(0);
+
+static u64 drmacct_id_clock(void)
+{
+	return div_u64(ktime_get_boottime_ns(), NSEC_PER_USEC);
+}
+
+static u64 drmacct_alloc_client_id(void)
+{
+	s64 last = atomic64_read(&drmacct_last_client_id);
+
+	for (;;) {
+		u64 id = (u64)last + 1;
+
+		if (id > drmacct_id_clock()) {
+			/* More than one open in this microsecond: let it pass. */
+			cpu_relax();
+			last = atomic64_read(&drmacct_last_client_id);
+			continue;
+		}
+		if (atomic64_try_cmpxchg(&drmacct_last_client_id, &last, id))
+			return id;
+	}
+}
 
 /**
  * drmacct_trace_print_u64s() - print an array as {a,b,c} for a trace line
@@ -178,8 +217,9 @@ EXPORT_SYMBOL_GPL(drmacct_device_destroy);
  * drmacct_client_open() - create the accounting state of a new DRM file
  * @adev: the device
  *
- * Assigns the next global client id (never reused, first id is 1) and
- * emits the drmacct_client_open tracepoint.
+ * Assigns a new global client id, larger than every id handed out
+ * before in this boot (also by earlier loads of this module), and emits
+ * the drmacct_client_open tracepoint.
  *
  * Context: process context, may sleep.
  * Return: the client, or ERR_PTR(-ENOMEM).
@@ -210,7 +250,7 @@ struct drmacct_client *drmacct_client_open(struct drmacct_device *adev)
 	client->adev = adev;
 	spin_lock_init(&client->lock);
 	seqcount_spinlock_init(&client->seq, &client->lock);
-	client->id = atomic64_inc_return(&drmacct_next_client_id);
+	client->id = drmacct_alloc_client_id();
 
 	trace_drmacct_client_open(client->id, adev->id, adev->driver_name);
 	return client;
@@ -251,7 +291,8 @@ EXPORT_SYMBOL_GPL(drmacct_client_close);
  * @client: the client
  *
  * Context: any context.
- * Return: the id, unique among all clients since the module was loaded.
+ * Return: the id; unique among all clients of this boot, also across
+ * reloads of drmacct.ko, and larger than every id handed out before it.
  */
 u64 drmacct_client_id(const struct drmacct_client *client)
 {
@@ -485,6 +526,19 @@ int drmacct_client_usage(struct drmacct_client *client, unsigned int engine,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(drmacct_client_usage);
+
+static int __init drmacct_init(void)
+{
+	/* See drmacct_last_client_id: ids of this load start above the clock. */
+	atomic64_set(&drmacct_last_client_id, drmacct_id_clock());
+	return 0;
+}
+module_init(drmacct_init);
+
+static void __exit drmacct_exit(void)
+{
+}
+module_exit(drmacct_exit);
 
 MODULE_DESCRIPTION("drmacct: DRM per-client usage accounting helper");
 MODULE_LICENSE("GPL");

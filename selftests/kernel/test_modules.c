@@ -137,6 +137,58 @@ DT_TEST_F_TIMEOUT(mod, reload_20_times, 240)
 }
 
 /*
+ * Opens @n clients one after the other, checks that each id is non-zero,
+ * matches its fdinfo and is larger than the one before, and returns the
+ * first and the last id.
+ */
+static void open_clients(int n, uint64_t *first, uint64_t *last)
+{
+	uint64_t prev = 0;
+
+	for (int i = 0; i < n; i++) {
+		int fd = open_after_load();
+		uint64_t id = sg_client_id(fd);
+		struct sg_fdinfo fi;
+
+		sg_fdinfo_read(fd, &fi);
+		DT_EXPECT_EQ(sg_fdinfo_u64(&fi, "drm-client-id", ""), id);
+		sg_fdinfo_free(&fi);
+		close(fd);
+		DT_ASSERT_GT(id, prev);
+		if (i == 0)
+			*first = id;
+		prev = id;
+	}
+	*last = prev;
+}
+
+/*
+ * drm-client-id is never reused, not even across a reload of drmacct: after
+ * rmmod simgpu; rmmod drmacct; modprobe drmacct; modprobe simgpu, every new
+ * client id is strictly greater than every id handed out before the reload
+ * (a counter restarting at 1 would hand the same ids out again).
+ */
+DT_TEST_F_TIMEOUT(mod, client_ids_unique_across_reload, 60)
+{
+	(void)self;
+	uint64_t first, last, before;
+
+	open_clients(4, &first, &before);
+	for (int round = 0; round < 3; round++) {
+		DT_ASSERT_EQ(sg_sh("rmmod simgpu"), 0);
+		DT_ASSERT_EQ(sg_sh("rmmod drmacct"), 0);
+		DT_ASSERT_FALSE(loaded("drmacct"));
+		DT_ASSERT_EQ(sg_sh("modprobe drmacct"), 0);
+		DT_ASSERT_EQ(sg_sh("modprobe simgpu"), 0);
+		open_clients(4, &first, &last);
+		dt_info("reload %d: ids before <= %" PRIu64 ", after %" PRIu64 "..%" PRIu64,
+			round, before, first, last);
+		DT_EXPECT_GT(first, before);
+		before = last;
+	}
+}
+
+/*
  * A closed file's job still on the engine: unloading either fails cleanly
  * (the module is busy) or waits for the job; both leave a clean log, and the
  * device works after reloading.
