@@ -280,11 +280,14 @@ DT_TEST(validate_pid_fd_and_all)
 	/* A DRM fd of a driver that prints no usage stats. */
 	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 102, 7, 226, 0, "pos:\t0\nflags:\t02\n"), 0);
 
+	/* fds 3 and 4 of 100 are one client (dup): checked once */
 	cli_run(&r, "validate", "--proc-root", pt.root, "100", NULL);
 	DT_EXPECT_EQ(r.status, 0);
-	EXPECT_HAS(r.out, "/100/fdinfo/3: driver simgpu: 0 errors");
-	EXPECT_HAS(r.out, "/100/fdinfo/4: driver simgpu: 0 errors");
-	EXPECT_HAS(r.out, "2 checked");
+	EXPECT_HAS(r.out, "/100/fdinfo/3: driver simgpu: 0 errors, 0 warnings, 0 notes "
+			  "(client 7 held by 100:3, 100:4)\n");
+	DT_EXPECT_TRUE(strstr(r.out, "/100/fdinfo/4") == NULL);
+	EXPECT_HAS(r.out, "1 checked against the current spec: 0 errors, 0 warnings, 0 notes, "
+			  "1 more fd of clients already checked\n");
 	cli_result_free(&r);
 
 	cli_run(&r, "validate", "--proc-root", pt.root, "101:5", NULL);
@@ -318,19 +321,25 @@ DT_TEST(validate_pid_fd_and_all)
 	EXPECT_HAS(r.err, "104: process has no DRM or accel fds");
 	cli_result_free(&r);
 
-	/* --all: 5 usage-stats fds, one with two errors; the no-stats fd skipped */
+	/*
+	 * --all: 5 usage-stats fds of 3 clients (7 on three fds), one with two
+	 * errors; the no-stats fd skipped
+	 */
 	cli_run(&r, "validate", "--proc-root", pt.root, "--all", NULL);
 	DT_EXPECT_EQ(r.status, 1);
-	EXPECT_HAS(r.out, "5 checked against the current spec: 2 errors");
+	EXPECT_HAS(r.out, "3 checked against the current spec: 2 errors");
+	EXPECT_HAS(r.out, "2 more fds of clients already checked");
 	EXPECT_HAS(r.out, "1 DRM fd without usage stats skipped");
+	EXPECT_HAS(r.out, "(client 7 held by 100:3, 100:4, 101:3)\n");
 	cli_result_free(&r);
 
 	DT_ASSERT_EQ(proc_tree_remove(&pt, 103, ""), 0);
 	cli_run(&r, "validate", "--proc-root", pt.root, "--all", "--json", NULL);
 	DT_EXPECT_EQ(r.status, 0);
 	DT_EXPECT_TRUE(cli_json_valid(r.out));
-	EXPECT_HAS(r.out, "\"sources\": 4,");
+	EXPECT_HAS(r.out, "\"sources\": 2,");
 	EXPECT_HAS(r.out, "\"without_stats\": 1");
+	EXPECT_HAS(r.out, "\"shared_fds\": 2");
 	cli_result_free(&r);
 	proc_tree_cleanup(&pt);
 }
@@ -344,6 +353,64 @@ static size_t count(const char *hay, const char *needle)
 	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
 		n++;
 	return n;
+}
+
+/*
+ * One client on two fds of a process (dup) is validated once: its findings
+ * appear once, it counts once, and every PID:FD holding it is listed. The
+ * same client id on another device, or texts without a client id, are other
+ * clients.
+ */
+DT_TEST(validate_all_reports_dup_client_once)
+{
+	static const char bad7[] = "drm-driver:\tsimgpu\ndrm-client-id:\t7\n"
+				   "drm-engine-render:\t5 ns\ndrm-engine-capacity-render:\t0\n";
+	static const char noid[] = "drm-driver:\tsimgpu\ndrm-engine-render:\t5 ns\n";
+	struct proc_tree pt;
+	struct cli_result r;
+
+	DT_ASSERT_EQ(proc_tree_init(&pt, PROC_TREE_DEVCHAR), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(&pt, 300, "gl"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 300, 5, 226, 128, bad7), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 300, 9, 226, 128, bad7), 0);
+
+	cli_run(&r, "validate", "--proc-root", pt.root, "--all", NULL);
+	DT_EXPECT_EQ(r.status, 1);	/* the error still fails the run */
+	DT_EXPECT_EQ(count(r.out, "[capacity-zero]"), (size_t)1);
+	EXPECT_HAS(r.out, "/300/fdinfo/5:4: error: ");
+	DT_EXPECT_TRUE(strstr(r.out, "/300/fdinfo/9") == NULL);
+	EXPECT_HAS(r.out, "/300/fdinfo/5: driver simgpu: 1 error, 0 warnings, 0 notes "
+			  "(client 7 held by 300:5, 300:9)\n");
+	EXPECT_HAS(r.out, "1 checked against the current spec: 1 error, 0 warnings, 0 notes, "
+			  "1 more fd of clients already checked\n");
+	cli_result_free(&r);
+
+	cli_run(&r, "validate", "--proc-root", pt.root, "--all", "--json", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	DT_EXPECT_TRUE(cli_json_valid(r.out));
+	DT_EXPECT_EQ(count(r.out, "\"code\": \"capacity-zero\""), (size_t)1);
+	DT_EXPECT_EQ(count(r.out, "\"source\": "), (size_t)1);
+	EXPECT_HAS(r.out, "\"holders\": [\n        {\n          \"pid\": 300,\n"
+			  "          \"fd\": 5,\n          \"comm\": \"gl\"\n        },\n"
+			  "        {\n          \"pid\": 300,\n          \"fd\": 9,\n");
+	EXPECT_HAS(r.out, "\"errors\": 1,\n    \"warnings\"");	/* summary: once */
+	EXPECT_HAS(r.out, "\"shared_fds\": 1");
+	cli_result_free(&r);
+
+	/* Same id on another device; two fds without an id: 3 more clients. */
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 300, 11, 226, 129, bad7), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 300, 12, 226, 128, noid), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 300, 13, 226, 128, noid), 0);
+	cli_run(&r, "validate", "--proc-root", pt.root, "300", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	DT_EXPECT_EQ(count(r.out, "[capacity-zero]"), (size_t)2);
+	EXPECT_HAS(r.out, "/300/fdinfo/11: driver simgpu: 1 error");
+	EXPECT_HAS(r.out, "/300/fdinfo/12: driver simgpu: 0 errors");
+	EXPECT_HAS(r.out, "/300/fdinfo/13: driver simgpu: 0 errors");
+	EXPECT_HAS(r.out, "4 checked against the current spec: 2 errors, 0 warnings, 2 notes, "
+			  "1 more fd of clients already checked\n");
+	cli_result_free(&r);
+	proc_tree_cleanup(&pt);
 }
 
 DT_TEST(list_dedupes_and_attributes)

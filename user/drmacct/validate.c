@@ -13,6 +13,28 @@
 
 static const char *const CMD = "validate";
 
+/* An fd that holds a client, as seen by the /proc walk. */
+struct vholder {
+	pid_t pid;
+	int fd;
+	char *comm;
+};
+
+/*
+ * One client found by a /proc walk: dup'd and inherited fds show the same
+ * client (same device, same drm-client-id), which is checked and reported
+ * once with every fd holding it. Texts without drm-client-id cannot be
+ * matched and are each their own entry.
+ */
+struct vclient {
+	dev_t rdev;
+	char *source;		/* /proc/PID/fdinfo/FD of the lowest holder */
+	struct dac_fdinfo fi;
+	int read_err;		/* parse failure other than ENOMEM */
+	struct vholder *holders;
+	size_t nholders;
+};
+
 struct vstate {
 	enum dac_profile profile;
 	bool json;
@@ -20,7 +42,9 @@ struct vstate {
 	bool all;		/* --all: fds without usage stats are skipped */
 	struct dac_json j;
 	const char *proc_root;
-	size_t sources, errors, warnings, notes, read_failures, no_stats;
+	size_t sources, errors, warnings, notes, read_failures, no_stats, dup_fds;
+	struct vclient *clients;	/* of the walk in progress */
+	size_t nclients, cap_clients;
 };
 
 static void usage(FILE *f)
@@ -69,7 +93,7 @@ static int parse_pidfd(const char *s, long *pid, long *fd)
 	return 1;
 }
 
-static void report(struct vstate *vs, const char *source, const struct dac_fd_info *fdi,
+static void report(struct vstate *vs, const char *source, const struct vholder *h, size_t nh,
 		   const struct dac_fdinfo *fi, int read_err)
 {
 	size_t e = 0, w = 0, n = 0, i;
@@ -91,10 +115,19 @@ static void report(struct vstate *vs, const char *source, const struct dac_fd_in
 
 		dac_json_obj_begin(j, NULL);
 		dac_json_str(j, "source", source);
-		if (fdi) {
-			dac_json_i64(j, "pid", fdi->pid);
-			dac_json_i64(j, "fd", fdi->fd);
-			dac_json_str(j, "comm", fdi->comm);
+		if (nh) {
+			dac_json_i64(j, "pid", h[0].pid);
+			dac_json_i64(j, "fd", h[0].fd);
+			dac_json_str(j, "comm", h[0].comm);
+			dac_json_arr_begin(j, "holders");
+			for (i = 0; i < nh; i++) {
+				dac_json_obj_begin(j, NULL);
+				dac_json_i64(j, "pid", h[i].pid);
+				dac_json_i64(j, "fd", h[i].fd);
+				dac_json_str(j, "comm", h[i].comm);
+				dac_json_obj_end(j);
+			}
+			dac_json_arr_end(j);
 		}
 		if (read_err) {
 			dac_json_str(j, "read_error", strerror(-read_err));
@@ -141,40 +174,151 @@ static void report(struct vstate *vs, const char *source, const struct dac_fd_in
 			printf("%s: %s: %s [%s]\n", source, dac_severity_name(f->sev), f->msg,
 			       f->code);
 	}
-	if (!vs->quiet)
-		printf("%s: %s%s: %zu error%s, %zu warning%s, %zu note%s\n", source,
-		       fi->driver ? "driver " : "", fi->driver ? fi->driver : "no driver",
-		       e, e == 1 ? "" : "s", w, w == 1 ? "" : "s", n, n == 1 ? "" : "s");
+	if (vs->quiet)
+		return;
+	printf("%s: %s%s: %zu error%s, %zu warning%s, %zu note%s", source,
+	       fi->driver ? "driver " : "", fi->driver ? fi->driver : "no driver",
+	       e, e == 1 ? "" : "s", w, w == 1 ? "" : "s", n, n == 1 ? "" : "s");
+	if (nh > 1) {
+		printf(" (client %llu held by", (unsigned long long)fi->client_id);
+		for (i = 0; i < nh; i++)
+			printf("%s %d:%d", i ? "," : "", (int)h[i].pid, h[i].fd);
+		printf(")");
+	}
+	printf("\n");
 }
 
-static int check_text(struct vstate *vs, const char *source, const struct dac_fd_info *fdi)
+static void vclient_free(struct vclient *c)
 {
-	struct dac_fdinfo fi;
-	int ret;
+	size_t i;
 
-	ret = dac_fdinfo_parse(fdi->text, fdi->len, vs->profile, &fi);
-	if (ret == -ENOMEM)
-		return ret;
-	if (!ret && vs->all && !fi.is_drm) {
-		/* A DRM fd whose driver prints no usage stats at all. */
-		vs->no_stats++;
-		dac_fdinfo_free(&fi);
-		return 0;
-	}
-	report(vs, source, fdi, &fi, ret);
-	if (!ret)
-		dac_fdinfo_free(&fi);
+	for (i = 0; i < c->nholders; i++)
+		free(c->holders[i].comm);
+	free(c->holders);
+	free(c->source);
+	if (!c->read_err)
+		dac_fdinfo_free(&c->fi);
+}
+
+static int add_holder(struct vclient *c, const struct dac_fd_info *fdi)
+{
+	struct vholder *nh = realloc(c->holders, (c->nholders + 1) * sizeof(*nh));
+
+	if (!nh)
+		return -ENOMEM;
+	c->holders = nh;
+	nh[c->nholders].comm = strdup(fdi->comm);
+	if (!nh[c->nholders].comm)
+		return -ENOMEM;
+	nh[c->nholders].pid = fdi->pid;
+	nh[c->nholders].fd = fdi->fd;
+	c->nholders++;
 	return 0;
 }
 
+static struct vclient *find_client(struct vstate *vs, dev_t rdev, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < vs->nclients; i++) {
+		struct vclient *c = &vs->clients[i];
+
+		if (!c->read_err && c->fi.has_client_id && c->fi.client_id == id &&
+		    c->rdev == rdev)
+			return c;
+	}
+	return NULL;
+}
+
+/* Walk callback: parse, then merge into the client seen before or add it. */
 static int fd_cb(const struct dac_fd_info *fdi, void *arg)
 {
 	struct vstate *vs = arg;
-	char source[64 + 4096];
+	struct vclient *c, nc = { .rdev = fdi->rdev };
+	int ret;
 
-	snprintf(source, sizeof(source), "%s/%d/fdinfo/%d", vs->proc_root, (int)fdi->pid,
-		 fdi->fd);
-	return check_text(vs, source, fdi);
+	ret = dac_fdinfo_parse(fdi->text, fdi->len, vs->profile, &nc.fi);
+	if (ret == -ENOMEM)
+		return ret;
+	if (!ret && vs->all && !nc.fi.is_drm) {
+		/* A DRM fd whose driver prints no usage stats at all. */
+		vs->no_stats++;
+		dac_fdinfo_free(&nc.fi);
+		return 0;
+	}
+	nc.read_err = ret;
+	if (!ret && nc.fi.has_client_id) {
+		c = find_client(vs, fdi->rdev, nc.fi.client_id);
+		if (c) {
+			dac_fdinfo_free(&nc.fi);
+			vs->dup_fds++;
+			return add_holder(c, fdi);
+		}
+	}
+	ret = add_holder(&nc, fdi);
+	if (!ret && vs->nclients == vs->cap_clients) {
+		size_t ncap = vs->cap_clients ? vs->cap_clients * 2 : 16;
+		struct vclient *nv = realloc(vs->clients, ncap * sizeof(*nv));
+
+		if (!nv) {
+			ret = -ENOMEM;
+		} else {
+			vs->clients = nv;
+			vs->cap_clients = ncap;
+		}
+	}
+	if (ret) {
+		vclient_free(&nc);
+		return ret;
+	}
+	vs->clients[vs->nclients++] = nc;
+	return 0;
+}
+
+static int cmp_holder(const void *a, const void *b)
+{
+	const struct vholder *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->fd > y->fd) - (x->fd < y->fd);
+}
+
+/*
+ * Report the clients collected by a walk, in the order they were found, each
+ * named after its lowest PID:FD. Returns 0 or -ENOMEM.
+ */
+static int flush_clients(struct vstate *vs)
+{
+	size_t i;
+
+	for (i = 0; i < vs->nclients; i++) {
+		struct vclient *c = &vs->clients[i];
+
+		qsort(c->holders, c->nholders, sizeof(*c->holders), cmp_holder);
+		if (asprintf(&c->source, "%s/%d/fdinfo/%d", vs->proc_root,
+			     (int)c->holders[0].pid, c->holders[0].fd) < 0) {
+			c->source = NULL;
+			return -ENOMEM;
+		}
+		report(vs, c->source, c->holders, c->nholders, &c->fi, c->read_err);
+	}
+	for (i = 0; i < vs->nclients; i++)
+		vclient_free(&vs->clients[i]);
+	vs->nclients = 0;
+	return 0;
+}
+
+static void drop_clients(struct vstate *vs)
+{
+	size_t i;
+
+	for (i = 0; i < vs->nclients; i++)
+		vclient_free(&vs->clients[i]);
+	vs->nclients = 0;
+	free(vs->clients);
+	vs->clients = NULL;
+	vs->cap_clients = 0;
 }
 
 static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
@@ -193,8 +337,8 @@ static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
 	}
 	ret = dac_discover_run(d, fd_cb, vs, &st);
 	dac_discover_free(d);
-	if (ret == -ENOMEM)
-		return ret;
+	if (ret == -ENOMEM || flush_clients(vs))
+		return -ENOMEM;
 	if (ret == -ESRCH)
 		cli_error(CMD, "%s: no such process", operand);
 	else if (ret == -EBADF)
@@ -227,7 +371,7 @@ static int check_file(struct vstate *vs, const char *path)
 
 	if (ret == -ENOMEM)
 		return ret;
-	report(vs, path, NULL, &fi, ret);
+	report(vs, path, NULL, 0, &fi, ret);
 	if (!ret)
 		dac_fdinfo_free(&fi);
 	return 0;
@@ -305,6 +449,7 @@ static int cmd_validate(int argc, char **argv)
 		else
 			ret = check_file(&vs, argv[i]);
 	}
+	drop_clients(&vs);
 	if (ret) {
 		cli_error(CMD, "%s", strerror(-ret));
 		if (vs.json)
@@ -320,6 +465,7 @@ static int cmd_validate(int argc, char **argv)
 		dac_json_u64(&vs.j, "notes", vs.notes);
 		dac_json_u64(&vs.j, "failures", vs.read_failures);
 		dac_json_u64(&vs.j, "without_stats", vs.no_stats);
+		dac_json_u64(&vs.j, "shared_fds", vs.dup_fds);
 		dac_json_obj_end(&vs.j);
 		dac_json_obj_end(&vs.j);
 		if (dac_json_finish(&vs.j)) {
@@ -333,6 +479,9 @@ static int cmd_validate(int argc, char **argv)
 		       vs.notes, vs.notes == 1 ? "" : "s");
 		if (vs.read_failures)
 			printf(", %zu could not be read", vs.read_failures);
+		if (vs.dup_fds)
+			printf(", %zu more fd%s of clients already checked", vs.dup_fds,
+			       vs.dup_fds == 1 ? "" : "s");
 		if (vs.no_stats)
 			printf(", %zu DRM fd%s without usage stats skipped", vs.no_stats,
 			       vs.no_stats == 1 ? "" : "s");
