@@ -98,6 +98,7 @@ KBENCH_SRCS := $(wildcard selftests/kernel/bench_*.c)
 KSUP_SRCS := $(filter-out $(KTEST_SRCS) $(KBENCH_SRCS),$(wildcard selftests/kernel/*.c))
 CTEST_SRCS := $(wildcard selftests/cli/test_*.c)
 BTEST_SRCS := $(wildcard selftests/bpf/test_*.c)
+BBENCH_SRCS := $(wildcard selftests/bpf/bench_*.c)
 CSUP_SRCS := $(filter-out $(CTEST_SRCS),$(wildcard selftests/cli/*.c))
 SELFCHECK_SRCS := $(wildcard selftests/vm/selfcheck/*.c)
 FUZZ_SRCS := $(wildcard user/fuzz/fuzz_*.c)
@@ -123,6 +124,7 @@ HOST_BENCHES := $(HBENCH_SRCS:selftests/user/%.c=$(B)/bench/%)
 GUEST_KTESTS := $(KTEST_SRCS:selftests/kernel/%.c=$(GB)/tests/%)
 GUEST_CTESTS := $(CTEST_SRCS:selftests/cli/%.c=$(GB)/tests/%)
 GUEST_BTESTS := $(BTEST_SRCS:selftests/bpf/%.c=$(GB)/tests/%)
+GUEST_BBENCHES := $(BBENCH_SRCS:selftests/bpf/%.c=$(GB)/bench/%)
 GUEST_KBENCHES := $(KBENCH_SRCS:selftests/kernel/%.c=$(GB)/bench/%)
 GUEST_SELFCHECK := $(SELFCHECK_SRCS:selftests/vm/selfcheck/%.c=$(GB)/selfcheck/%)
 FUZZERS := $(FUZZ_SRCS:user/fuzz/%.c=$(B)/fuzz/%)
@@ -138,7 +140,7 @@ do-all: modules bpf host guest initramfs
 
 host: $(HLIB) $(HOST_CLI) $(HOST_TOOLS) $(HOST_TESTS)
 guest: $(GLIB) $(GUEST_CLI) $(GUEST_TOOLS) $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS) \
-	$(GUEST_KBENCHES) $(GUEST_SELFCHECK)
+	$(GUEST_KBENCHES) $(GUEST_BBENCHES) $(GUEST_SELFCHECK)
 
 # ---- kernel modules: kbuild in-tree objects, then BTF added to copies -------
 MODULES_STAMP := $(MB)/.stamp
@@ -252,6 +254,12 @@ $(GB)/tests/$(1): $(GB)/obj/selftests/bpf/$(1).o $(KSUP_SRCS:%.c=$(GB)/obj/%.o) 
 	$$(CC) $$(GUEST_LDFLAGS) $$^ $$(GUEST_LIBS) -o $$@
 endef
 $(foreach t,$(BTEST_SRCS:selftests/bpf/%.c=%),$(eval $(call BPF_TEST_RULE,$(t))))
+define BPF_BENCH_RULE
+$(GB)/bench/$(1): $(GB)/obj/selftests/bpf/$(1).o $(KSUP_SRCS:%.c=$(GB)/obj/%.o) $(GDT) $(GLIB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(GUEST_LDFLAGS) $$^ $$(GUEST_LIBS) -o $$@
+endef
+$(foreach t,$(BBENCH_SRCS:selftests/bpf/%.c=%),$(eval $(call BPF_BENCH_RULE,$(t))))
 
 $(B)/fuzz/%: user/fuzz/%.c $(LIB_SRCS)
 	@mkdir -p $(dir $@)
