@@ -543,6 +543,50 @@ DT_TEST(top_batch_snapshots)
 	proc_tree_cleanup(&pt);
 }
 
+/*
+ * top --pid P while P exits: no "no process" failure; the snapshots before
+ * show its client, then top says the process exited and ends with status 0
+ * (long before -n runs out). A pid that never existed is still an error.
+ */
+DT_TEST(top_pid_exits_while_watched)
+{
+	struct proc_tree pt;
+	struct cli_result r;
+	const char *msg;
+	pid_t pid;
+	int st;
+
+	build_tree(&pt, 5, 6);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct timespec ts = { 0, 600000000 };
+
+		nanosleep(&ts, NULL);
+		_exit(proc_tree_remove(&pt, 100, "") ? 1 : 0);
+	}
+	cli_run(&r, "top", "--proc-root", pt.root, "--pid", "100", "-d", "0.1", "-n", "200",
+		NULL);
+	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	DT_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(strstr(r.err, "no process") == NULL);
+	msg = strstr(r.out, "drmacct top: process 100 (parent) exited after ");
+	DT_ASSERT_TRUE(msg != NULL);
+	DT_EXPECT_TRUE(strchr(msg, '\n') == msg + strlen(msg) - 1);	/* the last line */
+	/* It was watched before it went: client 7 of process 100. */
+	DT_EXPECT_GE(count(r.out, "== drmacct top: update "), (size_t)1);
+	EXPECT_HAS(r.out, "1 client in 1 process\n");
+	DT_EXPECT_LT(count(r.out, "== drmacct top: update "), (size_t)200);
+	cli_result_free(&r);
+
+	cli_run(&r, "top", "--proc-root", pt.root, "--pid", "100", "-n", "1", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "no process 100");
+	cli_result_free(&r);
+	proc_tree_cleanup(&pt);
+}
+
 /* top on a pseudo terminal. */
 struct ptyrun {
 	int master, slave;

@@ -368,7 +368,8 @@ static void usage(FILE *f)
 		"  -s, --sort=KEY         util (default), mem, pid or id\n"
 		"  -r, --reverse          reverse the order\n"
 		"  -p, --processes        per-process view\n"
-		"      --pid=PID          only this process\n"
+		"      --pid=PID          only this process; when it exits, say so and\n"
+		"                         end (exit status 0)\n"
 		"      --spec=PROFILE     parse as 'current' (default) or '2022'\n"
 		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
 		"  -h, --help             this text\n");
@@ -391,7 +392,8 @@ static int cmd_top(int argc, char **argv)
 	};
 	struct dac_discover_opts dopts = { .fd = -1 };
 	struct top tp = { .profile = DAC_PROFILE_CURRENT, .interval = 1000000000ull };
-	bool batch = false, tty;
+	bool batch = false, gone = false, tty;
+	char *comm = NULL;	/* --pid: its name, for the message when it exits */
 	uint64_t next;
 	int c, ret = 0, rc = CLI_EXIT_FAIL;
 
@@ -462,7 +464,20 @@ static int cmd_top(int argc, char **argv)
 		wait_until(&tp, next, tty);
 		if (got_signal || tp.quit)
 			break;
+		if (dopts.pid && dac_tracker_nprocs(tp.t)) {
+			free(comm);
+			comm = strdup(dac_tracker_proc(tp.t, 0)->comm);
+		}
 		ret = dac_tracker_sample_proc(tp.t, tp.d, tp.profile, dac_now_ns(), &tp.st);
+		/*
+		 * --pid and the process exited (before or during this walk): its
+		 * clients are gone with it, say so and end normally.
+		 */
+		if (dopts.pid && (ret == -ESRCH || (!ret && tp.st.gone_procs))) {
+			gone = true;
+			ret = 0;
+			break;
+		}
 		if (ret || got_signal)
 			break;
 		tp.shown++;
@@ -494,6 +509,7 @@ static int cmd_top(int argc, char **argv)
 
 		dac_tracker_free(tp.t);
 		dac_discover_free(tp.d);
+		free(comm);
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return 128 + sig;
@@ -504,8 +520,18 @@ static int cmd_top(int argc, char **argv)
 		cli_error(CMD, "%s", strerror(-ret));
 	else
 		rc = CLI_EXIT_OK;
-	if (!tty && !ret)
+	if (gone) {
+		printf("drmacct top: process %d%s%s%s exited after %llu update%s\n",
+		       (int)dopts.pid, comm ? " (" : "", comm ? comm : "", comm ? ")" : "",
+		       (unsigned long long)tp.shown, tp.shown == 1 ? "" : "s");
+		if (fflush(stdout)) {
+			cli_error(CMD, "writing the output failed");
+			rc = CLI_EXIT_FAIL;
+		}
+	} else if (!tty && !ret) {
 		cli_note_discovery(CMD, &tp.st);
+	}
+	free(comm);
 	dac_tracker_free(tp.t);
 	dac_discover_free(tp.d);
 	return rc;
