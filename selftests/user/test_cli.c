@@ -587,6 +587,50 @@ DT_TEST(top_pid_exits_while_watched)
 	proc_tree_cleanup(&pt);
 }
 
+/*
+ * Names any process controls -- comm (non-UTF-8, quotes, escape sequences,
+ * a C1 CSI), drm-driver, drm-client-name, engine names -- never reach a
+ * terminal as control bytes and never break the JSON: the table shows '?'
+ * for each unsafe byte, JSON keeps them escaped (invalid UTF-8 as U+FFFD).
+ */
+DT_TEST(hostile_names_table_and_json)
+{
+	static const char text[] = "drm-driver:\tev\033[2Jil\ndrm-client-id:\t4\n"
+				   "drm-client-name:\tq\"uo\\te\033]0;x\007\n"
+				   "drm-engine-r\033[1m:\t10 ns\n";
+	struct proc_tree pt;
+	struct cli_result r;
+
+	DT_ASSERT_EQ(proc_tree_init(&pt, PROC_TREE_DEVCHAR), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(&pt, 77, "a\"b\\c\033[31m\xc2\x9b\xff\xfe\xc3\xa9"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 77, 3, 226, 128, text), 0);
+
+	cli_run(&r, "list", "--proc-root", pt.root, "-i", "0", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(strchr(r.out, '\033') == NULL);
+	DT_EXPECT_TRUE(strchr(r.out, '\007') == NULL);
+	DT_EXPECT_TRUE(strstr(r.out, "\xc2\x9b") == NULL);
+	/* C1 CSI (2 bytes) and 2 invalid bytes: 4 '?'; valid UTF-8 kept */
+	EXPECT_HAS(r.out, "a\"b\\c?[31m????\xc3\xa9 ");
+	EXPECT_HAS(r.out, "ev?[2Jil");
+	EXPECT_HAS(r.out, "q\"uo\\te?]0;x?");
+	cli_result_free(&r);
+
+	cli_run(&r, "list", "--proc-root", pt.root, "-i", "0", "--json", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(cli_json_valid(r.out));
+	EXPECT_HAS(r.out, "\"comm\": \"a\\\"b\\\\c\\u001b[31m\xc2\x9b\\ufffd\\ufffd\xc3\xa9\"");
+	EXPECT_HAS(r.out, "\"driver\": \"ev\\u001b[2Jil\"");
+	EXPECT_HAS(r.out, "\"client_name\": \"q\\\"uo\\\\te\\u001b]0;x\\u0007\"");
+	cli_result_free(&r);
+
+	cli_run(&r, "validate", "--proc-root", pt.root, "77", NULL);
+	DT_EXPECT_TRUE(strchr(r.out, '\033') == NULL);
+	EXPECT_HAS(r.out, "driver ev?[2Jil:");
+	cli_result_free(&r);
+	proc_tree_cleanup(&pt);
+}
+
 /* top on a pseudo terminal. */
 struct ptyrun {
 	int master, slave;

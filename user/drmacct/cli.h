@@ -71,6 +71,18 @@ int cli_open_tracker(const char *cmd, const struct dac_discover_opts *o,
 
 /* "renderD128", "card0", "accel0", or "226:300" when unknown. */
 const char *cli_dev_name(unsigned int major, unsigned int minor, char *buf, size_t len);
+/*
+ * Text from fdinfo or /proc (comm, driver, names, finding messages) is data
+ * any process controls. Before it goes to a terminal: @s itself when it is
+ * printable UTF-8, else a copy in @buf (cut to @len - 1 bytes) with every
+ * C0/C1 control, DEL and byte that is not well-formed UTF-8 shown as '?',
+ * so no escape sequence or newline of a process name can reach the terminal
+ * or break a table line. NULL gives "".
+ * JSON output keeps the exact bytes (escaped) instead.
+ */
+const char *cli_printable(const char *s, char *buf, size_t len);
+#define CLI_PRINTABLE_MAX 256
+
 /* Bytes as "0", "512", "8.0K", "1.5M", "2.0G" (binary units). */
 const char *cli_fmt_bytes(uint64_t b, char *buf, size_t len);
 

@@ -229,6 +229,7 @@ static void draw(struct top *tp)
 	struct winsize ws = { 0 };
 	int rows = 24, cols = 80, row = 0;
 	char *buf = NULL, dev[32], mem[32], id[32];
+	char cb[CLI_PRINTABLE_MAX], db[CLI_PRINTABLE_MAX], nb[CLI_PRINTABLE_MAX];
 	size_t len = 0, i, k, *order;
 	FILE *f;
 
@@ -258,14 +259,16 @@ static void draw(struct top *tp)
 		for (i = 0; order && i < dac_tracker_nprocs(tp->t); i++) {
 			const struct dac_tk_process *p = dac_tracker_proc(tp->t, order[i]);
 
-			line(f, cols, &row, rows, "%-8d %-16s %-8zu %-8s", (int)p->pid, p->comm,
+			line(f, cols, &row, rows, "%-8d %-16s %-8zu %-8s", (int)p->pid,
+			     cli_printable(p->comm, cb, sizeof(cb)),
 			     p->nclients, cli_fmt_bytes(cli_agg_mem(&p->agg), mem, sizeof(mem)));
 			for (k = 0; k < p->agg.nengines; k++) {
 				const struct dac_tk_agg_engine *e = &p->agg.engines[k];
 
 				bar_line(f, cols, &row, rows,
 					 cli_dev_name(major(e->rdev), minor(e->rdev), dev,
-						      sizeof(dev)), e->name, e->util);
+						      sizeof(dev)),
+					 cli_printable(e->name, nb, sizeof(nb)), e->util);
 			}
 		}
 	} else {
@@ -284,12 +287,15 @@ static void draw(struct top *tp)
 			else
 				snprintf(id, sizeof(id), "-");
 			line(f, cols, &row, rows, "%-8s %-16s %-10s %-11s %-8s %-8s", pid,
-			     c->nholders ? c->holders[0].comm : "", c->driver ? c->driver : "-",
+			     cli_printable(c->nholders ? c->holders[0].comm : "", cb, sizeof(cb)),
+			     c->driver ? cli_printable(c->driver, db, sizeof(db)) : "-",
 			     cli_dev_name(c->major, c->minor, dev, sizeof(dev)), id,
 			     cli_fmt_bytes(cli_client_mem(c), mem, sizeof(mem)));
 			for (k = 0; k < c->nengines; k++)
 				if (c->engines[k].present)
-					bar_line(f, cols, &row, rows, "", c->engines[k].name,
+					bar_line(f, cols, &row, rows, "",
+						 cli_printable(c->engines[k].name, nb,
+							       sizeof(nb)),
 						 c->engines[k].util);
 		}
 	}
@@ -394,6 +400,7 @@ static int cmd_top(int argc, char **argv)
 	struct top tp = { .profile = DAC_PROFILE_CURRENT, .interval = 1000000000ull };
 	bool batch = false, gone = false, tty;
 	char *comm = NULL;	/* --pid: its name, for the message when it exits */
+	char nbuf[CLI_PRINTABLE_MAX];
 	uint64_t next;
 	int c, ret = 0, rc = CLI_EXIT_FAIL;
 
@@ -522,7 +529,8 @@ static int cmd_top(int argc, char **argv)
 		rc = CLI_EXIT_OK;
 	if (gone) {
 		printf("drmacct top: process %d%s%s%s exited after %llu update%s\n",
-		       (int)dopts.pid, comm ? " (" : "", comm ? comm : "", comm ? ")" : "",
+		       (int)dopts.pid, comm ? " (" : "",
+		       comm ? cli_printable(comm, nbuf, sizeof(nbuf)) : "", comm ? ")" : "",
 		       (unsigned long long)tp.shown, tp.shown == 1 ? "" : "s");
 		if (fflush(stdout)) {
 			cli_error(CMD, "writing the output failed");

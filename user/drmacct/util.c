@@ -169,6 +169,53 @@ const char *cli_dev_name(unsigned int maj, unsigned int min, char *buf, size_t l
 	return buf;
 }
 
+/*
+ * Bytes of a safe character at @s (@n left), or 0 for a byte to replace:
+ * C0 controls, DEL, C1 controls (U+0080..U+009F, which some terminals obey
+ * as CSI & co.) and anything that is not well-formed UTF-8.
+ */
+static size_t safe_char(const unsigned char *s, size_t n)
+{
+	size_t seq;
+
+	if (s[0] < 0x80)
+		return s[0] >= 0x20 && s[0] != 0x7f;
+	seq = dac_utf8_seq(s, n);
+	if (seq == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+		return 0;
+	return seq;
+}
+
+const char *cli_printable(const char *s, char *buf, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n, i, o, k;
+
+	if (!s)
+		return "";
+	n = strlen(s);
+	for (i = 0; i < n; i += k)
+		if (!(k = safe_char(u + i, n - i)))
+			break;
+	if (i == n)
+		return s;
+	if (!len)
+		return "";
+	for (i = 0, o = 0; i < n && o + 1 < len; i += k ? k : 1) {
+		k = safe_char(u + i, n - i);
+		if (!k) {
+			buf[o++] = '?';
+		} else if (o + k < len) {
+			memcpy(buf + o, s + i, k);
+			o += k;
+		} else {
+			break;
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 const char *cli_fmt_bytes(uint64_t b, char *buf, size_t len)
 {
 	static const char units[] = "KMGTPE";

@@ -96,6 +96,7 @@ static int parse_pidfd(const char *s, long *pid, long *fd)
 static void report(struct vstate *vs, const char *source, const struct vholder *h, size_t nh,
 		   const struct dac_fdinfo *fi, int read_err)
 {
+	char pbuf[CLI_PRINTABLE_MAX];
 	size_t e = 0, w = 0, n = 0, i;
 
 	vs->sources++;
@@ -164,20 +165,22 @@ static void report(struct vstate *vs, const char *source, const struct vholder *
 	}
 	for (i = 0; i < fi->nfind; i++) {
 		const struct dac_finding *f = &fi->find[i];
+		const char *msg = cli_printable(f->msg, pbuf, sizeof(pbuf));
 
 		if (vs->quiet && f->sev != DAC_SEV_ERROR)
 			continue;
 		if (f->line)
 			printf("%s:%u: %s: %s [%s]\n", source, f->line, dac_severity_name(f->sev),
-			       f->msg, f->code);
+			       msg, f->code);
 		else
-			printf("%s: %s: %s [%s]\n", source, dac_severity_name(f->sev), f->msg,
+			printf("%s: %s: %s [%s]\n", source, dac_severity_name(f->sev), msg,
 			       f->code);
 	}
 	if (vs->quiet)
 		return;
 	printf("%s: %s%s: %zu error%s, %zu warning%s, %zu note%s", source,
-	       fi->driver ? "driver " : "", fi->driver ? fi->driver : "no driver",
+	       fi->driver ? "driver " : "",
+	       fi->driver ? cli_printable(fi->driver, pbuf, sizeof(pbuf)) : "no driver",
 	       e, e == 1 ? "" : "s", w, w == 1 ? "" : "s", n, n == 1 ? "" : "s");
 	if (nh > 1) {
 		printf(" (client %llu held by", (unsigned long long)fi->client_id);

@@ -38,10 +38,10 @@ static void fmt_pids(const struct dac_tk_client *c, char *buf, size_t len)
 
 static void print_engine(FILE *f, const struct dac_tk_engine *e)
 {
-	char u[16], uc[16];
+	char u[16], uc[16], nb[CLI_PRINTABLE_MAX];
 
 	fmt_util(e->util, u, sizeof(u));
-	fprintf(f, "    %-16s", e->name);
+	fprintf(f, "    %-16s", cli_printable(e->name, nb, sizeof(nb)));
 	if (e->has_busy)
 		fprintf(f, " busy %7llu.%09llu s", (unsigned long long)(e->busy.value / 1000000000ull),
 			(unsigned long long)(e->busy.value % 1000000000ull));
@@ -63,9 +63,9 @@ static void print_engine(FILE *f, const struct dac_tk_engine *e)
 
 static void print_region(FILE *f, const struct dac_tk_region *r)
 {
-	char b[32];
+	char b[32], nb[CLI_PRINTABLE_MAX];
 
-	fprintf(f, "    %-16s", r->name);
+	fprintf(f, "    %-16s", cli_printable(r->name, nb, sizeof(nb)));
 	if (r->has_total)
 		fprintf(f, " total %s", cli_fmt_bytes(r->total, b, sizeof(b)));
 	if (r->has_resident)
@@ -82,7 +82,7 @@ static void print_region(FILE *f, const struct dac_tk_region *r)
 
 static void print_agg(FILE *f, const struct dac_tk_agg *a)
 {
-	char dev[32], u[16], b[32];
+	char dev[32], u[16], b[32], nb[CLI_PRINTABLE_MAX];
 	size_t i;
 
 	for (i = 0; i < a->nengines; i++) {
@@ -90,7 +90,8 @@ static void print_agg(FILE *f, const struct dac_tk_agg *a)
 
 		fmt_util(e->util, u, sizeof(u));
 		fprintf(f, "    %-10s %-16s busy %7llu.%09llu s  util %s\n",
-			cli_dev_name(major(e->rdev), minor(e->rdev), dev, sizeof(dev)), e->name,
+			cli_dev_name(major(e->rdev), minor(e->rdev), dev, sizeof(dev)),
+			cli_printable(e->name, nb, sizeof(nb)),
 			(unsigned long long)(e->busy_ns / 1000000000ull),
 			(unsigned long long)(e->busy_ns % 1000000000ull), u);
 	}
@@ -99,7 +100,7 @@ static void print_agg(FILE *f, const struct dac_tk_agg *a)
 
 		fprintf(f, "    %-10s %-16s total %s", cli_dev_name(major(r->rdev), minor(r->rdev),
 							      dev, sizeof(dev)),
-			r->name, cli_fmt_bytes(r->total, b, sizeof(b)));
+			cli_printable(r->name, nb, sizeof(nb)), cli_fmt_bytes(r->total, b, sizeof(b)));
 		fprintf(f, " resident %s\n", cli_fmt_bytes(r->resident, b, sizeof(b)));
 	}
 }
@@ -108,6 +109,7 @@ int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, boo
 		    bool per_process)
 {
 	char pids[256], dev[32], mem[32], id[32];
+	char cb[CLI_PRINTABLE_MAX], db[CLI_PRINTABLE_MAX], nb[CLI_PRINTABLE_MAX];
 	size_t *order, i, k;
 
 	if (per_process) {
@@ -118,7 +120,8 @@ int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, boo
 		for (i = 0; i < dac_tracker_nprocs(t); i++) {
 			const struct dac_tk_process *p = dac_tracker_proc(t, order[i]);
 
-			fprintf(f, "%-8d %-16s %-8zu %s\n", (int)p->pid, p->comm, p->nclients,
+			fprintf(f, "%-8d %-16s %-8zu %s\n", (int)p->pid,
+				cli_printable(p->comm, cb, sizeof(cb)), p->nclients,
 				cli_fmt_bytes(cli_agg_mem(&p->agg), mem, sizeof(mem)));
 			print_agg(f, &p->agg);
 		}
@@ -138,10 +141,11 @@ int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, boo
 			else
 				snprintf(id, sizeof(id), "-");
 			fprintf(f, "%-12s %-16s %-10s %-11s %-8s %-8s %s\n", pids,
-				c->nholders ? c->holders[0].comm : "", c->driver ? c->driver : "-",
+				cli_printable(c->nholders ? c->holders[0].comm : "", cb, sizeof(cb)),
+				c->driver ? cli_printable(c->driver, db, sizeof(db)) : "-",
 				cli_dev_name(c->major, c->minor, dev, sizeof(dev)), id,
 				cli_fmt_bytes(cli_client_mem(c), mem, sizeof(mem)),
-				c->client_name ? c->client_name : "");
+				cli_printable(c->client_name, nb, sizeof(nb)));
 			for (k = 0; k < c->nengines; k++)
 				if (c->engines[k].present)
 					print_engine(f, &c->engines[k]);

@@ -41,6 +41,29 @@ static void indent(struct dac_json *j)
 		put(j, "  ", 2);
 }
 
+size_t dac_utf8_seq(const unsigned char *s, size_t n)
+{
+	uint32_t cp = 0, min = 0;
+	size_t seq = 0, k;
+	unsigned char c = n ? s[0] : 0;
+
+	if (c >= 0xc2 && c <= 0xdf) {
+		seq = 2; cp = c & 0x1f; min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		seq = 3; cp = c & 0x0f; min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		seq = 4; cp = c & 0x07; min = 0x10000;
+	}
+	for (k = 1; seq && k < seq; k++) {
+		if (k >= n || (s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[k] & 0x3f);
+	}
+	if (seq && (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)))
+		return 0;
+	return seq;
+}
+
 static void escape(struct dac_json *j, const unsigned char *s, size_t n)
 {
 	size_t i = 0, start = 0;
@@ -56,26 +79,8 @@ static void escape(struct dac_json *j, const unsigned char *s, size_t n)
 			continue;
 		}
 		if (c >= 0x80) {
-			/* Accept well-formed UTF-8 (no overlongs, no surrogates). */
-			uint32_t cp = 0, min = 0;
-			size_t k;
-
-			if (c >= 0xc2 && c <= 0xdf) {
-				seq = 2; cp = c & 0x1f; min = 0x80;
-			} else if (c >= 0xe0 && c <= 0xef) {
-				seq = 3; cp = c & 0x0f; min = 0x800;
-			} else if (c >= 0xf0 && c <= 0xf4) {
-				seq = 4; cp = c & 0x07; min = 0x10000;
-			}
-			for (k = 1; seq && k < seq; k++) {
-				if (i + k >= n || (s[i + k] & 0xc0) != 0x80) {
-					seq = 0;
-					break;
-				}
-				cp = (cp << 6) | (s[i + k] & 0x3f);
-			}
-			if (seq && (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)))
-				seq = 0;
+			/* Well-formed UTF-8 goes out as it is. */
+			seq = dac_utf8_seq(s + i, n - i);
 			if (seq) {
 				i += seq;
 				continue;

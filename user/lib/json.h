@@ -25,6 +25,12 @@ struct dac_json {
 	unsigned char *state;	/* per level: 0 nothing written yet, 1 has members */
 };
 
+/*
+ * Length (2..4) of the well-formed UTF-8 sequence at @s (@n bytes left; no
+ * overlongs, no surrogates, <= U+10FFFF), or 0 when @s[0] does not start one.
+ */
+size_t dac_utf8_seq(const unsigned char *s, size_t n);
+
 void dac_json_init(struct dac_json *j, FILE *f, bool pretty);
 /* Ends the document (newline), frees state. Returns 0 or the first error. */
 int dac_json_finish(struct dac_json *j);
