@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * drmacct_bpf.h - layouts shared by bpf/drmacct.bpf.c and the loader in
+ * user/lib/bpf.c: map keys and values, ring-buffer records, stats slots.
+ *
+ * Included from BPF (vmlinux.h types) and from userspace (<stdint.h>), so
+ * only the __u8/__u32/__u64 spellings are used. Every structure is padded
+ * explicitly to a multiple of 8 bytes. No field ever holds a kernel pointer:
+ * clients are named by their drm-client-id, devices by drmacct's device id,
+ * scheduler rings by a small id the programs assign (DAC_MAP_RINGS).
+ *
+ * See Documentation/bpf.rst.
+ */
+#ifndef DRMACCT_BPF_H
+#define DRMACCT_BPF_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define DAC_COMM_LEN		16
+#define DAC_NAME_LEN		32	/* driver, engine, region, ring names */
+
+/*
+ * Engines and regions carried in one CLIENT_EXIT record. drmacct's devices
+ * describe a handful (simgpu 4, real drivers < 16); a device with more gets
+ * DAC_EXIT_F_TRUNCATED and the rest of its totals only in DAC_MAP_TOTALS.
+ */
+#define DAC_EXIT_MAX_ENGINES	64
+#define DAC_EXIT_MAX_REGIONS	16
+
+/* ---- client table: key __u64 client id ---------------------------------- */
+struct dac_client_val {
+	__u64 open_ns;		/* CLOCK_MONOTONIC at drmacct_client_open */
+	__u64 cookie;		/* DAC_MAP_TRACKED cookie of the opener, 0 = none */
+	__u32 device_id;
+	__u32 pid;		/* task that opened the file */
+	__u32 tgid;
+	__u32 pad;
+	char comm[DAC_COMM_LEN];
+	char driver[DAC_NAME_LEN];
+};
+
+/* ---- per-(client, engine) usage ------------------------------------------ */
+struct dac_usage_key {
+	__u64 client_id;
+	__u32 engine;
+	__u32 pad;
+};
+
+/*
+ * busy_ns and cycles count finished jobs. Jobs still running add
+ * running * now - start_sum (their start times summed), which is how a
+ * reader gets the in-flight part at any instant, like fdinfo does.
+ */
+struct dac_usage_val {
+	__u64 busy_ns;
+	__u64 cycles;
+	__u64 jobs;		/* finished jobs */
+	__u64 start_sum;	/* sum of start times of running jobs */
+	__u64 running;		/* jobs running now */
+	__u32 device_id;
+	__u32 pad;
+};
+
+/* ---- per-(client, region) memory (drmacct_mem_change) ------------------ */
+struct dac_mem_key {
+	__u64 client_id;
+	__u32 region;
+	__u32 pad;
+};
+
+struct dac_mem_val {
+	__u64 total;		/* bytes of objects the client holds now */
+	__u64 peak;		/* highest total seen */
+};
+
+/* ---- all-time totals per (device, engine), never deleted --------------- */
+struct dac_total_key {
+	__u32 device_id;
+	__u32 engine;
+};
+
+struct dac_total_val {
+	__u64 busy_ns;
+	__u64 cycles;
+	__u64 jobs;
+	__u64 clients_closed;	/* only on engine 0 */
+};
+
+/* ---- gpu_scheduler path ------------------------------------------------- */
+/* rings: key __u32 ring id (1..), value */
+struct dac_ring_val {
+	char name[DAC_NAME_LEN];	/* drm_gpu_scheduler.name */
+	__u64 last_done_ns;		/* completion time of its latest job */
+	__u64 jobs;
+	__u64 busy_ns;
+};
+
+struct dac_sched_key {
+	__u32 tgid;		/* submitting process */
+	__u32 ring_id;
+};
+
+struct dac_sched_val {
+	__u64 busy_ns;
+	__u64 jobs;
+	__u64 cookie;		/* DAC_MAP_TRACKED cookie of the submitter */
+	char comm[DAC_COMM_LEN];
+};
+
+/* ---- records (ring buffer) ---------------------------------------------- */
+enum dac_rec_type {
+	DAC_REC_CLIENT_EXIT = 1,
+};
+
+#define DAC_EXIT_F_TRUNCATED	(1u << 0)	/* more engines/regions than fit */
+#define DAC_EXIT_F_NO_OPEN	(1u << 1)	/* opened before the programs ran */
+
+struct dac_rec_engine {
+	__u64 busy_ns;
+	__u64 cycles;
+	__u64 jobs;		/* 0 when the programs did not see them all */
+};
+
+struct dac_rec_region {
+	__u64 peak;		/* highest total bytes while open */
+	__u64 total;		/* bytes still held at close */
+};
+
+/*
+ * One record per closed client; emitted with bpf_ringbuf_output() at its
+ * real size: the header, num_engines engine entries, then num_regions
+ * region entries.
+ */
+struct dac_rec_exit {
+	__u32 type;		/* DAC_REC_CLIENT_EXIT */
+	__u32 size;		/* bytes, including this header */
+	__u64 seq;		/* exit sequence number, counts drops too */
+	__u64 client_id;
+	__u64 cookie;
+	__u64 open_ns;
+	__u64 close_ns;
+	__u32 device_id;
+	__u32 pid;
+	__u32 tgid;
+	__u32 flags;		/* DAC_EXIT_F_* */
+	__u32 num_engines;	/* entries that follow */
+	__u32 num_regions;
+	char comm[DAC_COMM_LEN];
+	char driver[DAC_NAME_LEN];
+	/* struct dac_rec_engine e[num_engines]; struct dac_rec_region r[num_regions]; */
+};
+
+#define DAC_REC_EXIT_MAX_SIZE	(sizeof(struct dac_rec_exit) +			\
+				 DAC_EXIT_MAX_ENGINES * sizeof(struct dac_rec_engine) + \
+				 DAC_EXIT_MAX_REGIONS * sizeof(struct dac_rec_region))
+
+/* ---- stats: array of __u64, index below ---------------------------------- */
+enum dac_stat {
+	DAC_STAT_EXIT_RECORDS,		/* CLIENT_EXIT records attempted */
+	DAC_STAT_EXIT_DROPS,		/* ... of which the ring buffer was full */
+	DAC_STAT_CLIENTS_FULL,		/* client table full at open */
+	DAC_STAT_USAGE_FULL,		/* usage map full */
+	DAC_STAT_JOB_END_UNSEEN,	/* job end without its begin (attached late) */
+	DAC_STAT_SCHED_INFLIGHT_FULL,	/* scheduler join map full */
+	DAC_STAT_SCHED_ORPHAN_DONE,	/* completion of a job queued before attach */
+	DAC_STAT_SCHED_RINGS_FULL,
+	DAC_STAT_READ_FAULT,		/* bpf_probe_read_kernel failed */
+	DAC_STAT__COUNT
+};
+
+/* ---- names userspace learned: key, value char[DAC_NAME_LEN] -------------- */
+enum dac_name_kind {
+	DAC_NAME_ENGINE = 1,
+	DAC_NAME_REGION = 2,
+};
+
+struct dac_name_key {
+	__u32 device_id;
+	__u16 kind;		/* DAC_NAME_* */
+	__u16 index;
+};
+
+#endif /* DRMACCT_BPF_H */

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpf.h - libdrmacct's BPF loader and map reader.
+ *
+ * The programs in bpf/drmacct.bpf.c account GPU usage live from two sources:
+ * drmacct's own tracepoints (per-client, per-engine busy time, cycles, job
+ * counts, memory; a client table; a CLIENT_EXIT record with the final totals
+ * of every client that closes) and the kernel's gpu_scheduler tracepoints
+ * (per-process, per-ring busy time for any drm_sched driver).
+ *
+ * `drmacct bpf start` loads them with dac_bpf_load() and pins programs, links
+ * and maps under DAC_BPF_PIN_DIR (mode 0700, root only), so that collection
+ * outlives the command; every reader then uses dac_bpf_open_pinned().
+ *
+ * Engines and regions are named, not numbered: drmacct's tracepoints carry
+ * the engine index, and the loader maps index -> name per device from the
+ * drm-engine-<e>/drm-total-<r> keys of the device's fdinfo (printed in index
+ * order), learned once per device by opening its render node (see
+ * Documentation/bpf.rst, "Names"). Unknown names read "engine<N>"/"region<N>".
+ *
+ * All functions return 0 (or a count) on success and a negative errno on
+ * failure; none prints anything. Not thread-safe per handle.
+ */
+#ifndef DRMACCT_BPF_API_H
+#define DRMACCT_BPF_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DAC_BPF_PIN_DIR		"/sys/fs/bpf/drmacct"
+#define DAC_BPF_COMM_LEN	16
+#define DAC_BPF_NAME_LEN	32
+
+struct dac_bpf;		/* opaque handle on a loaded or pinned collection */
+
+enum dac_bpf_attach {
+	DAC_BPF_ATTACH_AUTO = 0,	/* tp_btf where module BTF exists, else tracepoint */
+	DAC_BPF_ATTACH_BTF,		/* tp_btf only (fails without module BTF) */
+	DAC_BPF_ATTACH_TRACEPOINT,	/* plain tracepoints only */
+};
+
+struct dac_bpf_load_opts {
+	enum dac_bpf_attach attach;
+	uint32_t ringbuf_bytes;		/* 0 = 1 MiB; else a power of 2 >= page size */
+	uint32_t max_clients;		/* 0 = 16384 live clients */
+	bool no_drmacct;		/* do not attach to drmacct's tracepoints */
+	bool no_sched;			/* do not attach to gpu_scheduler's */
+};
+
+/*
+ * Load and attach the programs (not pinned). -ENOENT when a source the
+ * options ask for has no tracepoints in this kernel (module not loaded),
+ * -EPERM/-EACCES without CAP_BPF/CAP_PERFMON.
+ */
+int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out);
+
+/*
+ * Pin a loaded collection under @dir (NULL = DAC_BPF_PIN_DIR): the
+ * directory is created with mode 0700; -EEXIST when something is pinned
+ * there already.
+ */
+int dac_bpf_pin(struct dac_bpf *b, const char *dir);
+
+/* Remove a pinned collection (stops collection). -ENOENT when none. */
+int dac_bpf_unpin(const char *dir);
+
+/*
+ * Open a pinned collection. -ENOENT when nothing is pinned (BPF not
+ * running), -EACCES/-EPERM when the caller may not open it (not root).
+ */
+int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out);
+
+void dac_bpf_close(struct dac_bpf *b);
+
+/* Which programs are attached, and how. */
+struct dac_bpf_info {
+	bool drmacct;			/* drmacct tracepoint programs attached */
+	bool sched;			/* gpu_scheduler programs attached */
+	bool drmacct_btf;		/* ... as tp_btf (else plain tracepoint) */
+	bool sched_btf;
+	uint32_t ringbuf_bytes;
+};
+int dac_bpf_info(struct dac_bpf *b, struct dac_bpf_info *info);
+
+/* ---- records --------------------------------------------------------------- */
+
+enum dac_bpf_event_type {
+	DAC_BPF_CLIENT_EXIT = 1,
+	DAC_BPF_LOST = 2,
+};
+
+struct dac_bpf_engine_usage {
+	char name[DAC_BPF_NAME_LEN];
+	uint64_t busy_ns;
+	uint64_t cycles;
+	uint64_t jobs;
+};
+
+struct dac_bpf_region_mem {
+	char name[DAC_BPF_NAME_LEN];
+	uint64_t peak;			/* highest total bytes while open */
+	uint64_t total;			/* bytes still held at close */
+};
+
+#define DAC_BPF_EXIT_TRUNCATED	(1u << 0)	/* engines/regions beyond the record's room */
+#define DAC_BPF_EXIT_NO_OPEN	(1u << 1)	/* opened before collection started */
+
+struct dac_bpf_client_exit {
+	uint64_t client_id;
+	uint64_t seq;			/* exit sequence number */
+	uint64_t cookie;		/* dac_bpf_track() cookie, 0 = none */
+	uint64_t open_ns, close_ns;	/* CLOCK_MONOTONIC; open 0 when unknown */
+	uint32_t device_id;
+	uint32_t pid, tgid;
+	uint32_t flags;			/* DAC_BPF_EXIT_* */
+	char comm[DAC_BPF_COMM_LEN];
+	char driver[DAC_BPF_NAME_LEN];
+	uint32_t num_engines;
+	uint32_t num_regions;
+	struct dac_bpf_engine_usage *engines;	/* valid during the callback only */
+	struct dac_bpf_region_mem *regions;
+};
+
+struct dac_bpf_event {
+	enum dac_bpf_event_type type;
+	union {
+		struct dac_bpf_client_exit exit;
+		struct {
+			uint64_t count;	/* CLIENT_EXIT records dropped (ring full) */
+		} lost;
+	};
+};
+
+/* Return 0 to go on, non-zero to stop dac_bpf_poll() (which returns it). */
+typedef int (*dac_bpf_event_fn)(void *ctx, const struct dac_bpf_event *ev);
+
+/*
+ * Wait up to @timeout_ms (0 = do not wait, -1 = forever) for records and
+ * deliver every available one to @cb; after the ring is drained, records
+ * that were dropped since the last call are delivered as one DAC_BPF_LOST
+ * event with their exact count. Returns the number of events delivered,
+ * the callback's non-zero return, or -errno (-EINTR on a signal).
+ */
+int dac_bpf_poll(struct dac_bpf *b, int timeout_ms, dac_bpf_event_fn cb, void *ctx);
+
+/* ---- map readers (each returns a malloc'd array the caller frees) ------- */
+
+struct dac_bpf_client {
+	uint64_t client_id;
+	uint64_t open_ns;
+	uint64_t cookie;
+	uint32_t device_id;
+	uint32_t pid, tgid;
+	char comm[DAC_BPF_COMM_LEN];
+	char driver[DAC_BPF_NAME_LEN];
+};
+int dac_bpf_read_clients(struct dac_bpf *b, struct dac_bpf_client **out, size_t *n);
+
+struct dac_bpf_usage {
+	uint64_t client_id;
+	uint32_t device_id;
+	uint32_t engine;		/* index on the device */
+	char name[DAC_BPF_NAME_LEN];
+	uint64_t busy_ns;		/* finished jobs + in-flight part at now_ns */
+	uint64_t cycles;		/* finished jobs */
+	uint64_t jobs;			/* finished jobs */
+	uint32_t running;		/* jobs running at the time of the read */
+};
+/*
+ * Usage of every live client and engine, the in-flight part computed at
+ * *@now_ns (CLOCK_MONOTONIC; the time of the read is stored there).
+ */
+int dac_bpf_read_usage(struct dac_bpf *b, uint64_t *now_ns, struct dac_bpf_usage **out,
+		       size_t *n);
+
+struct dac_bpf_mem {
+	uint64_t client_id;
+	uint32_t region;
+	char name[DAC_BPF_NAME_LEN];
+	uint64_t total, peak;
+};
+int dac_bpf_read_mem(struct dac_bpf *b, struct dac_bpf_mem **out, size_t *n);
+
+/* All-time totals per (device, engine): exact even when records were lost. */
+struct dac_bpf_total {
+	uint32_t device_id;
+	uint32_t engine;
+	char name[DAC_BPF_NAME_LEN];
+	uint64_t busy_ns, cycles, jobs;
+};
+int dac_bpf_read_totals(struct dac_bpf *b, struct dac_bpf_total **out, size_t *n);
+
+/* gpu_scheduler path: busy time per (process, ring). */
+struct dac_bpf_sched {
+	uint32_t tgid;
+	uint32_t ring_id;
+	uint64_t cookie;
+	char comm[DAC_BPF_COMM_LEN];
+	char ring[DAC_BPF_NAME_LEN];	/* drm_gpu_scheduler name, e.g. "render0" */
+	uint64_t busy_ns, jobs;
+};
+int dac_bpf_read_sched(struct dac_bpf *b, struct dac_bpf_sched **out, size_t *n);
+
+/* Counters the programs keep about themselves. */
+struct dac_bpf_stats {
+	uint64_t exit_records;		/* CLIENT_EXIT records attempted */
+	uint64_t exit_drops;		/* ... dropped because the ring was full */
+	uint64_t clients_full;		/* client table full */
+	uint64_t usage_full;		/* usage map full */
+	uint64_t job_end_unseen;	/* job ends whose begin was not seen */
+	uint64_t sched_inflight_full;
+	uint64_t sched_orphans;		/* completions of jobs queued before attach */
+	uint64_t sched_rings_full;
+	uint64_t read_faults;
+};
+int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st);
+
+/* ---- process tracking (drmacct stat) ---------------------------------------- */
+
+/*
+ * Tag process @tgid and every process it forks from now on with @cookie
+ * (non-zero): clients they open and scheduler jobs they submit carry it.
+ * dac_bpf_untrack() removes every process tagged with @cookie.
+ */
+int dac_bpf_track(struct dac_bpf *b, uint32_t tgid, uint64_t cookie);
+int dac_bpf_untrack(struct dac_bpf *b, uint64_t cookie);
+
+/* ---- names ----------------------------------------------------------------- */
+
+/*
+ * Name of engine @index (or region, @region true) of drmacct device
+ * @device_id into @buf; learns the device's names first when they are not
+ * known yet. Falls back to "engine<N>"/"region<N>". Returns @buf.
+ */
+const char *dac_bpf_name(struct dac_bpf *b, uint32_t device_id, bool region,
+			 uint32_t index, char *buf, size_t len);
+
+/* Learn engine and region names of every device with an openable node. */
+int dac_bpf_learn_names(struct dac_bpf *b);
+
+/* Human-readable reason for an error of dac_bpf_open_pinned() / load. */
+const char *dac_bpf_strerror(int err);
+
+#endif /* DRMACCT_BPF_API_H */
