@@ -50,12 +50,15 @@ extern const struct simgpu_engine_info simgpu_engines[SIMGPU_NUM_ENGINES];
 /*
  * The clock of one engine instance: piecewise constant frequency that the
  * governor moves by one step at every SIMGPU_GOV_PERIOD_NS boundary (up
- * while busy, down while idle). Evaluated lazily; mcycles is the exact
- * integral in milli-cycles (MHz x ns).
+ * while busy, down while idle). Evaluated lazily; cycles + mrem / 1000 is
+ * the exact integral (MHz x ns = milli-cycles). Whole cycles and a
+ * remainder, not one milli-cycle counter: that would wrap a u64 after 142
+ * days at 1500 MHz and make drm-total-cycles jump backwards.
  */
 struct simgpu_clock {
 	u64 t_last;
-	u64 mcycles;
+	u64 cycles;
+	u32 mrem;			/* milli-cycles, < 1000 */
 	u32 mhz;
 	bool busy;
 };
@@ -156,7 +159,7 @@ struct simgpu_job {
 	u8 value;
 	struct simgpu_bo *src;		/* references */
 	struct simgpu_bo *dst;
-	u64 mcycles_start;
+	u64 cycles_start;		/* instance clock at start */
 };
 
 /* simgpu_engine.c */

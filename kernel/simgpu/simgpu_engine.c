@@ -42,6 +42,16 @@ const struct simgpu_engine_info simgpu_engines[SIMGPU_NUM_ENGINES] = {
 	},
 };
 
+/* Adds @mhz x @dt ns; q * mhz cannot overflow for any dt below 390 years. */
+static void simgpu_clock_add(struct simgpu_clock *c, u32 mhz, u64 dt)
+{
+	u32 r;
+	u64 q = div_u64_rem(dt, 1000, &r);
+	u64 m = (u64)mhz * r + c->mrem;	/* < 1000 * (mhz + 1) */
+
+	c->cycles += (u64)mhz * q + div_u64_rem(m, 1000, &c->mrem);
+}
+
 /*
  * Advance the clock to @t. Governor boundaries are multiples of
  * SIMGPU_GOV_PERIOD_NS of CLOCK_MONOTONIC; at each one the frequency moves
@@ -57,11 +67,11 @@ static void simgpu_clock_advance(struct simgpu_clock *c,
 		bool saturated;
 
 		if (next >= t) {
-			c->mcycles += (u64)c->mhz * (t - c->t_last);
+			simgpu_clock_add(c, c->mhz, t - c->t_last);
 			c->t_last = t;
 			break;
 		}
-		c->mcycles += (u64)c->mhz * (next - c->t_last);
+		simgpu_clock_add(c, c->mhz, next - c->t_last);
 		c->t_last = next;
 		if (c->busy)
 			c->mhz = min(c->mhz + ei->up_mhz, ei->max_mhz);
@@ -71,7 +81,7 @@ static void simgpu_clock_advance(struct simgpu_clock *c,
 		saturated = c->busy ? c->mhz == ei->max_mhz :
 				      c->mhz == ei->min_mhz;
 		if (saturated) {
-			c->mcycles += (u64)c->mhz * (t - c->t_last);
+			simgpu_clock_add(c, c->mhz, t - c->t_last);
 			c->t_last = t;
 			break;
 		}
@@ -112,7 +122,7 @@ static void simgpu_inst_start_locked(struct simgpu_inst *inst)
 	start = job->has_acct ? drmacct_job_begin(&job->acct) : ktime_get_ns();
 	simgpu_clock_advance(&inst->clk, inst->info, start);
 	inst->clk.busy = true;
-	job->mcycles_start = inst->clk.mcycles;
+	job->cycles_start = inst->clk.cycles;
 	job->result->start_ns = start;
 	job->result->instance = inst->index;
 
@@ -139,7 +149,7 @@ static void simgpu_inst_complete(struct simgpu_inst *inst)
 	}
 	t = ktime_get_ns();
 	simgpu_clock_advance(&inst->clk, inst->info, t);
-	cycles = div_u64(inst->clk.mcycles - job->mcycles_start, 1000);
+	cycles = inst->clk.cycles - job->cycles_start;
 	end = job->has_acct ? drmacct_job_end(&job->acct, cycles) : t;
 	job->result->end_ns = end;
 	job->result->cycles = cycles;
@@ -237,16 +247,18 @@ struct dma_fence *simgpu_engine_run(struct simgpu_inst *inst,
 	return dma_fence_get(job->hw_fence);
 }
 
-static u64 simgpu_inst_mcycles(struct simgpu_inst *inst)
+/* Brings the clock of @inst up to now; returns its cycles, sets *@mhz. */
+static u64 simgpu_inst_sample(struct simgpu_inst *inst, u32 *mhz)
 {
 	unsigned long flags;
-	u64 mc;
+	u64 cycles;
 
 	spin_lock_irqsave(&inst->lock, flags);
 	simgpu_clock_advance(&inst->clk, inst->info, ktime_get_ns());
-	mc = inst->clk.mcycles;
+	cycles = inst->clk.cycles;
+	*mhz = inst->clk.mhz;
 	spin_unlock_irqrestore(&inst->lock, flags);
-	return mc;
+	return cycles;
 }
 
 /**
@@ -259,12 +271,13 @@ static u64 simgpu_inst_mcycles(struct simgpu_inst *inst)
  */
 u64 simgpu_engine_total_cycles(struct simgpu_device *sdev, unsigned int engine)
 {
-	u64 mc = 0;
+	u64 cycles = 0;
 	unsigned int i;
+	u32 mhz;
 
 	for (i = 0; i < simgpu_engines[engine].capacity; i++)
-		mc += simgpu_inst_mcycles(&sdev->inst[engine][i]);
-	return div_u64(mc, 1000);
+		cycles += simgpu_inst_sample(&sdev->inst[engine][i], &mhz);
+	return cycles;
 }
 
 /**
@@ -275,13 +288,9 @@ u64 simgpu_engine_total_cycles(struct simgpu_device *sdev, unsigned int engine)
  */
 u64 simgpu_engine_cur_mhz(struct simgpu_inst *inst)
 {
-	unsigned long flags;
-	u64 mhz;
+	u32 mhz;
 
-	spin_lock_irqsave(&inst->lock, flags);
-	simgpu_clock_advance(&inst->clk, inst->info, ktime_get_ns());
-	mhz = inst->clk.mhz;
-	spin_unlock_irqrestore(&inst->lock, flags);
+	simgpu_inst_sample(inst, &mhz);
 	return mhz;
 }
 
