@@ -26,6 +26,7 @@
 #define SIMGPU_HW_QUEUE_DEPTH	4	/* jobs drm_sched hands to one instance */
 #define SIMGPU_MAX_INFLIGHT	1024	/* unfinished jobs per file; SUBMIT waits */
 #define SIMGPU_GOV_PERIOD_NS	1000000ull	/* frequency governor step */
+#define SIMGPU_REGION_SYSTEM	0	/* the only memory region */
 
 enum simgpu_engine_id {
 	SIMGPU_ENGINE_RENDER,
@@ -145,6 +146,7 @@ struct simgpu_job {
 	struct simgpu_file *sfile;	/* reference */
 	struct simgpu_result *result;	/* owned by sfile->results */
 	struct drmacct_job acct;
+	struct drmacct_client *client;	/* @acct's reference, or NULL */
 	bool has_acct;
 	bool ran;			/* run_job() was called */
 	bool retired;			/* result done, objects idle */

@@ -19,9 +19,6 @@
 
 #include "simgpu.h"
 
-/* One memory region: "system". */
-#define SIMGPU_REGION_SYSTEM	0
-
 /**
  * simgpu_bo_mem_event() - report a memory event of a file to drmacct
  * @sfile: the file

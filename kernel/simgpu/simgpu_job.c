@@ -19,6 +19,34 @@ static inline struct simgpu_job *to_simgpu_job(struct drm_sched_job *sched_job)
 	return container_of(sched_job, struct simgpu_job, base);
 }
 
+/*
+ * Marks the job's objects active (at SUBMIT) or idle again (at retire).
+ * The memory events go to the job's own client reference: the file's
+ * sfile->acct is dropped and cleared when the file closes, while a job of a
+ * closed file may still be running (and would read it without any lock).
+ */
+static void simgpu_job_objects_active(struct simgpu_job *job, bool active)
+{
+	struct simgpu_bo *bos[2] = {
+		job->src, job->dst != job->src ? job->dst : NULL,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bos); i++) {
+		if (!bos[i])
+			continue;
+		if (active)
+			atomic_inc(&bos[i]->active);
+		else
+			atomic_dec(&bos[i]->active);
+		if (job->client)
+			drmacct_mem_event(job->client, SIMGPU_REGION_SYSTEM,
+					  active ? DRMACCT_MEM_ACTIVE :
+					  DRMACCT_MEM_IDLE,
+					  bos[i]->base.base.size);
+	}
+}
+
 /**
  * simgpu_job_retire() - publish a job's result and mark its objects idle
  * @job: the job
@@ -35,14 +63,7 @@ void simgpu_job_retire(struct simgpu_job *job, u32 status)
 		return;
 	job->retired = true;
 
-	if (job->src) {
-		atomic_dec(&job->src->active);
-		simgpu_bo_mem_event(sfile, job->src, DRMACCT_MEM_IDLE);
-	}
-	if (job->dst && job->dst != job->src) {
-		atomic_dec(&job->dst->active);
-		simgpu_bo_mem_event(sfile, job->dst, DRMACCT_MEM_IDLE);
-	}
+	simgpu_job_objects_active(job, false);
 	job->result->status = status;
 	/* Publish every result field before done; pairs with WAIT's acquire. */
 	smp_store_release(&job->result->done, true);
@@ -357,19 +378,13 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 	if (sfile->acct) {
 		WARN_ON(drmacct_job_init(&job->acct, sfile->acct, args->engine));
 		job->has_acct = true;
+		job->client = sfile->acct;
 	}
 	kref_get(&sfile->ref);
 	job->sfile = sfile;
 	atomic_inc(&sfile->inflight);
 	atomic_inc(&sdev->jobs);
-	if (job->src) {
-		atomic_inc(&job->src->active);
-		simgpu_bo_mem_event(sfile, job->src, DRMACCT_MEM_ACTIVE);
-	}
-	if (job->dst && job->dst != job->src) {
-		atomic_inc(&job->dst->active);
-		simgpu_bo_mem_event(sfile, job->dst, DRMACCT_MEM_ACTIVE);
-	}
+	simgpu_job_objects_active(job, true);
 	result->queued_ns = ktime_get_ns();
 	drm_sched_job_arm(&job->base);
 	drm_sched_entity_push_job(&job->base);
