@@ -95,7 +95,8 @@ struct simgpu_device {
 	struct workqueue_struct *wq;
 	struct simgpu_inst inst[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
 	struct drm_gpu_scheduler *sched_list[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
-	atomic_t jobs;			/* jobs not yet freed */
+	spinlock_t jobs_lock;		/* @jobs, and its last wake-up */
+	unsigned int jobs;		/* jobs not yet freed */
 	wait_queue_head_t jobs_wq;	/* @jobs dropped to 0 */
 	wait_queue_head_t done_wq;	/* some job result completed */
 };

@@ -299,7 +299,8 @@ static int simgpu_probe(struct platform_device *pdev)
 	if (IS_ERR(sdev))
 		return PTR_ERR(sdev);
 	sdev->legacy_memory = legacy_memory;
-	atomic_set(&sdev->jobs, 0);
+	spin_lock_init(&sdev->jobs_lock);
+	sdev->jobs = 0;
 	init_waitqueue_head(&sdev->jobs_wq);
 	init_waitqueue_head(&sdev->done_wq);
 	platform_set_drvdata(pdev, sdev);
@@ -335,7 +336,9 @@ static int simgpu_remove(struct platform_device *pdev)
 
 	drm_dev_unregister(&sdev->drm);
 	/* Jobs of closed files may still run: let them finish. */
-	wait_event(sdev->jobs_wq, atomic_read(&sdev->jobs) == 0);
+	spin_lock_irq(&sdev->jobs_lock);
+	wait_event_lock_irq(sdev->jobs_wq, !sdev->jobs, sdev->jobs_lock);
+	spin_unlock_irq(&sdev->jobs_lock);
 	simgpu_engines_fini(sdev);
 	destroy_workqueue(sdev->wq);
 	drmacct_device_destroy(sdev->acct);

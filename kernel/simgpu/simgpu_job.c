@@ -71,6 +71,31 @@ void simgpu_job_retire(struct simgpu_job *job, u32 status)
 	wake_up_all(&job->sdev->done_wq);
 }
 
+/* Counts a job that is not freed yet; simgpu_remove() waits for them. */
+static void simgpu_jobs_get(struct simgpu_device *sdev)
+{
+	spin_lock_irq(&sdev->jobs_lock);
+	sdev->jobs++;
+	spin_unlock_irq(&sdev->jobs_lock);
+}
+
+/*
+ * The decrement and the wake-up happen under jobs_lock, which
+ * simgpu_remove() takes again after its wait: it cannot go on to free the
+ * device while the last free_job() (possibly in a kworker of the entity
+ * teardown) still touches jobs_wq. With atomic_dec_and_test() the remover
+ * could see 0 and free the device between the decrement and the wake_up.
+ */
+static void simgpu_jobs_put(struct simgpu_device *sdev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sdev->jobs_lock, flags);
+	if (!--sdev->jobs)
+		wake_up_all(&sdev->jobs_wq);
+	spin_unlock_irqrestore(&sdev->jobs_lock, flags);
+}
+
 static struct dma_fence *simgpu_sched_run_job(struct drm_sched_job *sched_job)
 {
 	struct simgpu_job *job = to_simgpu_job(sched_job);
@@ -108,9 +133,7 @@ static void simgpu_sched_free_job(struct drm_sched_job *sched_job)
 		drmacct_job_fini(&job->acct);
 	simgpu_file_put(job->sfile);
 	kfree(job);
-
-	if (atomic_dec_and_test(&sdev->jobs))
-		wake_up_all(&sdev->jobs_wq);
+	simgpu_jobs_put(sdev);
 }
 
 const struct drm_sched_backend_ops simgpu_sched_ops = {
@@ -383,7 +406,7 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 	kref_get(&sfile->ref);
 	job->sfile = sfile;
 	atomic_inc(&sfile->inflight);
-	atomic_inc(&sdev->jobs);
+	simgpu_jobs_get(sdev);
 	simgpu_job_objects_active(job, true);
 	result->queued_ns = ktime_get_ns();
 	drm_sched_job_arm(&job->base);
