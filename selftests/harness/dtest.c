@@ -93,21 +93,63 @@ void dt__fail_here(const char *file, int line, bool fatal, const char *fmt, ...)
 		dt__end_now();
 }
 
-int dt__cmp(struct dt_val a, struct dt_val b)
+static long double dt_as_float(struct dt_val v)
 {
+	if (v.is_float)
+		return v.f;
+	return v.neg ? -(long double)v.mag : (long double)v.mag;
+}
+
+bool dt__holds(struct dt_val a, struct dt_val b, enum dt_op op)
+{
+	int c;
+
+	if (a.is_float || b.is_float) {
+		long double x = dt_as_float(a), y = dt_as_float(b);
+
+		switch (op) {
+		case DT_OP_EQ: return x == y;
+		case DT_OP_NE: return !(x == y);
+		case DT_OP_LT: return x < y;
+		case DT_OP_LE: return x <= y;
+		case DT_OP_GT: return x > y;
+		case DT_OP_GE: return x >= y;
+		}
+		return false;
+	}
 	if (a.neg != b.neg)
-		return a.neg ? -1 : 1;
-	if (a.mag == b.mag)
-		return 0;
-	/* Among negatives the larger magnitude is the smaller value. */
-	return (a.mag < b.mag) != a.neg ? -1 : 1;
+		c = a.neg ? -1 : 1;
+	else if (a.mag == b.mag)
+		c = 0;
+	else	/* among negatives the larger magnitude is the smaller value */
+		c = (a.mag < b.mag) != a.neg ? -1 : 1;
+	switch (op) {
+	case DT_OP_EQ: return c == 0;
+	case DT_OP_NE: return c != 0;
+	case DT_OP_LT: return c < 0;
+	case DT_OP_LE: return c <= 0;
+	case DT_OP_GT: return c > 0;
+	case DT_OP_GE: return c >= 0;
+	}
+	return false;
+}
+
+static void dt_val_str(struct dt_val v, char *buf, size_t len)
+{
+	if (v.is_float)
+		snprintf(buf, len, "%.17Lg", v.f);
+	else
+		snprintf(buf, len, "%s%llu", v.neg ? "-" : "", v.mag);
 }
 
 void dt__cmp_fail(const char *file, int line, bool fatal, const char *expr,
 		  struct dt_val a, struct dt_val b)
 {
-	dt__fail_here(file, line, fatal, "%s: %s%llu vs %s%llu", expr,
-		      a.neg ? "-" : "", a.mag, b.neg ? "-" : "", b.mag);
+	char x[64], y[64];
+
+	dt_val_str(a, x, sizeof(x));
+	dt_val_str(b, y, sizeof(y));
+	dt__fail_here(file, line, fatal, "%s: %s vs %s", expr, x, y);
 }
 
 void dt__skip(const char *file, int line, const char *fmt, ...)

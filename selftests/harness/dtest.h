@@ -111,55 +111,74 @@ void dt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 		 long long: 1, char: (char)-1 < 1, default: 0)
 
 /*
- * Integers (and pointers) are compared by value whatever their types, so
- * DT_EXPECT_EQ(size, 12) needs no cast and -1 never equals UINT64_MAX: each
- * side becomes a sign and a magnitude first.
+ * Values are compared by value whatever their types: integers (and
+ * pointers) become a sign and a magnitude, so DT_EXPECT_EQ(size, 12) needs
+ * no cast and -1 never equals UINT64_MAX; when either side is floating
+ * point both are compared as long double (a NaN satisfies only NE).
  */
 struct dt_val {
+	bool is_float;
 	bool neg;
 	unsigned long long mag;
+	long double f;
 };
 
 static inline struct dt_val dt__val_s(long long v)
 {
-	return v < 0 ? (struct dt_val){ true, -(unsigned long long)v }
-		     : (struct dt_val){ false, (unsigned long long)v };
+	return v < 0 ? (struct dt_val){ false, true, -(unsigned long long)v, 0 }
+		     : (struct dt_val){ false, false, (unsigned long long)v, 0 };
 }
 
 static inline struct dt_val dt__val_u(unsigned long long v)
 {
-	return (struct dt_val){ false, v };
+	return (struct dt_val){ false, false, v, 0 };
 }
 
-#define DT__VAL(x)							\
-	(DT__SIGNED(x) ? dt__val_s((long long)(x))			\
-		       : dt__val_u((unsigned long long)(x)))
+static inline struct dt_val dt__val_f(long double v)
+{
+	return (struct dt_val){ true, false, 0, v };
+}
 
-/* -1, 0 or 1 as a is below, equal to or above b. */
-int dt__cmp(struct dt_val a, struct dt_val b);
+#define DT__IS_FLOAT(x)							\
+	_Generic((x), float: 1, double: 1, long double: 1, default: 0)
+#define DT__AS_FLOAT(x)							\
+	((long double)_Generic((x), float: (x), double: (x),		\
+			       long double: (x), default: 0))
+#define DT__AS_INT(x)							\
+	_Generic((x), float: 0, double: 0, long double: 0, default: (x))
+
+#define DT__VAL(x)							\
+	(DT__IS_FLOAT(x) ? dt__val_f(DT__AS_FLOAT(x))			\
+	 : DT__SIGNED(x) ? dt__val_s((long long)DT__AS_INT(x))		\
+			 : dt__val_u((unsigned long long)DT__AS_INT(x)))
+
+enum dt_op { DT_OP_EQ, DT_OP_NE, DT_OP_LT, DT_OP_LE, DT_OP_GT, DT_OP_GE };
+
+/* Does "a op b" hold? */
+bool dt__holds(struct dt_val a, struct dt_val b, enum dt_op op);
 void dt__cmp_fail(const char *file, int line, bool fatal, const char *expr,
 		  struct dt_val a, struct dt_val b);
 
-#define DT__CMP(a, b, op, fatal)					\
+#define DT__CMP(a, b, op, opname, fatal)				\
 	do {								\
 		struct dt_val dt_a_ = DT__VAL(a), dt_b_ = DT__VAL(b);	\
-		if (!(dt__cmp(dt_a_, dt_b_) op 0))			\
+		if (!dt__holds(dt_a_, dt_b_, op))			\
 			dt__cmp_fail(__FILE__, __LINE__, fatal,		\
-				     #a " " #op " " #b, dt_a_, dt_b_);	\
+				     #a " " opname " " #b, dt_a_, dt_b_); \
 	} while (0)
 
-#define DT_EXPECT_EQ(a, b) DT__CMP(a, b, ==, false)
-#define DT_EXPECT_NE(a, b) DT__CMP(a, b, !=, false)
-#define DT_EXPECT_LT(a, b) DT__CMP(a, b, <, false)
-#define DT_EXPECT_LE(a, b) DT__CMP(a, b, <=, false)
-#define DT_EXPECT_GT(a, b) DT__CMP(a, b, >, false)
-#define DT_EXPECT_GE(a, b) DT__CMP(a, b, >=, false)
-#define DT_ASSERT_EQ(a, b) DT__CMP(a, b, ==, true)
-#define DT_ASSERT_NE(a, b) DT__CMP(a, b, !=, true)
-#define DT_ASSERT_LT(a, b) DT__CMP(a, b, <, true)
-#define DT_ASSERT_LE(a, b) DT__CMP(a, b, <=, true)
-#define DT_ASSERT_GT(a, b) DT__CMP(a, b, >, true)
-#define DT_ASSERT_GE(a, b) DT__CMP(a, b, >=, true)
+#define DT_EXPECT_EQ(a, b) DT__CMP(a, b, DT_OP_EQ, "==", false)
+#define DT_EXPECT_NE(a, b) DT__CMP(a, b, DT_OP_NE, "!=", false)
+#define DT_EXPECT_LT(a, b) DT__CMP(a, b, DT_OP_LT, "<", false)
+#define DT_EXPECT_LE(a, b) DT__CMP(a, b, DT_OP_LE, "<=", false)
+#define DT_EXPECT_GT(a, b) DT__CMP(a, b, DT_OP_GT, ">", false)
+#define DT_EXPECT_GE(a, b) DT__CMP(a, b, DT_OP_GE, ">=", false)
+#define DT_ASSERT_EQ(a, b) DT__CMP(a, b, DT_OP_EQ, "==", true)
+#define DT_ASSERT_NE(a, b) DT__CMP(a, b, DT_OP_NE, "!=", true)
+#define DT_ASSERT_LT(a, b) DT__CMP(a, b, DT_OP_LT, "<", true)
+#define DT_ASSERT_LE(a, b) DT__CMP(a, b, DT_OP_LE, "<=", true)
+#define DT_ASSERT_GT(a, b) DT__CMP(a, b, DT_OP_GT, ">", true)
+#define DT_ASSERT_GE(a, b) DT__CMP(a, b, DT_OP_GE, ">=", true)
 
 #define DT__BOOL(c, want, fatal)					\
 	do {								\

@@ -4,6 +4,7 @@
  * every outcome the harness must report.
  */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -33,6 +34,19 @@ DT_TEST(mixed_types_compare_by_value)
 	DT_EXPECT_NE(-1, big);
 	DT_EXPECT_LT(-5, -2);
 	DT_EXPECT_LE(0, 0u);
+	DT_EXPECT_GT(0.5, 0);
+	DT_EXPECT_LT(0.25, 0.5);
+	DT_EXPECT_GT(-0.5, -1);
+	DT_EXPECT_EQ(2.0, 2);
+}
+
+DT_TEST(float_compare_fails)
+{
+	double util = 0.05, nan = __builtin_nan("");
+
+	DT_EXPECT_GT(util, 0.1);
+	DT_EXPECT_EQ(nan, nan);
+	DT_EXPECT_NE(nan, nan);
 }
 
 DT_TEST(expect_fails_and_continues)
