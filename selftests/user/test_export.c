@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_export.c - `drmacct export`: the exposition text (names, units,
+ * labels, escaping, one series per shared client, jobs from driver keys),
+ * its syntax, the HTTP server (status codes, loopback only, catch-up rule
+ * across scrapes, clean stop).
+ */
+#define _GNU_SOURCE
+#include "cli_run.h"
+#include "dtest.h"
+#include "proc_tree.h"
+#include "prom_util.h"
+
+#include <ctype.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define EXPECT_HAS(hay, needle)						\
+	do {								\
+		if (!strstr((hay), (needle)))				\
+			dt__fail_here(__FILE__, __LINE__, false,	\
+				      "missing \"%s\" in:\n%s", (needle), (hay)); \
+	} while (0)
+
+#define SIMGPU_A \
+	"pos:\t0\n" \
+	"drm-driver:\tsimgpu\n" \
+	"drm-client-id:\t7\n" \
+	"drm-engine-render:\t1234567890 ns\n" \
+	"drm-engine-copy:\t5 ns\n" \
+	"drm-engine-capacity-copy:\t2\n" \
+	"drm-cycles-render:\t987654321\n" \
+	"drm-maxfreq-render:\t1500 MHz\n" \
+	"drm-total-system:\t8 MiB\n" \
+	"drm-resident-system:\t4096 KiB\n" \
+	"drm-purgeable-system:\t0\n"
+
+#define SIMGPU_B \
+	"drm-driver:\tsimgpu\n" \
+	"drm-client-id:\t8\n" \
+	"drm-engine-render:\t42 ns\n" \
+	"drm-total-cycles-render:\t1000\n" \
+	"drm-cycles-render:\t250\n"
+
+DT_FIXTURE(ex) {
+	struct proc_tree pt;
+	struct prom_child exp;
+};
+
+DT_SETUP(ex)
+{
+	self->exp.pid = 0;
+	self->exp.errfd = -1;
+	DT_ASSERT_EQ(proc_tree_init(&self->pt, PROC_TREE_DEVCHAR), 0);
+	/* client 7 held by pids 300 and 100 (inherited fd); client 8 in 200 */
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 300, "child"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 300, 4, 226, 128, SIMGPU_A), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 100, "game"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 100, 9, 226, 128, SIMGPU_A), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 200, "we\"ird\\na\xff" "me"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 200, 3, 226, 129, SIMGPU_B), 0);
+}
+
+DT_TEARDOWN(ex)
+{
+	prom_stop(&self->exp);
+	proc_tree_cleanup(&self->pt);
+}
+
+static const char *line_of(const char *out, const char *prefix, char *buf, size_t len)
+{
+	const char *p = out;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (!strncmp(p, prefix, strlen(prefix))) {
+			snprintf(buf, len, "%.*s", (int)l, p);
+			return buf;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+DT_TEST_F(ex, exposition_values_and_labels)
+{
+	struct cli_result r;
+	const char *l7 = "{driver=\"simgpu\",device=\"renderD128\",client_id=\"7\",pid=\"100\","
+			 "comm=\"game\"";
+
+	cli_run(&r, "export", "--prometheus", "--proc-root", self->pt.root, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	/* ns -> seconds exactly; counters in base units */
+	{
+		char want[512];
+
+		snprintf(want, sizeof(want),
+			 "drmacct_client_engine_busy_seconds_total%s,engine=\"render\"} 1.234567890\n",
+			 l7);
+		EXPECT_HAS(r.out, want);
+		snprintf(want, sizeof(want),
+			 "drmacct_client_engine_busy_seconds_total%s,engine=\"copy\"} 0.000000005\n",
+			 l7);
+		EXPECT_HAS(r.out, want);
+		snprintf(want, sizeof(want),
+			 "drmacct_client_engine_cycles_total%s,engine=\"render\"} 987654321\n", l7);
+		EXPECT_HAS(r.out, want);
+		snprintf(want, sizeof(want),
+			 "drmacct_client_engine_capacity%s,engine=\"copy\"} 2\n", l7);
+		EXPECT_HAS(r.out, want);
+		snprintf(want, sizeof(want),
+			 "drmacct_client_engine_max_frequency_hertz%s,engine=\"render\"} 1500000000\n",
+			 l7);
+		EXPECT_HAS(r.out, want);
+		snprintf(want, sizeof(want),
+			 "drmacct_client_memory_bytes%s,region=\"system\",kind=\"total\"} 8388608\n",
+			 l7);
+		EXPECT_HAS(r.out, want);
+		snprintf(want, sizeof(want),
+			 "drmacct_client_memory_bytes%s,region=\"system\",kind=\"resident\"} 4194304\n",
+			 l7);
+		EXPECT_HAS(r.out, want);
+		snprintf(want, sizeof(want),
+			 "drmacct_client_memory_bytes%s,region=\"system\",kind=\"purgeable\"} 0\n", l7);
+		EXPECT_HAS(r.out, want);
+	}
+	/* client 7 is held by two processes but is one series */
+	/* 2 busy, 1 cycles, 2 capacity, 1 maxfreq, 3 memory */
+	DT_EXPECT_EQ(count_of(r.out, "client_id=\"7\""), 9);
+	DT_EXPECT_EQ(count_of(r.out, "pid=\"300\""), 0);
+	/* escaping: quote, backslash; invalid UTF-8 byte becomes U+FFFD */
+	EXPECT_HAS(r.out, "drmacct_client_engine_total_cycles_total{driver=\"simgpu\","
+		   "device=\"renderD129\",client_id=\"8\",pid=\"200\","
+		   "comm=\"we\\\"ird\\\\na\xef\xbf\xbdme\",engine=\"render\"} 1000\n");
+	EXPECT_HAS(r.out, "drmacct_clients{driver=\"simgpu\",device=\"renderD128\"} 1\n");
+	EXPECT_HAS(r.out, "drmacct_clients{driver=\"simgpu\",device=\"renderD129\"} 1\n");
+	EXPECT_HAS(r.out, "drmacct_discovery_unreadable{what=\"denied_processes\"} 0\n");
+	cli_result_free(&r);
+}
+
+/* Syntax of the whole text: every family announced once by HELP and TYPE
+ * before its samples, samples contiguous, names legal, counters _total. */
+DT_TEST_F(ex, exposition_syntax)
+{
+	struct cli_result r;
+	char families[32][96], cur[96] = "";
+	int nfam = 0;
+	char *save, *line, *text;
+
+	cli_run(&r, "export", "--prometheus", "--proc-root", self->pt.root, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	text = strdup(r.out);
+	DT_ASSERT_NE(text, NULL);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[96], type[16];
+
+		if (!strncmp(line, "# HELP ", 7)) {
+			DT_ASSERT_EQ(sscanf(line + 7, "%95s", name), 1);
+			for (int i = 0; i < nfam; i++)
+				if (!strcmp(families[i], name))
+					DT_FAIL("family %s announced twice", name);
+			DT_ASSERT_LT(nfam, 32);
+			snprintf(families[nfam++], 96, "%s", name);
+			snprintf(cur, sizeof(cur), "%s", name);
+			continue;
+		}
+		if (!strncmp(line, "# TYPE ", 7)) {
+			DT_ASSERT_EQ(sscanf(line + 7, "%95s %15s", name, type), 2);
+			DT_EXPECT_STREQ(name, cur);
+			if (!strcmp(type, "counter")) {
+				size_t l = strlen(name);
+
+				DT_EXPECT_TRUE(l > 6 && !strcmp(name + l - 6, "_total"));
+			} else {
+				DT_EXPECT_STREQ(type, "gauge");
+			}
+			continue;
+		}
+		DT_ASSERT_NE(line[0], '#');
+		/* sample: name{labels} value, name belongs to the current family */
+		{
+			size_t l = strcspn(line, "{ ");
+			const char *v = strrchr(line, ' ');
+			char *end;
+
+			DT_ASSERT_TRUE(l > 0);
+			for (size_t i = 0; i < l; i++)
+				DT_ASSERT_TRUE(isalnum((unsigned char)line[i]) || line[i] == '_' ||
+					       line[i] == ':');
+			DT_EXPECT_TRUE(strlen(cur) == l && !strncmp(line, cur, l));
+			DT_ASSERT_NE(v, NULL);
+			strtod(v + 1, &end);
+			DT_EXPECT_EQ(*end, '\0');
+		}
+	}
+	DT_EXPECT_GE(nfam, 8);
+	free(text);
+	cli_result_free(&r);
+}
+
+/* v3d prints its job counts as driver-specific keys. */
+DT_TEST_F(ex, jobs_from_driver_keys)
+{
+	const char *sh = getenv("DRMACCT_SHARED");
+	char path[512], *text = NULL;
+	struct cli_result r;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/fixtures/fdinfo/v3d_1.txt", sh && *sh ? sh : "../shared");
+	f = fopen(path, "r");
+	if (!f)
+		DT_FAIL("fixture %s not readable (set DRMACCT_SHARED)", path);
+	DT_ASSERT_EQ(getdelim(&text, &len, '\0', f) > 0, true);
+	fclose(f);
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 400, "v3d-app"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 400, 5, 226, 130, text), 0);
+	free(text);
+	cli_run(&r, "export", "--prometheus", "--proc-root", self->pt.root, "--pid", "400", NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	/* values as printed in the fixture */
+	EXPECT_HAS(r.out, "drmacct_client_engine_jobs_total{driver=\"v3d\",device=\"renderD130\","
+		   "client_id=\"44\",pid=\"400\",comm=\"v3d-app\",engine=\"render\"} 19575\n");
+	EXPECT_HAS(r.out, "engine=\"cache_clean\"} 250392\n");
+	EXPECT_HAS(r.out, "drmacct_client_engine_busy_seconds_total{driver=\"v3d\","
+		   "device=\"renderD130\",client_id=\"44\",pid=\"400\",comm=\"v3d-app\","
+		   "engine=\"csd\"} 188.038329691\n");
+	DT_EXPECT_EQ(count_of(r.out, "client_id=\"7\""), 0);
+	cli_result_free(&r);
+}
+
+DT_TEST(usage_errors)
+{
+	struct cli_result r;
+
+	cli_run(&r, "export", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	EXPECT_HAS(r.err, "exactly one of --prometheus and --listen");
+	cli_result_free(&r);
+	cli_run(&r, "export", "--prometheus", "--listen", "127.0.0.1:0", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	cli_result_free(&r);
+	for (const char *const *a = (const char *const[]){ "0.0.0.0:9400", "192.168.1.1:80",
+							   "[::]:9400", "[2001:db8::1]:1", NULL };
+	     *a; a++) {
+		cli_run(&r, "export", "--listen", *a, NULL);
+		DT_EXPECT_EQ(r.status, 2);
+		EXPECT_HAS(r.err, "not a loopback address");
+		cli_result_free(&r);
+	}
+	for (const char *const *a = (const char *const[]){ "127.0.0.1", "127.0.0.1:70000",
+							   "127.0.0.1:x", "[::1]9", "host:1", NULL };
+	     *a; a++) {
+		cli_run(&r, "export", "--listen", *a, NULL);
+		DT_EXPECT_EQ(r.status, 2);
+		EXPECT_HAS(r.err, "bad --listen");
+		cli_result_free(&r);
+	}
+	cli_run(&r, "export", "--prometheus", "--proc-root", "/nonexistent/x", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "cannot open /nonexistent/x");
+	cli_result_free(&r);
+}
+
+DT_TEST_F_TIMEOUT(ex, http_server, 60)
+{
+	char *body = NULL, line[512];
+	int status, ret;
+
+	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
+	DT_ASSERT_EQ(prom_http(self->exp.port, "GET", "/metrics", &status, &body), 0);
+	DT_EXPECT_EQ(status, 200);
+	DT_ASSERT_NE(body, NULL);
+	DT_ASSERT_NE(line_of(body, "drmacct_client_engine_busy_seconds_total{driver=\"simgpu\","
+			     "device=\"renderD129\"", line, sizeof(line)), NULL);
+	DT_EXPECT_NE(strstr(line, "} 0.000000042"), NULL);
+	free(body);
+
+	/* The counter goes backwards in fdinfo: the catch-up rule holds it. */
+	DT_ASSERT_EQ(proc_tree_set_fdinfo(&self->pt, 200, 3,
+					  "drm-driver:\tsimgpu\ndrm-client-id:\t8\n"
+					  "drm-engine-render:\t40 ns\n"), 0);
+	DT_ASSERT_EQ(prom_http(self->exp.port, "GET", "/metrics", &status, &body), 0);
+	DT_ASSERT_NE(line_of(body, "drmacct_client_engine_busy_seconds_total{driver=\"simgpu\","
+			     "device=\"renderD129\"", line, sizeof(line)), NULL);
+	DT_EXPECT_NE(strstr(line, "} 0.000000042"), NULL);
+	free(body);
+	DT_ASSERT_EQ(proc_tree_set_fdinfo(&self->pt, 200, 3,
+					  "drm-driver:\tsimgpu\ndrm-client-id:\t8\n"
+					  "drm-engine-render:\t2000000000 ns\n"), 0);
+	DT_ASSERT_EQ(prom_http(self->exp.port, "GET", "/metrics", &status, &body), 0);
+	DT_ASSERT_NE(line_of(body, "drmacct_client_engine_busy_seconds_total{driver=\"simgpu\","
+			     "device=\"renderD129\"", line, sizeof(line)), NULL);
+	DT_EXPECT_NE(strstr(line, "} 2.000000000"), NULL);
+	free(body);
+
+	DT_ASSERT_EQ(prom_http(self->exp.port, "GET", "/nope", &status, &body), 0);
+	DT_EXPECT_EQ(status, 404);
+	free(body);
+	DT_ASSERT_EQ(prom_http(self->exp.port, "POST", "/metrics", &status, &body), 0);
+	DT_EXPECT_EQ(status, 405);
+	free(body);
+	DT_ASSERT_EQ(prom_http(self->exp.port, "HEAD", "/metrics", &status, &body), 0);
+	DT_EXPECT_EQ(status, 200);
+	DT_EXPECT_STREQ(body ? body : "", "");
+	free(body);
+
+	ret = prom_stop(&self->exp);
+	DT_ASSERT_TRUE(WIFEXITED(ret));
+	DT_EXPECT_EQ(WEXITSTATUS(ret), 0);
+}
+
+DT_MAIN
