@@ -1,0 +1,742 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * drmacct.bpf.c - live GPU usage accounting.
+ *
+ * Source 1, drmacct's tracepoints (system "drmacct"): a client table, busy
+ * time, cycles and job counts per (client, engine), memory per (client,
+ * region), all-time totals per (device, engine), and one CLIENT_EXIT record
+ * per closed client with its final totals (like taskstats' exit data).
+ *
+ * Source 2, the kernel's gpu_scheduler tracepoints (6.1 names): busy time per
+ * (process, scheduler ring) for any drm_sched driver. A job is followed from
+ * queue (drm_sched_job, in the submitter's context) through run
+ * (drm_run_job) to done (drm_sched_process_job) by the address of its
+ * finished fence, and charged done - max(run, previous completion on the
+ * ring), so jobs pipelined into the hardware queue are not counted twice.
+ *
+ * Every program exists twice: tp_btf (typed arguments, needs module BTF) and
+ * plain tracepoint (the trace record's layout). The loader enables one of
+ * each pair with bpf_program__set_autoload() before loading.
+ *
+ * No kernel pointer reaches userspace: pointers are only keys of the
+ * scheduler join maps (ring_ids, inflight), which are created BPF_F_WRONLY
+ * (the bpf() syscall cannot read them) and are never pinned.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "drmacct_bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#ifndef BPF_F_WRONLY
+#define BPF_F_WRONLY	(1U << 4)
+#endif
+#ifndef BPF_NOEXIST
+#define BPF_NOEXIST	1
+#endif
+#ifndef BPF_ANY
+#define BPF_ANY		0
+#endif
+
+/* ---- maps ---------------------------------------------------------------- */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct dac_client_val);
+} clients SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct dac_usage_key);
+	__type(value, struct dac_usage_val);
+} usage SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct dac_mem_key);
+	__type(value, struct dac_mem_val);
+} mem SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct dac_total_key);
+	__type(value, struct dac_total_val);
+} totals SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} records SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DAC_STAT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Clients of the loader's own name probes: no CLIENT_EXIT for them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u64);
+	__type(value, __u32);
+} muted SEC(".maps");
+
+/* Engine/region names, written by userspace (DAC_MAP_NAMES in the docs). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct dac_name_key);
+	__type(value, char[DAC_NAME_LEN]);
+} names SEC(".maps");
+
+/* Processes `drmacct stat` follows: tgid -> cookie; children inherit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u64);
+} tracked SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct dac_ring_val);
+} rings SEC(".maps");
+
+/* ring identity (scheduler or its name, a kernel address) -> ring id */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_WRONLY);
+	__type(key, __u64);
+	__type(value, __u32);
+} ring_ids SEC(".maps");
+
+struct inflight_val {
+	__u64 queued_ns;
+	__u64 run_ns;
+	__u64 cookie;
+	__u32 tgid;
+	__u32 ring_id;
+	char comm[DAC_COMM_LEN];
+};
+
+/* finished-fence address -> job being followed */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_WRONLY);
+	__type(key, __u64);
+	__type(value, struct inflight_val);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct dac_sched_key);
+	__type(value, struct dac_sched_val);
+} sched_usage SEC(".maps");
+
+/* Scratch for building one CLIENT_EXIT record. */
+struct exit_buf {
+	__u8 data[DAC_REC_EXIT_MAX_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct exit_buf);
+} exit_scratch SEC(".maps");
+
+__u32 next_ring_id;
+
+/* ---- helpers ------------------------------------------------------------- */
+
+/*
+ * Returns the value before the increment as this CPU read it (the atomic
+ * add's own return value needs -mcpu=v3, which the build does not assume);
+ * two CPUs counting at the same instant may read the same value.
+ */
+static __always_inline __u64 stat_inc(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which), old;
+
+	if (!v)
+		return 0;
+	old = *v;
+	__sync_fetch_and_add(v, 1);
+	return old;
+}
+
+static __always_inline __u64 cookie_of_current(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 *c = bpf_map_lookup_elem(&tracked, &tgid);
+
+	return c ? *c : 0;
+}
+
+/* Look @key up in @map, inserting a zeroed value first when absent. */
+static __always_inline void *lookup_or_init(void *map, const void *key, const void *zero,
+					    __u32 full_stat)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	if (bpf_map_update_elem(map, key, zero, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(map, key)) {
+		stat_inc(full_stat);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(map, key);
+}
+
+/* ---- drmacct: common handlers ------------------------------------------ */
+
+static __always_inline void on_client_open(__u64 client_id, __u32 device_id,
+					   const char *driver)
+{
+	struct dac_client_val c = {};
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	c.open_ns = bpf_ktime_get_ns();
+	c.cookie = cookie_of_current();
+	c.device_id = device_id;
+	c.pid = (__u32)pid_tgid;
+	c.tgid = pid_tgid >> 32;
+	bpf_get_current_comm(c.comm, sizeof(c.comm));
+	if (bpf_probe_read_kernel_str(c.driver, sizeof(c.driver), driver) < 0)
+		stat_inc(DAC_STAT_READ_FAULT);
+	if (bpf_map_update_elem(&clients, &client_id, &c, BPF_ANY))
+		stat_inc(DAC_STAT_CLIENTS_FULL);
+}
+
+static __always_inline __u32 device_of(__u64 client_id)
+{
+	struct dac_client_val *c = bpf_map_lookup_elem(&clients, &client_id);
+
+	return c ? c->device_id : 0;
+}
+
+static __always_inline void on_job_begin(__u64 client_id, __u32 engine, __u64 ts_ns)
+{
+	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
+	struct dac_usage_val zero = {}, *u;
+
+	zero.device_id = device_of(client_id);
+	u = lookup_or_init(&usage, &k, &zero, DAC_STAT_USAGE_FULL);
+	if (!u)
+		return;
+	/*
+	 * start_sum before running: a reader that sees the new running
+	 * count also sees the start it belongs to (both are atomic adds on
+	 * the same CPU, in program order).
+	 */
+	__sync_fetch_and_add(&u->start_sum, ts_ns);
+	__sync_fetch_and_add(&u->running, 1);
+}
+
+static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_ns,
+				       __u64 busy_ns, __u64 cycles)
+{
+	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
+	struct dac_usage_val zero = {}, *u;
+	struct dac_total_key tk = { .engine = engine };
+	struct dac_total_val tzero = {}, *t;
+
+	zero.device_id = device_of(client_id);
+	u = lookup_or_init(&usage, &k, &zero, DAC_STAT_USAGE_FULL);
+	if (u) {
+		__sync_fetch_and_add(&u->busy_ns, busy_ns);
+		__sync_fetch_and_add(&u->cycles, cycles);
+		__sync_fetch_and_add(&u->jobs, 1);
+		if (u->running) {
+			__sync_fetch_and_add(&u->running, -1);
+			__sync_fetch_and_add(&u->start_sum, -(ts_ns - busy_ns));
+		} else {
+			stat_inc(DAC_STAT_JOB_END_UNSEEN);
+		}
+		tk.device_id = u->device_id;
+	} else {
+		tk.device_id = zero.device_id;
+	}
+	t = lookup_or_init(&totals, &tk, &tzero, DAC_STAT_USAGE_FULL);
+	if (t) {
+		__sync_fetch_and_add(&t->busy_ns, busy_ns);
+		__sync_fetch_and_add(&t->cycles, cycles);
+		__sync_fetch_and_add(&t->jobs, 1);
+	}
+}
+
+static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 op, __u64 size)
+{
+	struct dac_mem_key k = { .client_id = client_id, .region = region };
+	struct dac_mem_val zero = {}, *m;
+	__u64 total;
+
+	/* 0 create, 1 open (import): the client holds more; 2 close: less. */
+	if (op > 2)
+		return;
+	m = lookup_or_init(&mem, &k, &zero, DAC_STAT_USAGE_FULL);
+	if (!m)
+		return;
+	if (op == 2)
+		total = m->total > size ? m->total - size : 0;
+	else
+		total = m->total + size;
+	/* One writer per client at a time: the client's own ioctls. */
+	m->total = total;
+	if (total > m->peak)
+		m->peak = total;
+}
+
+static __always_inline void on_client_close(__u64 client_id, __u32 device_id, __u32 n,
+					    const __u64 *busy, const __u64 *cycles)
+{
+	struct dac_total_key tk = { .device_id = device_id, .engine = 0 };
+	struct dac_total_val tzero = {}, *t;
+	struct dac_client_val *c;
+	struct dac_rec_exit *rec;
+	struct exit_buf *buf;
+	__u32 zero = 0, ne, nr = 0, i;
+	__u64 size, seq, roff;
+	bool muted_client;
+
+	muted_client = bpf_map_lookup_elem(&muted, &client_id) != NULL;
+	if (muted_client)
+		bpf_map_delete_elem(&muted, &client_id);
+	else {
+		t = lookup_or_init(&totals, &tk, &tzero, DAC_STAT_USAGE_FULL);
+		if (t)
+			__sync_fetch_and_add(&t->clients_closed, 1);
+	}
+
+	buf = bpf_map_lookup_elem(&exit_scratch, &zero);
+	if (!buf)
+		return;
+	rec = (void *)buf->data;
+	__builtin_memset(rec, 0, sizeof(*rec));
+	rec->type = DAC_REC_CLIENT_EXIT;
+	rec->client_id = client_id;
+	rec->close_ns = bpf_ktime_get_ns();
+	rec->device_id = device_id;
+	c = bpf_map_lookup_elem(&clients, &client_id);
+	if (c) {
+		rec->cookie = c->cookie;
+		rec->open_ns = c->open_ns;
+		rec->pid = c->pid;
+		rec->tgid = c->tgid;
+		__builtin_memcpy(rec->comm, c->comm, sizeof(rec->comm));
+		__builtin_memcpy(rec->driver, c->driver, sizeof(rec->driver));
+	} else {
+		rec->flags |= DAC_EXIT_F_NO_OPEN;
+	}
+
+	ne = n;
+	if (ne > DAC_EXIT_MAX_ENGINES) {
+		ne = DAC_EXIT_MAX_ENGINES;
+		rec->flags |= DAC_EXIT_F_TRUNCATED;
+	}
+	for (i = 0; i < DAC_EXIT_MAX_ENGINES; i++) {
+		struct dac_usage_key k = { .client_id = client_id, .engine = i };
+		struct dac_rec_engine *e;
+		struct dac_usage_val *u;
+
+		u = bpf_map_lookup_elem(&usage, &k);
+		if (i >= ne) {
+			if (!u)
+				break;
+			bpf_map_delete_elem(&usage, &k);	/* beyond the record */
+			continue;
+		}
+		e = (void *)(buf->data + sizeof(*rec) + i * sizeof(*e));
+		if (bpf_probe_read_kernel(&e->busy_ns, sizeof(__u64), busy + i) ||
+		    bpf_probe_read_kernel(&e->cycles, sizeof(__u64), cycles + i))
+			stat_inc(DAC_STAT_READ_FAULT);
+		e->jobs = u ? u->jobs : 0;
+		if (u)
+			bpf_map_delete_elem(&usage, &k);
+	}
+	/*
+	 * Where the region entries start; the empty asm keeps the compiler
+	 * from folding the check below into something the verifier cannot
+	 * follow (ne came from the tracepoint).
+	 */
+	roff = sizeof(*rec) + (__u64)ne * sizeof(struct dac_rec_engine);
+	asm volatile("" : "+r"(roff));
+	if (roff > sizeof(*rec) + DAC_EXIT_MAX_ENGINES * sizeof(struct dac_rec_engine))
+		return;
+	for (i = 0; i < DAC_EXIT_MAX_REGIONS; i++) {
+		struct dac_mem_key k = { .client_id = client_id, .region = i };
+		struct dac_rec_region *r;
+		struct dac_mem_val *m;
+
+		r = (void *)(buf->data + roff + i * sizeof(*r));
+		m = bpf_map_lookup_elem(&mem, &k);
+		if (!m) {
+			r->peak = 0;
+			r->total = 0;
+			continue;
+		}
+		r->peak = m->peak;
+		r->total = m->total;
+		nr = i + 1;
+		bpf_map_delete_elem(&mem, &k);
+	}
+	if (c)
+		bpf_map_delete_elem(&clients, &client_id);
+	if (muted_client)
+		return;
+
+	rec->num_engines = ne;
+	rec->num_regions = nr;
+	size = sizeof(*rec) + ne * sizeof(struct dac_rec_engine) +
+	       nr * sizeof(struct dac_rec_region);
+	rec->size = size;
+	seq = stat_inc(DAC_STAT_EXIT_RECORDS);
+	rec->seq = seq;
+	if (size > sizeof(buf->data))
+		return;
+	if (bpf_ringbuf_output(&records, buf->data, size, 0))
+		stat_inc(DAC_STAT_EXIT_DROPS);
+}
+
+/* ---- drmacct: tp_btf ----------------------------------------------------- */
+
+SEC("tp_btf/drmacct_client_open")
+int BPF_PROG(btf_client_open, u64 client_id, u32 device_id, const char *driver)
+{
+	on_client_open(client_id, device_id, driver);
+	return 0;
+}
+
+SEC("tp_btf/drmacct_client_close")
+int BPF_PROG(btf_client_close, u64 client_id, u32 device_id, u32 num_engines,
+	     const u64 *busy_ns, const u64 *cycles)
+{
+	on_client_close(client_id, device_id, num_engines, busy_ns, cycles);
+	return 0;
+}
+
+SEC("tp_btf/drmacct_job_begin")
+int BPF_PROG(btf_job_begin, u64 client_id, u32 engine, u64 ts_ns, u32 running)
+{
+	on_job_begin(client_id, engine, ts_ns);
+	return 0;
+}
+
+SEC("tp_btf/drmacct_job_end")
+int BPF_PROG(btf_job_end, u64 client_id, u32 engine, u64 ts_ns, u64 busy_ns,
+	     u64 cycles, u32 running)
+{
+	on_job_end(client_id, engine, ts_ns, busy_ns, cycles);
+	return 0;
+}
+
+SEC("tp_btf/drmacct_mem_change")
+int BPF_PROG(btf_mem_change, u64 client_id, u32 region, u32 op, u64 size)
+{
+	on_mem_change(client_id, region, op, size);
+	return 0;
+}
+
+/* ---- drmacct: plain tracepoints (record layouts of drmacct_trace.h) ----- */
+
+struct tp_client_open {
+	struct trace_entry ent;
+	__u64 client_id;
+	__u32 device_id;
+	__u32 driver_loc;	/* __data_loc char[] */
+};
+
+struct tp_client_close {
+	struct trace_entry ent;
+	__u64 client_id;
+	__u32 device_id;
+	__u32 num_engines;
+	__u32 busy_loc;		/* __data_loc u64[] */
+	__u32 cycles_loc;
+};
+
+struct tp_job_begin {
+	struct trace_entry ent;
+	__u64 client_id;
+	__u64 ts_ns;
+	__u32 engine;
+	__u32 running;
+};
+
+struct tp_job_end {
+	struct trace_entry ent;
+	__u64 client_id;
+	__u64 ts_ns;
+	__u64 busy_ns;
+	__u64 cycles;
+	__u32 engine;
+	__u32 running;
+};
+
+struct tp_mem_change {
+	struct trace_entry ent;
+	__u64 client_id;
+	__u64 size;
+	__u32 region;
+	__u32 op;
+};
+
+/* __data_loc: low 16 bits offset from the start of the record. */
+#define DATA_LOC(ctx, loc)	((const void *)(ctx) + ((loc) & 0xffff))
+
+SEC("tracepoint/drmacct/drmacct_client_open")
+int tp_client_open(struct tp_client_open *ctx)
+{
+	on_client_open(ctx->client_id, ctx->device_id, DATA_LOC(ctx, ctx->driver_loc));
+	return 0;
+}
+
+SEC("tracepoint/drmacct/drmacct_client_close")
+int tp_client_close(struct tp_client_close *ctx)
+{
+	on_client_close(ctx->client_id, ctx->device_id, ctx->num_engines,
+			DATA_LOC(ctx, ctx->busy_loc), DATA_LOC(ctx, ctx->cycles_loc));
+	return 0;
+}
+
+SEC("tracepoint/drmacct/drmacct_job_begin")
+int tp_job_begin(struct tp_job_begin *ctx)
+{
+	on_job_begin(ctx->client_id, ctx->engine, ctx->ts_ns);
+	return 0;
+}
+
+SEC("tracepoint/drmacct/drmacct_job_end")
+int tp_job_end(struct tp_job_end *ctx)
+{
+	on_job_end(ctx->client_id, ctx->engine, ctx->ts_ns, ctx->busy_ns, ctx->cycles);
+	return 0;
+}
+
+SEC("tracepoint/drmacct/drmacct_mem_change")
+int tp_mem_change(struct tp_mem_change *ctx)
+{
+	on_mem_change(ctx->client_id, ctx->region, ctx->op, ctx->size);
+	return 0;
+}
+
+/* ---- gpu_scheduler: common handlers --------------------------------------- */
+
+static __always_inline void on_sched_queue(__u64 fence)
+{
+	struct inflight_val v = {};
+
+	v.queued_ns = bpf_ktime_get_ns();
+	v.tgid = bpf_get_current_pid_tgid() >> 32;
+	v.cookie = cookie_of_current();
+	bpf_get_current_comm(v.comm, sizeof(v.comm));
+	if (bpf_map_update_elem(&inflight, &fence, &v, BPF_ANY))
+		stat_inc(DAC_STAT_SCHED_INFLIGHT_FULL);
+}
+
+/* Ring id of the ring identified by kernel address @ident, named @name. */
+static __always_inline __u32 ring_id_of(__u64 ident, const char *name)
+{
+	struct dac_ring_val r = {};
+	__u32 *idp, id;
+
+	idp = bpf_map_lookup_elem(&ring_ids, &ident);
+	if (idp)
+		return *idp;
+	if (bpf_probe_read_kernel_str(r.name, sizeof(r.name), name) < 0)
+		stat_inc(DAC_STAT_READ_FAULT);
+	/*
+	 * A new ring is rare (once per scheduler): take the next free id;
+	 * BPF_NOEXIST settles a race between two CPUs on the same id.
+	 */
+	for (int try = 0; try < 4; try++) {
+		id = next_ring_id + 1;
+		next_ring_id = id;
+		if (!bpf_map_update_elem(&rings, &id, &r, BPF_NOEXIST))
+			break;
+		id = 0;
+	}
+	if (!id) {
+		stat_inc(DAC_STAT_SCHED_RINGS_FULL);
+		return 0;
+	}
+	if (bpf_map_update_elem(&ring_ids, &ident, &id, BPF_NOEXIST)) {
+		/* Another CPU named the same ring first: use its id. */
+		bpf_map_delete_elem(&rings, &id);
+		idp = bpf_map_lookup_elem(&ring_ids, &ident);
+		return idp ? *idp : 0;
+	}
+	return id;
+}
+
+static __always_inline void on_sched_run(__u64 fence, __u64 ring_ident, const char *name)
+{
+	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
+
+	if (!v)
+		return;		/* queued before attach: counted at done */
+	v->run_ns = bpf_ktime_get_ns();
+	v->ring_id = ring_id_of(ring_ident, name);
+}
+
+static __always_inline void on_sched_done(__u64 fence)
+{
+	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
+	struct dac_sched_val szero = {}, *s;
+	struct dac_sched_key k = {};
+	struct dac_ring_val *r;
+	__u64 now = bpf_ktime_get_ns(), start, busy = 0;
+
+	if (!v || !v->run_ns || !v->ring_id) {
+		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
+		if (v)
+			bpf_map_delete_elem(&inflight, &fence);
+		return;
+	}
+	k.tgid = v->tgid;
+	k.ring_id = v->ring_id;
+	r = bpf_map_lookup_elem(&rings, &k.ring_id);
+	if (r) {
+		/* The ring was busy with the previous job until it completed. */
+		start = v->run_ns > r->last_done_ns ? v->run_ns : r->last_done_ns;
+		busy = now > start ? now - start : 0;
+		if (now > r->last_done_ns)
+			r->last_done_ns = now;
+		__sync_fetch_and_add(&r->jobs, 1);
+		__sync_fetch_and_add(&r->busy_ns, busy);
+	}
+	szero.cookie = v->cookie;
+	__builtin_memcpy(szero.comm, v->comm, sizeof(szero.comm));
+	s = lookup_or_init(&sched_usage, &k, &szero, DAC_STAT_SCHED_INFLIGHT_FULL);
+	if (s) {
+		__sync_fetch_and_add(&s->busy_ns, busy);
+		__sync_fetch_and_add(&s->jobs, 1);
+	}
+	bpf_map_delete_elem(&inflight, &fence);
+}
+
+/* ---- gpu_scheduler: tp_btf (types from gpu_sched's module BTF) ---------- */
+
+/* Only the fields used; CO-RE relocates them against gpu_sched's BTF. */
+struct dma_fence___dac {
+	__u64 seqno;
+} __attribute__((preserve_access_index));
+
+struct drm_gpu_scheduler___dac {
+	const char *name;
+} __attribute__((preserve_access_index));
+
+struct drm_sched_fence___dac {
+	struct dma_fence finished;
+	struct drm_gpu_scheduler___dac *sched;
+} __attribute__((preserve_access_index));
+
+struct drm_sched_job___dac {
+	struct drm_gpu_scheduler___dac *sched;
+	struct drm_sched_fence___dac *s_fence;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 job_fence(struct drm_sched_job___dac *job)
+{
+	struct drm_sched_fence___dac *sf = BPF_CORE_READ(job, s_fence);
+
+	return (__u64)__builtin_preserve_access_index(&sf->finished);
+}
+
+SEC("tp_btf/drm_sched_job")
+int BPF_PROG(btf_sched_job, struct drm_sched_job___dac *job, void *entity)
+{
+	on_sched_queue(job_fence(job));
+	return 0;
+}
+
+SEC("tp_btf/drm_run_job")
+int BPF_PROG(btf_run_job, struct drm_sched_job___dac *job, void *entity)
+{
+	struct drm_gpu_scheduler___dac *sched = BPF_CORE_READ(job, sched);
+
+	on_sched_run(job_fence(job), (__u64)sched, BPF_CORE_READ(sched, name));
+	return 0;
+}
+
+SEC("tp_btf/drm_sched_process_job")
+int BPF_PROG(btf_process_job, struct drm_sched_fence___dac *sf)
+{
+	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished));
+	return 0;
+}
+
+/* ---- gpu_scheduler: plain tracepoints (6.1 record layouts) -------------- */
+
+struct tp_sched_job {
+	struct trace_entry ent;
+	__u64 entity;		/* struct drm_sched_entity * */
+	__u64 fence;		/* &job->s_fence->finished */
+	__u64 name;		/* const char *: sched->name */
+	__u64 id;
+	__u32 job_count;
+	__s32 hw_job_count;
+};
+
+struct tp_sched_process_job {
+	struct trace_entry ent;
+	__u64 fence;		/* &s_fence->finished */
+};
+
+SEC("tracepoint/gpu_scheduler/drm_sched_job")
+int tp_sched_job(struct tp_sched_job *ctx)
+{
+	on_sched_queue(ctx->fence);
+	return 0;
+}
+
+SEC("tracepoint/gpu_scheduler/drm_run_job")
+int tp_run_job(struct tp_sched_job *ctx)
+{
+	/* No scheduler pointer in this record: its name pointer is as unique. */
+	on_sched_run(ctx->fence, ctx->name, (const char *)ctx->name);
+	return 0;
+}
+
+SEC("tracepoint/gpu_scheduler/drm_sched_process_job")
+int tp_process_job(struct tp_sched_process_job *ctx)
+{
+	on_sched_done(ctx->fence);
+	return 0;
+}
+
+/* ---- process tracking ---------------------------------------------------- */
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(track_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	__u64 *cookie;
+
+	if (ptgid == ctgid)
+		return 0;	/* a new thread, not a new process */
+	cookie = bpf_map_lookup_elem(&tracked, &ptgid);
+	if (cookie) {
+		__u64 c = *cookie;
+
+		bpf_map_update_elem(&tracked, &ctgid, &c, BPF_ANY);
+	}
+	return 0;
+}

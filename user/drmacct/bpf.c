@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpf.c - `drmacct bpf start|stop|status|dump`: the pinned BPF collection.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf.h"
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: drmacct bpf start [--attach auto|btf|tracepoint] [--ringbuf BYTES]\n"
+		"                         [--no-sched] [--no-drmacct] [--dir DIR]\n"
+		"       drmacct bpf stop [--dir DIR]\n"
+		"       drmacct bpf status [--dir DIR]\n"
+		"       drmacct bpf dump [--dir DIR]\n\n"
+		"Live GPU usage accounting with BPF. `start` loads the programs on\n"
+		"drmacct's and gpu_scheduler's tracepoints and pins them under DIR\n"
+		"(default " DAC_BPF_PIN_DIR ", root only), so collection goes on after\n"
+		"the command exits; `stop` removes them; `status` says what runs; `dump`\n"
+		"prints the client table, per-engine usage, scheduler rings and stats.\n"
+		"Needs root.\n");
+}
+
+/* Error of opening the pinned collection, with what to do about it. */
+static int open_err(const char *cmd, const char *dir, int err)
+{
+	cli_error(cmd, "cannot open the BPF collection at %s: %s", dir, dac_bpf_strerror(err));
+	return CLI_EXIT_FAIL;
+}
+
+static int do_start(const char *dir, const struct dac_bpf_load_opts *o)
+{
+	struct dac_bpf_info info;
+	struct dac_bpf *b;
+	int err;
+
+	if (!access(dir, F_OK)) {
+		cli_error("bpf", "already running (pinned at %s); `drmacct bpf stop` first", dir);
+		return CLI_EXIT_FAIL;
+	}
+	err = dac_bpf_load(o, &b);
+	if (err) {
+		cli_error("bpf", "cannot load the BPF programs: %s%s", dac_bpf_strerror(err),
+			  err == -EPERM || err == -EACCES ? " (needs root)" : "");
+		return CLI_EXIT_FAIL;
+	}
+	err = dac_bpf_pin(b, dir);
+	if (err) {
+		cli_error("bpf", "cannot pin under %s: %s", dir, dac_bpf_strerror(err));
+		dac_bpf_close(b);
+		return CLI_EXIT_FAIL;
+	}
+	dac_bpf_learn_names(b);
+	dac_bpf_info(b, &info);
+	printf("drmacct bpf: started, pinned at %s\n", dir);
+	printf("  drmacct tracepoints:       %s\n",
+	       info.drmacct ? (info.drmacct_btf ? "tp_btf" : "tracepoint") : "not attached");
+	printf("  gpu_scheduler tracepoints: %s\n",
+	       info.sched ? (info.sched_btf ? "tp_btf" : "tracepoint") : "not attached");
+	dac_bpf_close(b);
+	return CLI_EXIT_OK;
+}
+
+static int do_stop(const char *dir)
+{
+	int err = dac_bpf_unpin(dir);
+
+	if (err == -ENOENT) {
+		cli_error("bpf", "not running (nothing pinned at %s)", dir);
+		return CLI_EXIT_FAIL;
+	}
+	if (err) {
+		cli_error("bpf", "cannot remove %s: %s", dir, dac_bpf_strerror(err));
+		return CLI_EXIT_FAIL;
+	}
+	printf("drmacct bpf: stopped\n");
+	return CLI_EXIT_OK;
+}
+
+static int do_status(const char *dir)
+{
+	struct dac_bpf_stats st;
+	struct dac_bpf_info info;
+	struct dac_bpf_client *c = NULL;
+	struct dac_bpf *b;
+	size_t n = 0;
+	int err = dac_bpf_open_pinned(dir, &b);
+
+	if (err == -ENOENT) {
+		printf("drmacct bpf: not running\n");
+		return CLI_EXIT_FAIL;
+	}
+	if (err)
+		return open_err("bpf", dir, err);
+	dac_bpf_info(b, &info);
+	err = dac_bpf_read_stats(b, &st);
+	if (!err)
+		err = dac_bpf_read_clients(b, &c, &n);
+	if (err) {
+		cli_error("bpf", "cannot read the maps: %s", strerror(-err));
+		dac_bpf_close(b);
+		return CLI_EXIT_FAIL;
+	}
+	printf("drmacct bpf: running, pinned at %s\n", dir);
+	printf("  drmacct tracepoints:       %s\n",
+	       info.drmacct ? (info.drmacct_btf ? "tp_btf" : "tracepoint") : "not attached");
+	printf("  gpu_scheduler tracepoints: %s\n",
+	       info.sched ? (info.sched_btf ? "tp_btf" : "tracepoint") : "not attached");
+	printf("  ring buffer:               %" PRIu32 " bytes\n", info.ringbuf_bytes);
+	printf("  live clients:              %zu\n", n);
+	printf("  exit records:              %" PRIu64 " (%" PRIu64 " dropped)\n",
+	       st.exit_records, st.exit_drops);
+	if (st.clients_full || st.usage_full || st.sched_inflight_full || st.sched_rings_full)
+		printf("  map full:                  clients %" PRIu64 ", usage %" PRIu64
+		       ", sched %" PRIu64 ", rings %" PRIu64 "\n", st.clients_full,
+		       st.usage_full, st.sched_inflight_full, st.sched_rings_full);
+	if (st.job_end_unseen || st.sched_orphans)
+		printf("  started before attach:     %" PRIu64 " job ends, %" PRIu64
+		       " scheduler jobs\n", st.job_end_unseen, st.sched_orphans);
+	if (st.read_faults)
+		printf("  kernel read faults:        %" PRIu64 "\n", st.read_faults);
+	free(c);
+	dac_bpf_close(b);
+	return CLI_EXIT_OK;
+}
+
+static int do_dump(const char *dir)
+{
+	struct dac_bpf_client *c = NULL;
+	struct dac_bpf_usage *u = NULL;
+	struct dac_bpf_sched *s = NULL;
+	struct dac_bpf_total *t = NULL;
+	struct dac_bpf_mem *m = NULL;
+	size_t nc = 0, nu = 0, ns = 0, nt = 0, nm = 0;
+	uint64_t now;
+	struct dac_bpf *b;
+	int err = dac_bpf_open_pinned(dir, &b);
+
+	if (err)
+		return open_err("bpf", dir, err);
+	if ((err = dac_bpf_read_clients(b, &c, &nc)) ||
+	    (err = dac_bpf_read_usage(b, &now, &u, &nu)) ||
+	    (err = dac_bpf_read_mem(b, &m, &nm)) ||
+	    (err = dac_bpf_read_totals(b, &t, &nt)) ||
+	    (err = dac_bpf_read_sched(b, &s, &ns))) {
+		cli_error("bpf", "cannot read the maps: %s", strerror(-err));
+		goto out;
+	}
+	printf("clients (%zu):\n%8s %8s %8s %-16s %-12s %6s\n", nc, "ID", "PID", "TGID", "COMM",
+	       "DRIVER", "DEVICE");
+	for (size_t i = 0; i < nc; i++)
+		printf("%8" PRIu64 " %8u %8u %-16s %-12s %6u\n", c[i].client_id, c[i].pid,
+		       c[i].tgid, c[i].comm, c[i].driver, c[i].device_id);
+	printf("\nusage (%zu):\n%8s %-12s %16s %16s %10s %7s\n", nu, "ID", "ENGINE", "BUSY_NS",
+	       "CYCLES", "JOBS", "RUNNING");
+	for (size_t i = 0; i < nu; i++)
+		printf("%8" PRIu64 " %-12s %16" PRIu64 " %16" PRIu64 " %10" PRIu64 " %7u\n",
+		       u[i].client_id, u[i].name, u[i].busy_ns, u[i].cycles, u[i].jobs,
+		       u[i].running);
+	printf("\nmemory (%zu):\n%8s %-12s %14s %14s\n", nm, "ID", "REGION", "TOTAL", "PEAK");
+	for (size_t i = 0; i < nm; i++)
+		printf("%8" PRIu64 " %-12s %14" PRIu64 " %14" PRIu64 "\n", m[i].client_id,
+		       m[i].name, m[i].total, m[i].peak);
+	printf("\ntotals since start (%zu):\n%6s %-12s %16s %16s %10s\n", nt, "DEVICE", "ENGINE",
+	       "BUSY_NS", "CYCLES", "JOBS");
+	for (size_t i = 0; i < nt; i++)
+		printf("%6u %-12s %16" PRIu64 " %16" PRIu64 " %10" PRIu64 "\n", t[i].device_id,
+		       t[i].name, t[i].busy_ns, t[i].cycles, t[i].jobs);
+	printf("\ngpu_scheduler (%zu):\n%8s %-16s %-16s %16s %10s\n", ns, "TGID", "COMM", "RING",
+	       "BUSY_NS", "JOBS");
+	for (size_t i = 0; i < ns; i++)
+		printf("%8u %-16s %-16s %16" PRIu64 " %10" PRIu64 "\n", s[i].tgid, s[i].comm,
+		       s[i].ring, s[i].busy_ns, s[i].jobs);
+out:
+	free(c);
+	free(u);
+	free(m);
+	free(t);
+	free(s);
+	dac_bpf_close(b);
+	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+static int cmd_bpf(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "attach", required_argument, NULL, 'a' },
+		{ "ringbuf", required_argument, NULL, 'r' },
+		{ "no-sched", no_argument, NULL, 'S' },
+		{ "no-drmacct", no_argument, NULL, 'D' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct dac_bpf_load_opts o = {};
+	const char *dir = DAC_BPF_PIN_DIR, *sub;
+	uint64_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":a:r:SDd:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			if (!strcmp(optarg, "auto"))
+				o.attach = DAC_BPF_ATTACH_AUTO;
+			else if (!strcmp(optarg, "btf"))
+				o.attach = DAC_BPF_ATTACH_BTF;
+			else if (!strcmp(optarg, "tracepoint"))
+				o.attach = DAC_BPF_ATTACH_TRACEPOINT;
+			else
+				return cli_usage_error("bpf", "--attach: '%s' is not auto, btf or tracepoint",
+						       optarg);
+			break;
+		case 'r':
+			if (cli_parse_u64(optarg, &v) || v < 4096 || v > (1u << 30) || (v & (v - 1)))
+				return cli_usage_error("bpf",
+						       "--ringbuf: '%s' is not a power of 2 from 4096 to 1 GiB",
+						       optarg);
+			o.ringbuf_bytes = (uint32_t)v;
+			break;
+		case 'S':
+			o.no_sched = true;
+			break;
+		case 'D':
+			o.no_drmacct = true;
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return CLI_EXIT_OK;
+		default:
+			return cli_getopt_error("bpf", argv, c);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("bpf", "missing subcommand (start, stop, status or dump)");
+	sub = argv[optind];
+	if (optind + 1 < argc)
+		return cli_usage_error("bpf", "unexpected argument '%s'", argv[optind + 1]);
+	if (!strcmp(sub, "start"))
+		return do_start(dir, &o);
+	if (!strcmp(sub, "stop"))
+		return do_stop(dir);
+	if (!strcmp(sub, "status"))
+		return do_status(dir);
+	if (!strcmp(sub, "dump"))
+		return do_dump(dir);
+	return cli_usage_error("bpf", "unknown subcommand '%s' (start, stop, status or dump)", sub);
+}
+
+DRMACCT_COMMAND(bpf, cmd_bpf, "live accounting with BPF: start, stop, status, dump");

@@ -1,0 +1,1029 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpf.c - load, pin, open and read drmacct's BPF collection (see bpf.h).
+ *
+ * Pinned layout under the pin directory (mode 0700):
+ *   maps/<name>    clients usage mem totals records stats muted names
+ *                  tracked rings sched_usage
+ *   links/<prog>   one per attached program (btf_* = tp_btf, tp_* = plain
+ *                  tracepoint, track_fork)
+ * The scheduler join maps (ring_ids, inflight) hold kernel addresses as
+ * keys; they are write-only for the bpf() syscall and never pinned.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf.h"
+#include "../../bpf/drmacct_bpf.h"
+#include "drmacct.skel.h"
+
+enum dac_map_idx {
+	M_CLIENTS, M_USAGE, M_MEM, M_TOTALS, M_RECORDS, M_STATS, M_MUTED, M_NAMES,
+	M_TRACKED, M_RINGS, M_SCHED, M__COUNT
+};
+
+static const char *const map_names[M__COUNT] = {
+	[M_CLIENTS] = "clients", [M_USAGE] = "usage", [M_MEM] = "mem",
+	[M_TOTALS] = "totals", [M_RECORDS] = "records", [M_STATS] = "stats",
+	[M_MUTED] = "muted", [M_NAMES] = "names", [M_TRACKED] = "tracked",
+	[M_RINGS] = "rings", [M_SCHED] = "sched_usage",
+};
+
+struct dac_bpf {
+	struct drmacct_bpf *skel;	/* loaded by us; NULL when opened pinned */
+	int fd[M__COUNT];
+	struct dac_bpf_info info;
+	struct ring_buffer *rb;
+	uint64_t drops_reported;
+	/* poll state */
+	dac_bpf_event_fn cb;
+	void *cb_ctx;
+	int cb_ret;
+	int delivered;
+	struct dac_bpf_engine_usage *eng;
+	size_t eng_cap;
+	struct dac_bpf_region_mem *reg;
+	size_t reg_cap;
+	/* devices whose names we tried to learn */
+	uint32_t *learned;
+	size_t nlearned;
+};
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static int verbose = -1;
+
+	if (verbose < 0)
+		verbose = getenv("DRMACCT_BPF_DEBUG") != NULL;
+	if (!verbose && level != LIBBPF_WARN)
+		return 0;
+	if (!verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static struct dac_bpf *dac_bpf_alloc(void)
+{
+	struct dac_bpf *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	for (int i = 0; i < M__COUNT; i++)
+		b->fd[i] = -1;
+	return b;
+}
+
+void dac_bpf_close(struct dac_bpf *b)
+{
+	if (!b)
+		return;
+	ring_buffer__free(b->rb);
+	if (b->skel) {
+		drmacct_bpf__destroy(b->skel);	/* owns the map fds */
+	} else {
+		for (int i = 0; i < M__COUNT; i++)
+			if (b->fd[i] >= 0)
+				close(b->fd[i]);
+	}
+	free(b->eng);
+	free(b->reg);
+	free(b->learned);
+	free(b);
+}
+
+const char *dac_bpf_strerror(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "BPF collection not running (start it with `drmacct bpf start`)";
+	case -EACCES:
+	case -EPERM:
+		return "permission denied: the pinned BPF maps are root-only (run as root)";
+	case -EEXIST:
+		return "a BPF collection is already pinned there";
+	case -ENODEV:
+		return "no tracepoints to attach to (drmacct and gpu_sched modules not loaded)";
+	default:
+		return strerror(err < 0 ? -err : err);
+	}
+}
+
+/* ---- load ----------------------------------------------------------------- */
+
+static bool path_exists(const char *p)
+{
+	return access(p, F_OK) == 0;
+}
+
+static bool tracefs_has(const char *sys)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "/sys/kernel/tracing/events/%s", sys);
+	if (path_exists(p))
+		return true;
+	snprintf(p, sizeof(p), "/sys/kernel/debug/tracing/events/%s", sys);
+	return path_exists(p);
+}
+
+/* Decide one source: 1 tp_btf, 0 tracepoint, -errno unavailable. */
+static int pick_variant(enum dac_bpf_attach mode, const char *btf_mod, const char *tp_sys)
+{
+	char p[128];
+	bool btf, tp;
+
+	snprintf(p, sizeof(p), "/sys/kernel/btf/%s", btf_mod);
+	btf = path_exists(p);
+	tp = tracefs_has(tp_sys);
+	switch (mode) {
+	case DAC_BPF_ATTACH_BTF:
+		return btf ? 1 : -ENOENT;
+	case DAC_BPF_ATTACH_TRACEPOINT:
+		/* Without tracefs mounted, a loaded module's BTF still says it is there. */
+		return tp || btf ? 0 : -ENOENT;
+	default:
+		return btf ? 1 : tp ? 0 : -ENOENT;
+	}
+}
+
+static void set_group(struct drmacct_bpf *s, bool drmacct, int variant)
+{
+	struct bpf_program *btf[] = {
+		s->progs.btf_client_open, s->progs.btf_client_close, s->progs.btf_job_begin,
+		s->progs.btf_job_end, s->progs.btf_mem_change,
+	};
+	struct bpf_program *tp[] = {
+		s->progs.tp_client_open, s->progs.tp_client_close, s->progs.tp_job_begin,
+		s->progs.tp_job_end, s->progs.tp_mem_change,
+	};
+	struct bpf_program *sbtf[] = {
+		s->progs.btf_sched_job, s->progs.btf_run_job, s->progs.btf_process_job,
+	};
+	struct bpf_program *stp[] = {
+		s->progs.tp_sched_job, s->progs.tp_run_job, s->progs.tp_process_job,
+	};
+
+	if (drmacct) {
+		for (size_t i = 0; i < sizeof(btf) / sizeof(btf[0]); i++) {
+			bpf_program__set_autoload(btf[i], variant == 1);
+			bpf_program__set_autoload(tp[i], variant == 0);
+		}
+	} else {
+		for (size_t i = 0; i < sizeof(sbtf) / sizeof(sbtf[0]); i++) {
+			bpf_program__set_autoload(sbtf[i], variant == 1);
+			bpf_program__set_autoload(stp[i], variant == 0);
+		}
+	}
+}
+
+static void take_fds(struct dac_bpf *b)
+{
+	struct drmacct_bpf *s = b->skel;
+	struct bpf_map *m[M__COUNT] = {
+		[M_CLIENTS] = s->maps.clients, [M_USAGE] = s->maps.usage, [M_MEM] = s->maps.mem,
+		[M_TOTALS] = s->maps.totals, [M_RECORDS] = s->maps.records,
+		[M_STATS] = s->maps.stats, [M_MUTED] = s->maps.muted, [M_NAMES] = s->maps.names,
+		[M_TRACKED] = s->maps.tracked, [M_RINGS] = s->maps.rings,
+		[M_SCHED] = s->maps.sched_usage,
+	};
+
+	for (int i = 0; i < M__COUNT; i++)
+		b->fd[i] = bpf_map__fd(m[i]);
+}
+
+int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
+{
+	struct dac_bpf_load_opts o = {};
+	struct dac_bpf *b;
+	int dv = -ENOENT, sv = -ENOENT, err;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (opts)
+		o = *opts;
+	*out = NULL;
+	if (o.ringbuf_bytes && (o.ringbuf_bytes < page ||
+				(o.ringbuf_bytes & (o.ringbuf_bytes - 1))))
+		return -EINVAL;
+	if (!o.no_drmacct)
+		dv = pick_variant(o.attach, "drmacct", "drmacct");
+	if (!o.no_sched)
+		sv = pick_variant(o.attach, "gpu_sched", "gpu_scheduler");
+	if (dv < 0 && sv < 0)
+		return -ENODEV;
+
+	libbpf_set_print(libbpf_print);
+	b = dac_bpf_alloc();
+	if (!b)
+		return -ENOMEM;
+	b->skel = drmacct_bpf__open();
+	if (!b->skel) {
+		err = -errno;
+		goto fail;
+	}
+	set_group(b->skel, true, dv);
+	set_group(b->skel, false, sv);
+	if (o.ringbuf_bytes)
+		bpf_map__set_max_entries(b->skel->maps.records, o.ringbuf_bytes);
+	if (o.max_clients)
+		bpf_map__set_max_entries(b->skel->maps.clients, o.max_clients);
+	err = drmacct_bpf__load(b->skel);
+	if (err)
+		goto fail;
+	err = drmacct_bpf__attach(b->skel);
+	if (err)
+		goto fail;
+	take_fds(b);
+	b->info.drmacct = dv >= 0;
+	b->info.drmacct_btf = dv == 1;
+	b->info.sched = sv >= 0;
+	b->info.sched_btf = sv == 1;
+	b->info.ringbuf_bytes = bpf_map__max_entries(b->skel->maps.records);
+	*out = b;
+	return 0;
+fail:
+	dac_bpf_close(b);
+	return err < 0 ? err : -EINVAL;
+}
+
+static uint64_t stat_get(struct dac_bpf *b, uint32_t which)
+{
+	uint64_t v = 0;
+
+	bpf_map_lookup_elem(b->fd[M_STATS], &which, &v);
+	return v;
+}
+
+/* ---- pin / unpin / open ---------------------------------------------------- */
+
+static int join(char *buf, size_t len, const char *a, const char *b, const char *c)
+{
+	int n = snprintf(buf, len, "%s/%s%s%s", a, b, c ? "/" : "", c ? c : "");
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int mkdir_private(const char *p)
+{
+	if (mkdir(p, 0700))
+		return -errno;
+	if (chmod(p, 0700))
+		return -errno;
+	return 0;
+}
+
+int dac_bpf_pin(struct dac_bpf *b, const char *dir)
+{
+	struct bpf_program *prog;
+	char p[PATH_MAX];
+	int err;
+
+	if (!b->skel)
+		return -EINVAL;
+	if (!dir)
+		dir = DAC_BPF_PIN_DIR;
+	err = mkdir_private(dir);
+	if (err)
+		return err;
+	if ((err = join(p, sizeof(p), dir, "maps", NULL)) || (err = mkdir_private(p)))
+		goto fail;
+	if ((err = join(p, sizeof(p), dir, "links", NULL)) || (err = mkdir_private(p)))
+		goto fail;
+	for (int i = 0; i < M__COUNT; i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(b->skel->obj, map_names[i]);
+
+		if (!m) {
+			err = -ENOENT;
+			goto fail;
+		}
+		if ((err = join(p, sizeof(p), dir, "maps", map_names[i])) ||
+		    (err = bpf_map__pin(m, p)))
+			goto fail;
+	}
+	bpf_object__for_each_program(prog, b->skel->obj) {
+		struct bpf_link **links = (struct bpf_link **)&b->skel->links;
+		struct bpf_program **progs = (struct bpf_program **)&b->skel->progs;
+		size_t nprog = sizeof(b->skel->progs) / sizeof(progs[0]);
+
+		for (size_t i = 0; i < nprog; i++) {
+			if (progs[i] != prog || !links[i])
+				continue;
+			if ((err = join(p, sizeof(p), dir, "links", bpf_program__name(prog))) ||
+			    (err = bpf_link__pin(links[i], p)))
+				goto fail;
+		}
+	}
+	return 0;
+fail:
+	dac_bpf_unpin(dir);
+	return err;
+}
+
+static int unlink_all(const char *d)
+{
+	char p[PATH_MAX];
+	struct dirent *de;
+	DIR *dir = opendir(d);
+	int err = 0;
+
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (snprintf(p, sizeof(p), "%s/%s", d, de->d_name) >= (int)sizeof(p))
+			continue;
+		if (unlink(p) && !err)
+			err = -errno;
+	}
+	closedir(dir);
+	if (rmdir(d) && !err)
+		err = -errno;
+	return err;
+}
+
+int dac_bpf_unpin(const char *dir)
+{
+	char p[PATH_MAX];
+	int err, e2;
+
+	if (!dir)
+		dir = DAC_BPF_PIN_DIR;
+	if (access(dir, F_OK))
+		return -errno;
+	/* Links first: collection stops before its maps go away. */
+	join(p, sizeof(p), dir, "links", NULL);
+	err = unlink_all(p);
+	join(p, sizeof(p), dir, "maps", NULL);
+	e2 = unlink_all(p);
+	if (rmdir(dir) && !err && !e2)
+		return -errno;
+	return err ? err : e2;
+}
+
+int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out)
+{
+	struct bpf_map_info mi = {};
+	__u32 len = sizeof(mi);
+	char p[PATH_MAX];
+	struct dac_bpf *b;
+	int err;
+
+	*out = NULL;
+	if (!dir)
+		dir = DAC_BPF_PIN_DIR;
+	if (access(dir, F_OK))
+		return errno == ENOENT ? -ENOENT : -errno;
+	b = dac_bpf_alloc();
+	if (!b)
+		return -ENOMEM;
+	for (int i = 0; i < M__COUNT; i++) {
+		if ((err = join(p, sizeof(p), dir, "maps", map_names[i])))
+			goto fail;
+		b->fd[i] = bpf_obj_get(p);
+		if (b->fd[i] < 0) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	join(p, sizeof(p), dir, "links/btf_job_end", NULL);
+	b->info.drmacct_btf = path_exists(p);
+	join(p, sizeof(p), dir, "links/tp_job_end", NULL);
+	b->info.drmacct = b->info.drmacct_btf || path_exists(p);
+	join(p, sizeof(p), dir, "links/btf_process_job", NULL);
+	b->info.sched_btf = path_exists(p);
+	join(p, sizeof(p), dir, "links/tp_process_job", NULL);
+	b->info.sched = b->info.sched_btf || path_exists(p);
+	if (!bpf_obj_get_info_by_fd(b->fd[M_RECORDS], &mi, &len))
+		b->info.ringbuf_bytes = mi.max_entries;
+	/* Drops before this handle existed are not its reader's losses. */
+	b->drops_reported = stat_get(b, DAC_STAT_EXIT_DROPS);
+	*out = b;
+	return 0;
+fail:
+	dac_bpf_close(b);
+	return err;
+}
+
+int dac_bpf_info(struct dac_bpf *b, struct dac_bpf_info *info)
+{
+	*info = b->info;
+	return 0;
+}
+
+/* ---- stats ----------------------------------------------------------------- */
+
+int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st)
+{
+	uint64_t v[DAC_STAT__COUNT];
+
+	for (uint32_t i = 0; i < DAC_STAT__COUNT; i++) {
+		v[i] = 0;
+		if (bpf_map_lookup_elem(b->fd[M_STATS], &i, &v[i]))
+			return -errno;
+	}
+	st->exit_records = v[DAC_STAT_EXIT_RECORDS];
+	st->exit_drops = v[DAC_STAT_EXIT_DROPS];
+	st->clients_full = v[DAC_STAT_CLIENTS_FULL];
+	st->usage_full = v[DAC_STAT_USAGE_FULL];
+	st->job_end_unseen = v[DAC_STAT_JOB_END_UNSEEN];
+	st->sched_inflight_full = v[DAC_STAT_SCHED_INFLIGHT_FULL];
+	st->sched_orphans = v[DAC_STAT_SCHED_ORPHAN_DONE];
+	st->sched_rings_full = v[DAC_STAT_SCHED_RINGS_FULL];
+	st->read_faults = v[DAC_STAT_READ_FAULT];
+	return 0;
+}
+
+static void copy_str(char *dst, size_t dlen, const char *src, size_t slen)
+{
+	size_t n = strnlen(src, slen);
+
+	if (n >= dlen)
+		n = dlen - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* ---- names ----------------------------------------------------------------- */
+
+static void fallback_name(bool region, uint32_t index, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%u", region ? "region" : "engine", index);
+}
+
+/* Parse our own fdinfo of @fd: client id, engine and region names in order. */
+static int learn_from_fd(struct dac_bpf *b, int fd)
+{
+	char path[64], line[512], *key;
+	uint64_t client_id = 0;
+	struct dac_client_val cv;
+	uint32_t muted = 1;
+	char (*eng)[DAC_NAME_LEN] = NULL, (*reg)[DAC_NAME_LEN] = NULL;
+	size_t ne = 0, nr = 0;
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		char (**arr)[DAC_NAME_LEN] = NULL;
+		size_t *n = NULL;
+		void *tmp;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		key = line;
+		if (!strcmp(key, "drm-client-id")) {
+			client_id = strtoull(colon + 1, NULL, 10);
+			continue;
+		}
+		if (!strncmp(key, "drm-engine-", 11) && strncmp(key, "drm-engine-capacity-", 20)) {
+			key += 11;
+			arr = &eng;
+			n = &ne;
+		} else if (!strncmp(key, "drm-total-", 10) && strncmp(key, "drm-total-cycles-", 17)) {
+			key += 10;
+			arr = &reg;
+			n = &nr;
+		} else {
+			continue;
+		}
+		if (*n >= UINT16_MAX)
+			continue;
+		tmp = realloc(*arr, (*n + 1) * sizeof(**arr));
+		if (!tmp) {
+			err = -ENOMEM;
+			break;
+		}
+		*arr = tmp;
+		memset((*arr)[*n], 0, DAC_NAME_LEN);
+		copy_str((*arr)[*n], DAC_NAME_LEN, key, strlen(key));
+		(*n)++;
+	}
+	fclose(f);
+	/* Our probe client must not show up as a CLIENT_EXIT record. */
+	if (client_id)
+		bpf_map_update_elem(b->fd[M_MUTED], &client_id, &muted, BPF_ANY);
+	if (!err && client_id && !bpf_map_lookup_elem(b->fd[M_CLIENTS], &client_id, &cv)) {
+		for (size_t i = 0; i < ne + nr; i++) {
+			struct dac_name_key k = {
+				.device_id = cv.device_id,
+				.kind = i < ne ? DAC_NAME_ENGINE : DAC_NAME_REGION,
+				.index = i < ne ? i : i - ne,
+			};
+
+			if (bpf_map_update_elem(b->fd[M_NAMES], &k,
+						i < ne ? eng[i] : reg[i - ne], BPF_ANY)) {
+				err = -errno;
+				break;
+			}
+		}
+	} else if (!err && client_id) {
+		/* Not seen opening (collection not attached to drmacct): no names. */
+		bpf_map_delete_elem(b->fd[M_MUTED], &client_id);
+		err = -ENOENT;
+	}
+	free(eng);
+	free(reg);
+	return err;
+}
+
+int dac_bpf_learn_names(struct dac_bpf *b)
+{
+	static const char *const dirs[] = { "/dev/dri", "/dev/accel" };
+	int learned = 0;
+
+	if (!b->info.drmacct && b->skel)
+		return 0;
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		DIR *dir = opendir(dirs[d]);
+		struct dirent *de;
+
+		if (!dir)
+			continue;
+		while ((de = readdir(dir))) {
+			char p[300];
+			int fd;
+
+			if (strncmp(de->d_name, "renderD", 7) && strncmp(de->d_name, "accel", 5))
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", dirs[d], de->d_name);
+			fd = open(p, O_RDWR | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			if (!learn_from_fd(b, fd))
+				learned++;
+			close(fd);
+		}
+		closedir(dir);
+	}
+	return learned;
+}
+
+static bool tried_device(struct dac_bpf *b, uint32_t dev)
+{
+	for (size_t i = 0; i < b->nlearned; i++)
+		if (b->learned[i] == dev)
+			return true;
+	return false;
+}
+
+const char *dac_bpf_name(struct dac_bpf *b, uint32_t device_id, bool region, uint32_t index,
+			 char *buf, size_t len)
+{
+	struct dac_name_key k = {
+		.device_id = device_id,
+		.kind = region ? DAC_NAME_REGION : DAC_NAME_ENGINE,
+		.index = index,
+	};
+	char name[DAC_NAME_LEN];
+
+	if (index > UINT16_MAX || !device_id)
+		goto fallback;
+	if (!bpf_map_lookup_elem(b->fd[M_NAMES], &k, name))
+		goto found;
+	if (!tried_device(b, device_id)) {
+		uint32_t *tmp = realloc(b->learned, (b->nlearned + 1) * sizeof(*tmp));
+
+		if (tmp) {
+			b->learned = tmp;
+			b->learned[b->nlearned++] = device_id;
+			dac_bpf_learn_names(b);
+			if (!bpf_map_lookup_elem(b->fd[M_NAMES], &k, name))
+				goto found;
+		}
+	}
+fallback:
+	fallback_name(region, index, buf, len);
+	return buf;
+found:
+	name[DAC_NAME_LEN - 1] = '\0';
+	snprintf(buf, len, "%s", name);
+	return buf;
+}
+
+/* ---- records --------------------------------------------------------------- */
+
+static int grow(void **p, size_t *cap, size_t want, size_t elem)
+{
+	void *tmp;
+
+	if (want <= *cap)
+		return 0;
+	tmp = realloc(*p, want * elem);
+	if (!tmp)
+		return -ENOMEM;
+	*p = tmp;
+	*cap = want;
+	return 0;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct dac_bpf *b = ctx;
+	const struct dac_rec_exit *r = data;
+	struct dac_bpf_event ev = { .type = DAC_BPF_CLIENT_EXIT };
+	struct dac_bpf_client_exit *x = &ev.exit;
+	const struct dac_rec_engine *re;
+	const struct dac_rec_region *rr;
+	int ret;
+
+	if (size < sizeof(*r) || r->type != DAC_REC_CLIENT_EXIT || r->size > size ||
+	    r->num_engines > DAC_EXIT_MAX_ENGINES || r->num_regions > DAC_EXIT_MAX_REGIONS ||
+	    sizeof(*r) + r->num_engines * sizeof(*re) + r->num_regions * sizeof(*rr) > r->size)
+		return 0;	/* not ours: skip, never trust its sizes */
+	if (grow((void **)&b->eng, &b->eng_cap, r->num_engines + 1, sizeof(*b->eng)) ||
+	    grow((void **)&b->reg, &b->reg_cap, r->num_regions + 1, sizeof(*b->reg))) {
+		b->cb_ret = -ENOMEM;
+		return -ENOMEM;
+	}
+	x->client_id = r->client_id;
+	x->seq = r->seq;
+	x->cookie = r->cookie;
+	x->open_ns = r->open_ns;
+	x->close_ns = r->close_ns;
+	x->device_id = r->device_id;
+	x->pid = r->pid;
+	x->tgid = r->tgid;
+	x->flags = (r->flags & DAC_EXIT_F_TRUNCATED ? DAC_BPF_EXIT_TRUNCATED : 0) |
+		   (r->flags & DAC_EXIT_F_NO_OPEN ? DAC_BPF_EXIT_NO_OPEN : 0);
+	copy_str(x->comm, sizeof(x->comm), r->comm, sizeof(r->comm));
+	copy_str(x->driver, sizeof(x->driver), r->driver, sizeof(r->driver));
+	x->num_engines = r->num_engines;
+	x->num_regions = r->num_regions;
+	x->engines = b->eng;
+	x->regions = b->reg;
+	re = (const void *)(r + 1);
+	rr = (const void *)(re + r->num_engines);
+	for (uint32_t i = 0; i < r->num_engines; i++) {
+		dac_bpf_name(b, r->device_id, false, i, b->eng[i].name, sizeof(b->eng[i].name));
+		b->eng[i].busy_ns = re[i].busy_ns;
+		b->eng[i].cycles = re[i].cycles;
+		b->eng[i].jobs = re[i].jobs;
+	}
+	for (uint32_t i = 0; i < r->num_regions; i++) {
+		dac_bpf_name(b, r->device_id, true, i, b->reg[i].name, sizeof(b->reg[i].name));
+		b->reg[i].peak = rr[i].peak;
+		b->reg[i].total = rr[i].total;
+	}
+	ret = b->cb(b->cb_ctx, &ev);
+	b->delivered++;
+	if (ret) {
+		b->cb_ret = ret;
+		return -ECANCELED;	/* stops ring_buffer__poll; the record is consumed */
+	}
+	return 0;
+}
+
+int dac_bpf_poll(struct dac_bpf *b, int timeout_ms, dac_bpf_event_fn cb, void *ctx)
+{
+	uint64_t drops;
+	int err;
+
+	if (!b->rb) {
+		b->rb = ring_buffer__new(b->fd[M_RECORDS], on_record, b, NULL);
+		if (!b->rb)
+			return -errno;
+	}
+	b->cb = cb;
+	b->cb_ctx = ctx;
+	b->cb_ret = 0;
+	b->delivered = 0;
+	err = ring_buffer__poll(b->rb, timeout_ms);
+	if (err < 0 && b->cb_ret)
+		return b->cb_ret;
+	if (err < 0)
+		return err;
+	/* Drain what arrived meanwhile, then account the drops. */
+	err = ring_buffer__consume(b->rb);
+	if (err < 0)
+		return b->cb_ret ? b->cb_ret : err;
+	drops = stat_get(b, DAC_STAT_EXIT_DROPS);
+	if (drops > b->drops_reported) {
+		struct dac_bpf_event ev = { .type = DAC_BPF_LOST };
+		int ret;
+
+		ev.lost.count = drops - b->drops_reported;
+		b->drops_reported = drops;
+		ret = cb(ctx, &ev);
+		b->delivered++;
+		if (ret)
+			return ret;
+	}
+	return b->delivered;
+}
+
+/* ---- map readers ------------------------------------------------------------ */
+
+/*
+ * Walk every key of @fd, calling @fn(key, value, arg). Entries deleted
+ * during the walk are skipped; the walk restarts only if its cursor key
+ * vanished (the kernel then returns the first key again), bounded.
+ */
+typedef int (*walk_fn)(const void *key, const void *val, void *arg);
+
+static int map_walk(int fd, size_t ksize, size_t vsize, walk_fn fn, void *arg)
+{
+	unsigned char *key = calloc(2, ksize), *next = key + ksize, *val = malloc(vsize);
+	bool first = true;
+	int err = 0;
+
+	if (!key || !val) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		if (bpf_map_get_next_key(fd, first ? NULL : key, next)) {
+			err = errno == ENOENT ? 0 : -errno;
+			break;
+		}
+		first = false;
+		memcpy(key, next, ksize);
+		if (bpf_map_lookup_elem(fd, key, val)) {
+			if (errno == ENOENT)
+				continue;
+			err = -errno;
+			break;
+		}
+		err = fn(key, val, arg);
+		if (err)
+			break;
+	}
+out:
+	free(key);
+	free(val);
+	return err;
+}
+
+struct vec {
+	void *p;
+	size_t n, cap, elem;
+};
+
+static void *vec_push(struct vec *v)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 16;
+		void *tmp = realloc(v->p, cap * v->elem);
+
+		if (!tmp)
+			return NULL;
+		v->p = tmp;
+		v->cap = cap;
+	}
+	return memset((char *)v->p + v->n++ * v->elem, 0, v->elem);
+}
+
+static int finish(struct vec *v, int err, void *out, size_t *n)
+{
+	if (err) {
+		free(v->p);
+		*(void **)out = NULL;
+		*n = 0;
+		return err;
+	}
+	*(void **)out = v->p;
+	*n = v->n;
+	return 0;
+}
+
+static int client_cb(const void *key, const void *val, void *arg)
+{
+	const struct dac_client_val *c = val;
+	struct dac_bpf_client *o = vec_push(arg);
+
+	if (!o)
+		return -ENOMEM;
+	o->client_id = *(const uint64_t *)key;
+	o->open_ns = c->open_ns;
+	o->cookie = c->cookie;
+	o->device_id = c->device_id;
+	o->pid = c->pid;
+	o->tgid = c->tgid;
+	copy_str(o->comm, sizeof(o->comm), c->comm, sizeof(c->comm));
+	copy_str(o->driver, sizeof(o->driver), c->driver, sizeof(c->driver));
+	return 0;
+}
+
+int dac_bpf_read_clients(struct dac_bpf *b, struct dac_bpf_client **out, size_t *n)
+{
+	struct vec v = { .elem = sizeof(**out) };
+
+	return finish(&v, map_walk(b->fd[M_CLIENTS], sizeof(uint64_t),
+				   sizeof(struct dac_client_val), client_cb, &v), out, n);
+}
+
+struct usage_raw {
+	struct dac_usage_key k;
+	struct dac_usage_val v;
+};
+
+static int usage_cb(const void *key, const void *val, void *arg)
+{
+	struct usage_raw *o = vec_push(arg);
+
+	if (!o)
+		return -ENOMEM;
+	memcpy(&o->k, key, sizeof(o->k));
+	memcpy(&o->v, val, sizeof(o->v));
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int dac_bpf_read_usage(struct dac_bpf *b, uint64_t *now_ns, struct dac_bpf_usage **out,
+		       size_t *n)
+{
+	struct vec raw = { .elem = sizeof(struct usage_raw) };
+	struct dac_bpf_usage *u;
+	uint64_t now;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	err = map_walk(b->fd[M_USAGE], sizeof(struct dac_usage_key),
+		       sizeof(struct dac_usage_val), usage_cb, &raw);
+	now = mono_ns();
+	if (err) {
+		free(raw.p);
+		return err;
+	}
+	u = calloc(raw.n ? raw.n : 1, sizeof(*u));
+	if (!u) {
+		free(raw.p);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < raw.n; i++) {
+		const struct usage_raw *r = (const struct usage_raw *)raw.p + i;
+		uint64_t inflight = 0;
+
+		/* A job that began during the read has no in-flight part yet. */
+		if (r->v.running && r->v.running * now > r->v.start_sum)
+			inflight = r->v.running * now - r->v.start_sum;
+		u[i].client_id = r->k.client_id;
+		u[i].device_id = r->v.device_id;
+		u[i].engine = r->k.engine;
+		dac_bpf_name(b, r->v.device_id, false, r->k.engine, u[i].name, sizeof(u[i].name));
+		u[i].busy_ns = r->v.busy_ns + inflight;
+		u[i].cycles = r->v.cycles;
+		u[i].jobs = r->v.jobs;
+		u[i].running = (uint32_t)r->v.running;
+	}
+	*n = raw.n;
+	*out = u;
+	*now_ns = now;
+	free(raw.p);
+	return 0;
+}
+
+struct mem_arg {
+	struct vec v;
+	struct dac_bpf *b;
+};
+
+static int mem_cb(const void *key, const void *val, void *arg)
+{
+	struct mem_arg *a = arg;
+	const struct dac_mem_key *k = key;
+	const struct dac_mem_val *m = val;
+	struct dac_bpf_mem *o = vec_push(&a->v);
+	struct dac_client_val cv;
+	uint32_t dev = 0;
+
+	if (!o)
+		return -ENOMEM;
+	if (!bpf_map_lookup_elem(a->b->fd[M_CLIENTS], &k->client_id, &cv))
+		dev = cv.device_id;
+	o->client_id = k->client_id;
+	o->region = k->region;
+	dac_bpf_name(a->b, dev, true, k->region, o->name, sizeof(o->name));
+	o->total = m->total;
+	o->peak = m->peak;
+	return 0;
+}
+
+int dac_bpf_read_mem(struct dac_bpf *b, struct dac_bpf_mem **out, size_t *n)
+{
+	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
+
+	return finish(&a.v, map_walk(b->fd[M_MEM], sizeof(struct dac_mem_key),
+				     sizeof(struct dac_mem_val), mem_cb, &a), out, n);
+}
+
+static int total_cb(const void *key, const void *val, void *arg)
+{
+	struct mem_arg *a = arg;
+	const struct dac_total_key *k = key;
+	const struct dac_total_val *t = val;
+	struct dac_bpf_total *o = vec_push(&a->v);
+
+	if (!o)
+		return -ENOMEM;
+	o->device_id = k->device_id;
+	o->engine = k->engine;
+	dac_bpf_name(a->b, k->device_id, false, k->engine, o->name, sizeof(o->name));
+	o->busy_ns = t->busy_ns;
+	o->cycles = t->cycles;
+	o->jobs = t->jobs;
+	return 0;
+}
+
+int dac_bpf_read_totals(struct dac_bpf *b, struct dac_bpf_total **out, size_t *n)
+{
+	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
+
+	return finish(&a.v, map_walk(b->fd[M_TOTALS], sizeof(struct dac_total_key),
+				     sizeof(struct dac_total_val), total_cb, &a), out, n);
+}
+
+static int sched_cb(const void *key, const void *val, void *arg)
+{
+	struct mem_arg *a = arg;
+	const struct dac_sched_key *k = key;
+	const struct dac_sched_val *s = val;
+	struct dac_bpf_sched *o = vec_push(&a->v);
+	struct dac_ring_val r;
+
+	if (!o)
+		return -ENOMEM;
+	o->tgid = k->tgid;
+	o->ring_id = k->ring_id;
+	o->cookie = s->cookie;
+	copy_str(o->comm, sizeof(o->comm), s->comm, sizeof(s->comm));
+	if (!bpf_map_lookup_elem(a->b->fd[M_RINGS], &k->ring_id, &r))
+		copy_str(o->ring, sizeof(o->ring), r.name, sizeof(r.name));
+	else
+		snprintf(o->ring, sizeof(o->ring), "ring%u", k->ring_id);
+	o->busy_ns = s->busy_ns;
+	o->jobs = s->jobs;
+	return 0;
+}
+
+int dac_bpf_read_sched(struct dac_bpf *b, struct dac_bpf_sched **out, size_t *n)
+{
+	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
+
+	return finish(&a.v, map_walk(b->fd[M_SCHED], sizeof(struct dac_sched_key),
+				     sizeof(struct dac_sched_val), sched_cb, &a), out, n);
+}
+
+/* ---- tracking --------------------------------------------------------------- */
+
+int dac_bpf_track(struct dac_bpf *b, uint32_t tgid, uint64_t cookie)
+{
+	if (!cookie || !tgid)
+		return -EINVAL;
+	return bpf_map_update_elem(b->fd[M_TRACKED], &tgid, &cookie, BPF_ANY) ? -errno : 0;
+}
+
+struct untrack_arg {
+	uint64_t cookie;
+	struct vec v;
+};
+
+static int untrack_cb(const void *key, const void *val, void *arg)
+{
+	struct untrack_arg *a = arg;
+	uint32_t *o;
+
+	if (*(const uint64_t *)val != a->cookie)
+		return 0;
+	o = vec_push(&a->v);
+	if (!o)
+		return -ENOMEM;
+	*o = *(const uint32_t *)key;
+	return 0;
+}
+
+int dac_bpf_untrack(struct dac_bpf *b, uint64_t cookie)
+{
+	struct untrack_arg a = { .cookie = cookie, .v = { .elem = sizeof(uint32_t) } };
+	int err = map_walk(b->fd[M_TRACKED], sizeof(uint32_t), sizeof(uint64_t), untrack_cb, &a);
+
+	for (size_t i = 0; !err && i < a.v.n; i++)
+		if (bpf_map_delete_elem(b->fd[M_TRACKED], (uint32_t *)a.v.p + i) && errno != ENOENT)
+			err = -errno;
+	free(a.v.p);
+	return err;
+}
