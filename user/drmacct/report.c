@@ -260,11 +260,20 @@ static void on_client(struct rep *rp, const struct drec_record *rec)
 		if (!(v.flags & DREC_E_BUSY))
 			continue;
 		if (!e->seen && !e->exit_only) {
+			/* Opened during the recording: it all counts, from 0. */
+			bool from0 = !is_exit && (c->flags & DREC_C_NEW) && x->samples == 1;
+
 			e->seen = !is_exit;
 			e->exit_only = is_exit;
-			e->first_busy = v.busy_ns;
-			e->first_cycles = v.cycles;
+			e->first_busy = from0 ? 0 : v.busy_ns;
+			e->first_cycles = from0 ? 0 : v.cycles;
 			e->first_t = c->time_ns;
+			/* ... and it opened after the sample before this one. */
+			if (from0)
+				e->first_t -= c->time_ns - rp->r->info.start_mono_ns >
+					      rp->r->info.interval_ns ? rp->r->info.interval_ns
+								      : c->time_ns -
+									rp->r->info.start_mono_ns;
 		} else if (rp->tj && c->time_ns > e->last_t) {
 			double dt = (double)(c->time_ns - e->last_t);
 			double util = v.busy_ns >= e->last_busy ? (double)(v.busy_ns - e->last_busy) /

@@ -70,6 +70,7 @@ enum drec_source {
 #define DREC_R_PURGEABLE	(1u << 3)
 #define DREC_R_ACTIVE		(1u << 4)
 #define DREC_C_CLIENT_ID	(1u << 0)	/* client_id is the driver's */
+#define DREC_C_NEW		(1u << 1)	/* opened during the recording */
 
 struct drec_engine_desc {
 	const char *name;

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_record_cli.c - `drmacct record` and `drmacct report` on synthetic
+ * /proc trees: what the stream holds (checked with the decoder against the
+ * fdinfo text), busy time over a recording while a command changes the
+ * counters, clients that open during the recording, report output in text,
+ * JSON and trace-event form, and damaged files reported with offsets.
+ */
+#define _GNU_SOURCE
+#include "cli_run.h"
+#include "dtest.h"
+#include "proc_tree.h"
+#include "record.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXPECT_HAS(hay, needle)						\
+	do {								\
+		if (!strstr((hay), (needle)))				\
+			dt__fail_here(__FILE__, __LINE__, false,	\
+				      "missing \"%s\" in:\n%s", (needle), (hay)); \
+	} while (0)
+
+#define FD_A(busy) \
+	"pos:\t0\n" \
+	"drm-driver:\tsimgpu\n" \
+	"drm-client-id:\t7\n" \
+	"drm-engine-render:\t" busy " ns\n" \
+	"drm-engine-copy:\t20 ns\n" \
+	"drm-engine-capacity-copy:\t2\n" \
+	"drm-cycles-render:\t555\n" \
+	"drm-maxfreq-render:\t1 GHz\n" \
+	"drm-total-system:\t8 MiB\n" \
+	"drm-resident-system:\t4 MiB\n"
+
+DT_FIXTURE(rc) {
+	struct proc_tree pt;
+	char out[2100];
+	char dir[2100];
+};
+
+DT_SETUP(rc)
+{
+	DT_ASSERT_EQ(proc_tree_init(&self->pt, PROC_TREE_DEVCHAR), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 100, "app"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 100, 5, 226, 128, FD_A("1000000000")), 0);
+	snprintf(self->out, sizeof(self->out), "%s/out.rec", self->pt.base);
+	snprintf(self->dir, sizeof(self->dir), "%s", self->pt.base);
+}
+
+DT_TEARDOWN(rc)
+{
+	char p[2200];
+
+	snprintf(p, sizeof(p), "%s/out.rec", self->dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/trace.json", self->dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/new.txt", self->dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/bad.rec", self->dir);
+	unlink(p);
+	proc_tree_cleanup(&self->pt);
+}
+
+static void load(const char *path, unsigned char **buf, size_t *len)
+{
+	DT_ASSERT_EQ(drec_read_file(path, buf, len), 0);
+}
+
+DT_TEST_F(rc, stream_holds_the_fdinfo_values)
+{
+	struct cli_result r;
+	struct drec_reader rd;
+	struct drec_record rec;
+	const struct drec_device *d;
+	unsigned char *buf;
+	size_t len, n = 0;
+
+	cli_run(&r, "record", "--no-bpf", "--proc-root", self->pt.root, "-o", self->out,
+		"-i", "50", "-n", "3", NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	EXPECT_HAS(r.err, "3 samples, 3 records");
+	cli_result_free(&r);
+
+	load(self->out, &buf, &len);
+	DT_ASSERT_EQ(drec_reader_init(&rd, buf, len), 0);
+	DT_EXPECT_EQ(rd.info.interval_ns, 50000000ull);
+	DT_EXPECT_EQ(rd.info.flags & DREC_F_BPF, 0u);
+	d = drec_device(&rd, 0);
+	DT_ASSERT_NE(d, NULL);
+	DT_EXPECT_STREQ(d->driver, "simgpu");
+	DT_EXPECT_EQ(d->major, 226u);
+	DT_EXPECT_EQ(d->minor, 128u);
+	DT_ASSERT_EQ(d->nengines, (size_t)2);
+	DT_EXPECT_STREQ(d->engines[0].name, "render");
+	DT_EXPECT_EQ(d->engines[0].maxfreq_hz, 1000000000ull);
+	DT_EXPECT_STREQ(d->engines[1].name, "copy");
+	DT_EXPECT_EQ(d->engines[1].capacity, 2ull);
+	DT_ASSERT_EQ(d->nregions, (size_t)1);
+	while (drec_next(&rd, &rec) == 1) {
+		struct drec_engine_val e;
+		struct drec_region_val g;
+
+		DT_ASSERT_EQ(rec.type, (uint32_t)DREC_SAMPLE);
+		DT_EXPECT_EQ(rec.client.client_id, 7ull);
+		DT_EXPECT_EQ(rec.client.pid, 100u);
+		DT_EXPECT_STREQ(rec.client.comm, "app");
+		DT_EXPECT_GE(rec.client.time_ns, rd.info.start_mono_ns);
+		DT_ASSERT_TRUE(drec_client_engine(&rec, 0, &e));
+		DT_EXPECT_EQ(e.busy_ns, 1000000000ull);
+		DT_EXPECT_EQ(e.cycles, 555ull);
+		DT_EXPECT_EQ(e.flags, (uint32_t)(DREC_E_BUSY | DREC_E_CYCLES));
+		DT_ASSERT_TRUE(drec_client_engine(&rec, 1, &e));
+		DT_EXPECT_EQ(e.busy_ns, 20ull);
+		DT_ASSERT_TRUE(drec_client_region(&rec, 0, &g));
+		DT_EXPECT_EQ(g.total, 8388608ull);
+		DT_EXPECT_EQ(g.resident, 4194304ull);
+		n++;
+	}
+	DT_EXPECT_EQ(n, (size_t)3);
+	DT_EXPECT_EQ(rd.nproblems, (size_t)0);
+	drec_reader_free(&rd);
+	free(buf);
+}
+
+/*
+ * A command changes the client's counters and opens a second client with a
+ * new engine while `record -- CMD` runs; the report shows exactly the busy
+ * time that accrued during the recording.
+ */
+DT_TEST_F_TIMEOUT(rc, record_a_command_and_report, 60)
+{
+	static char script[32768];
+	char newp[2200], tmpp[4200], fdinfo[4096], ffd[4096], cfd[4200], cinfo[4096];
+	struct cli_result r;
+	FILE *f;
+
+	snprintf(newp, sizeof(newp), "%s/new.txt", self->dir);
+	f = fopen(newp, "w");
+	DT_ASSERT_NE(f, NULL);
+	fputs(FD_A("1500000000"), f);
+	fputs("drm-engine-video:\t77 ns\n", f);
+	fclose(f);
+	proc_tree_path(&self->pt, 100, "fdinfo/5", fdinfo, sizeof(fdinfo));
+	snprintf(tmpp, sizeof(tmpp), "%s.tmp", fdinfo);
+	/* the second client: pid 200, fd 6, opened during the recording */
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 200, "late"), 0);
+	proc_tree_path(&self->pt, 200, "fd/6", ffd, sizeof(ffd));
+	proc_tree_path(&self->pt, 200, "fdinfo/6", cinfo, sizeof(cinfo));
+	snprintf(cfd, sizeof(cfd), "%s.tmp", cinfo);
+	snprintf(script, sizeof(script),
+		 "sleep 0.3; cp '%s' '%s' && mv '%s' '%s' && "
+		 "printf 'drm-driver:\\tsimgpu\\ndrm-client-id:\\t9\\n"
+		 "drm-engine-render:\\t250000000 ns\\n' > '%s' && mv '%s' '%s' && "
+		 "ln -s /dev/char/226:128 '%s'; sleep 0.3",
+		 newp, tmpp, tmpp, fdinfo, cfd, cfd, cinfo, ffd);
+	cli_run(&r, "record", "--no-bpf", "--proc-root", self->pt.root, "-o", self->out,
+		"-i", "100", "--", "/bin/sh", "-c", script, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	DT_EXPECT_EQ(strstr(r.err, "BPF collection not available"), NULL);
+	cli_result_free(&r);
+
+	cli_run(&r, "report", "--json", self->out, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	DT_ASSERT_TRUE(cli_json_valid(r.out));
+	/* client 7: render 1.0 s -> 1.5 s during the recording */
+	EXPECT_HAS(r.out, "\"client_id\": 7");
+	EXPECT_HAS(r.out, "\"busy_ns\": 500000000,");
+	EXPECT_HAS(r.out, "\"busy_ns_final\": 1500000000,");
+	EXPECT_HAS(r.out, "\"busy_ns_final\": 20,");
+	EXPECT_HAS(r.out, "\"name\": \"video\"");
+	/* client 9 opened during the recording: all of its 250 ms count */
+	EXPECT_HAS(r.out, "\"client_id\": 9");
+	EXPECT_HAS(r.out, "\"busy_ns\": 250000000,");
+	EXPECT_HAS(r.out, "\"comm\": \"late\"");
+	EXPECT_HAS(r.out, "\"peak_total\": 8388608");
+	EXPECT_HAS(r.out, "\"problems\": []");
+	cli_result_free(&r);
+
+	cli_run(&r, "report", self->out, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "client 7 on renderD128 (simgpu): app[100]");
+	EXPECT_HAS(r.out, "client 9 on renderD128 (simgpu): late[200]");
+	EXPECT_HAS(r.out, "busy     0.500000 s");
+	EXPECT_HAS(r.out, "busy     0.250000 s");
+	EXPECT_HAS(r.out, "Processes:\n  app[100]: 1 client\n");
+	cli_result_free(&r);
+}
+
+DT_TEST_F(rc, trace_events)
+{
+	char trace[2200], *text = NULL;
+	struct cli_result r;
+	size_t len = 0;
+	FILE *f;
+
+	cli_run(&r, "record", "--no-bpf", "--proc-root", self->pt.root, "-o", self->out,
+		"-i", "20", "-n", "4", NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	cli_result_free(&r);
+	snprintf(trace, sizeof(trace), "%s/trace.json", self->dir);
+	cli_run(&r, "report", "--trace-events", trace, self->out, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "client 7 on renderD128");	/* text summary still on stdout */
+	cli_result_free(&r);
+	f = fopen(trace, "r");
+	DT_ASSERT_NE(f, NULL);
+	DT_ASSERT_GT(getdelim(&text, &len, '\0', f), 0);
+	fclose(f);
+	DT_EXPECT_TRUE(cli_json_valid(text));
+	EXPECT_HAS(text, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
+	EXPECT_HAS(text, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,"
+			 "\"args\":{\"name\":\"client 7 renderD128 app[100]\"}}");
+	/* a counter track per engine of the client: 3 intervals each, idle */
+	{
+		int nr = 0, nc = 0;
+
+		for (char *p = text; (p = strstr(p, "{\"name\":\"render\",\"ph\":\"C\"")); p++)
+			nr++;
+		for (char *p = text; (p = strstr(p, "{\"name\":\"copy\",\"ph\":\"C\"")); p++)
+			nc++;
+		DT_EXPECT_EQ(nr, 3);
+		DT_EXPECT_EQ(nc, 3);
+	}
+	EXPECT_HAS(text, "\"args\":{\"util %\":0}");
+	EXPECT_HAS(text, "{\"name\":\"memory system\",\"ph\":\"C\"");
+	EXPECT_HAS(text, "\"args\":{\"bytes\":8388608}");
+	free(text);
+}
+
+/* Damage: the report goes on, says where, and exits 1. */
+DT_TEST_F(rc, damaged_files)
+{
+	char bad[2200], msg[128];
+	unsigned char *buf;
+	size_t len, second;
+	struct cli_result r;
+	FILE *f;
+
+	cli_run(&r, "record", "--no-bpf", "--proc-root", self->pt.root, "-o", self->out,
+		"-i", "20", "-n", "3", NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	cli_result_free(&r);
+	load(self->out, &buf, &len);
+	snprintf(bad, sizeof(bad), "%s/bad.rec", self->dir);
+	/* 3 samples of equal size after the header */
+	second = len - 2 * (len - ((size_t)buf[12] | (size_t)buf[13] << 8)) / 3;
+	{
+		unsigned char s6 = buf[second + 6], s7 = buf[second + 7];
+
+		buf[second + 6] = 4;	/* size 4 */
+		buf[second + 7] = 0;
+		f = fopen(bad, "w");
+		DT_ASSERT_NE(f, NULL);
+		DT_ASSERT_EQ(fwrite(buf, 1, len, f), len);
+		fclose(f);
+		buf[second + 6] = s6;
+		buf[second + 7] = s7;
+	}
+	cli_run(&r, "report", "--json", bad, NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	snprintf(msg, sizeof(msg), "offset %zu: corrupt: record size 4 is smaller than the "
+		 "record header", second);
+	EXPECT_HAS(r.err, msg);
+	EXPECT_HAS(r.out, "\"samples\": 2");	/* the other two are recovered */
+	snprintf(msg, sizeof(msg), "\"offset\": %zu", second);
+	EXPECT_HAS(r.out, msg);
+	cli_result_free(&r);
+
+	/* truncated in the middle of the last record */
+	f = fopen(bad, "w");
+	DT_ASSERT_NE(f, NULL);
+	DT_ASSERT_EQ(fwrite(buf, 1, len - 13, f), len - 13);
+	fclose(f);
+	cli_run(&r, "report", bad, NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, ": truncated: sample record of");
+	EXPECT_HAS(r.out, "2 samples over");	/* of 3 */
+	cli_result_free(&r);
+
+	/* not a stream at all */
+	f = fopen(bad, "w");
+	DT_ASSERT_NE(f, NULL);
+	fputs("hello, this is not a record file\n", f);
+	fclose(f);
+	cli_run(&r, "report", bad, NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "offset 0: corrupt: not a drmacct record stream (bad magic)");
+	DT_EXPECT_STREQ(r.out, "");
+	cli_result_free(&r);
+	free(buf);
+}
+
+DT_TEST(usage_and_io_errors)
+{
+	struct cli_result r;
+
+	cli_run(&r, "report", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	EXPECT_HAS(r.err, "which file?");
+	cli_result_free(&r);
+	cli_run(&r, "report", "/nonexistent/x.rec", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "cannot read /nonexistent/x.rec: No such file or directory");
+	cli_result_free(&r);
+	cli_run(&r, "report", "--json", "--trace-events=-", "x", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	cli_result_free(&r);
+	cli_run(&r, "record", "sleep", "1", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	EXPECT_HAS(r.err, "put a command after --");
+	cli_result_free(&r);
+	cli_run(&r, "record", "-i", "0", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	EXPECT_HAS(r.err, "bad interval '0'");
+	cli_result_free(&r);
+	cli_run(&r, "record", "--no-bpf", "-o", "/nonexistent/dir/x.rec", "-n", "1", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "cannot create /nonexistent/dir/x.rec");
+	cli_result_free(&r);
+}
+
+DT_MAIN

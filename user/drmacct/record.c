@@ -1,0 +1,735 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record.c - `drmacct record`: write the binary record stream
+ * (Documentation/record-format.rst) from periodic /proc samples and, when
+ * BPF collection runs, the CLIENT_EXIT and LOST events of the BPF ring.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf.h"
+#include "cli.h"
+#include "record.h"
+
+static const char *const CMD = "record";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: drmacct record [OPTIONS] [-- COMMAND [ARGS...]]\n\n"
+		"Write a binary record stream (Documentation/record-format.rst): one SAMPLE\n"
+		"record per DRM client every interval and, when BPF collection runs\n"
+		"('drmacct bpf start'), a CLIENT_EXIT record with the final totals of every\n"
+		"client that closes and LOST records for events the ring buffer dropped.\n"
+		"With COMMAND: record while it runs (and one last sample after it exits).\n"
+		"Without: until SIGINT/SIGTERM, --duration or --count.\n\n"
+		"Options:\n"
+		"  -o, --output=FILE      where to write (default drmacct.rec; '-' = stdout)\n"
+		"  -i, --interval=MS      sampling interval in milliseconds (default 1000)\n"
+		"  -d, --duration=SEC     stop after SEC seconds\n"
+		"  -n, --count=N          stop after N samples\n"
+		"      --no-bpf           do not use BPF collection even when it runs\n"
+		"      --pid=PID          only this process\n"
+		"      --spec=PROFILE     parse fdinfo as 'current' (default) or '2022'\n"
+		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
+		"  -h, --help             this text\n");
+}
+
+/* ---- the device table of the stream ---- */
+
+struct rdev_ent {
+	struct drec_device d;		/* names point into our own copies */
+	dev_t rdev;
+	bool bpf_only;			/* known from BPF records only */
+	uint32_t bpf_device_id;
+	size_t cap_engines, cap_regions;
+	bool dirty;			/* changed since last described */
+};
+
+struct rec_state {
+	struct drec_writer w;
+	struct rdev_ent *devs;
+	size_t ndevs, cap_devs;
+	struct drec_engine_val *ev;
+	struct drec_region_val *rv;
+	size_t cap_ev, cap_rv;
+	/* client id -> device index, for CLIENT_EXIT of clients we sampled */
+	struct { uint64_t id; uint32_t dev; } *seen;
+	size_t nseen, cap_seen;
+	uint64_t samples, exits, lost, overflows;
+	uint64_t start_ns;		/* time of the first sample */
+	int err;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t sz)
+{
+	size_t n;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap ? *cap : 8;
+	while (n < need)
+		n *= 2;
+	np = realloc(*p, n * sz);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = n;
+	return 0;
+}
+
+static struct rdev_ent *find_dev(struct rec_state *s, dev_t rdev, const char *driver,
+				 const char *pdev, bool bpf_only, uint32_t bpf_id)
+{
+	struct rdev_ent *e;
+	size_t i;
+
+	for (i = 0; i < s->ndevs; i++) {
+		e = &s->devs[i];
+		if (!bpf_only && !e->bpf_only && e->rdev == rdev)
+			return e;
+		if (bpf_only && e->bpf_only && e->bpf_device_id == bpf_id)
+			return e;
+	}
+	if (grow((void **)&s->devs, &s->cap_devs, s->ndevs + 1, sizeof(*s->devs)))
+		return NULL;
+	e = &s->devs[s->ndevs];
+	memset(e, 0, sizeof(*e));
+	e->d.driver = strdup(driver ? driver : "");
+	e->d.pdev = strdup(pdev ? pdev : "");
+	if (!e->d.driver || !e->d.pdev) {
+		free((char *)e->d.driver);
+		free((char *)e->d.pdev);
+		return NULL;
+	}
+	e->d.dev = (uint32_t)s->ndevs;
+	e->rdev = rdev;
+	e->d.major = bpf_only ? 0 : major(rdev);
+	e->d.minor = bpf_only ? bpf_id : minor(rdev);
+	e->bpf_only = bpf_only;
+	e->bpf_device_id = bpf_id;
+	e->dirty = true;
+	s->ndevs++;
+	return e;
+}
+
+/* Index of engine @name on @e, appended when new. -1: out of memory. */
+static long engine_idx(struct rdev_ent *e, const char *name, uint64_t cap, uint64_t maxfreq)
+{
+	struct drec_engine_desc *x;
+	size_t i;
+
+	for (i = 0; i < e->d.nengines; i++) {
+		x = &e->d.engines[i];
+		if (strcmp(x->name, name))
+			continue;
+		if ((cap && x->capacity != cap) || (maxfreq && x->maxfreq_hz != maxfreq)) {
+			if (cap)
+				x->capacity = cap;
+			if (maxfreq)
+				x->maxfreq_hz = maxfreq;
+			e->dirty = true;
+		}
+		return (long)i;
+	}
+	if (grow((void **)&e->d.engines, &e->cap_engines, e->d.nengines + 1,
+		 sizeof(*e->d.engines)))
+		return -1;
+	x = &e->d.engines[e->d.nengines];
+	x->name = strdup(name);
+	if (!x->name)
+		return -1;
+	x->capacity = cap ? cap : 1;
+	x->maxfreq_hz = maxfreq;
+	e->dirty = true;
+	return (long)e->d.nengines++;
+}
+
+static long region_idx(struct rdev_ent *e, const char *name)
+{
+	size_t i;
+	char *c;
+
+	for (i = 0; i < e->d.nregions; i++)
+		if (!strcmp(e->d.regions[i], name))
+			return (long)i;
+	if (grow((void **)&e->d.regions, &e->cap_regions, e->d.nregions + 1,
+		 sizeof(*e->d.regions)))
+		return -1;
+	c = strdup(name);
+	if (!c)
+		return -1;
+	e->d.regions[e->d.nregions] = c;
+	e->dirty = true;
+	return (long)e->d.nregions++;
+}
+
+static void free_state(struct rec_state *s)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->ndevs; i++) {
+		struct rdev_ent *e = &s->devs[i];
+
+		free((char *)e->d.driver);
+		free((char *)e->d.pdev);
+		for (j = 0; j < e->d.nengines; j++)
+			free((char *)e->d.engines[j].name);
+		for (j = 0; j < e->d.nregions; j++)
+			free((char *)e->d.regions[j]);
+		free(e->d.engines);
+		free(e->d.regions);
+	}
+	free(s->devs);
+	free(s->ev);
+	free(s->rv);
+	free(s->seen);
+}
+
+/* Describe every changed device (DEVICE records). */
+static int flush_devices(struct rec_state *s)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < s->ndevs; i++) {
+		if (!s->devs[i].dirty)
+			continue;
+		ret = drec_write_device(&s->w, &s->devs[i].d);
+		if (ret)
+			return ret;
+		s->devs[i].dirty = false;
+	}
+	return 0;
+}
+
+static void note_seen(struct rec_state *s, uint64_t id, uint32_t dev)
+{
+	size_t i;
+
+	for (i = 0; i < s->nseen; i++)
+		if (s->seen[i].id == id) {
+			s->seen[i].dev = dev;
+			return;
+		}
+	if (grow((void **)&s->seen, &s->cap_seen, s->nseen + 1, sizeof(*s->seen)))
+		return;	/* only a lookup aid */
+	s->seen[s->nseen].id = id;
+	s->seen[s->nseen++].dev = dev;
+}
+
+/* Map one tracked client to stream indices and fill @c. */
+static int map_client(struct rec_state *s, const struct dac_tk_client *tc, struct drec_client *c)
+{
+	struct rdev_ent *e = find_dev(s, tc->rdev, tc->driver, tc->pdev, false, 0);
+	size_t i;
+
+	if (!e)
+		return -ENOMEM;
+	if (grow((void **)&s->ev, &s->cap_ev, tc->nengines + 1, sizeof(*s->ev)) ||
+	    grow((void **)&s->rv, &s->cap_rv, tc->nregions + 1, sizeof(*s->rv)))
+		return -ENOMEM;
+	memset(c, 0, sizeof(*c));
+	c->time_ns = tc->seen_ns;
+	c->client_id = tc->has_client_id ? tc->client_id : 0;
+	c->flags = tc->has_client_id ? DREC_C_CLIENT_ID : 0;
+	/* Not there at the first sample: everything it counted is ours. */
+	if (s->samples && tc->first_ns > s->start_ns)
+		c->flags |= DREC_C_NEW;
+	c->dev = e->d.dev;
+	if (tc->nholders) {
+		c->pid = (uint32_t)tc->holders[0].pid;
+		snprintf(c->comm, sizeof(c->comm), "%s", tc->holders[0].comm ? tc->holders[0].comm : "");
+	}
+	for (i = 0; i < tc->nengines; i++) {
+		const struct dac_tk_engine *te = &tc->engines[i];
+		struct drec_engine_val *v = &s->ev[c->nengines];
+		long idx;
+
+		if (!te->present)
+			continue;
+		idx = engine_idx(e, te->name, te->capacity, te->has_maxfreq ? te->maxfreq_hz : 0);
+		if (idx < 0)
+			return -ENOMEM;
+		memset(v, 0, sizeof(*v));
+		v->engine = (uint32_t)idx;
+		if (te->has_busy) {
+			v->flags |= DREC_E_BUSY;
+			v->busy_ns = te->busy.value;
+		}
+		if (te->has_cycles) {
+			v->flags |= DREC_E_CYCLES;
+			v->cycles = te->cycles.value;
+		}
+		if (te->has_total_cycles) {
+			v->flags |= DREC_E_TOTAL_CYCLES;
+			v->total_cycles = te->total_cycles.value;
+		}
+		c->nengines++;
+	}
+	for (i = 0; i < tc->nregions; i++) {
+		const struct dac_tk_region *tr = &tc->regions[i];
+		struct drec_region_val *v = &s->rv[c->nregions];
+		long idx = region_idx(e, tr->name);
+
+		if (idx < 0)
+			return -ENOMEM;
+		memset(v, 0, sizeof(*v));
+		v->region = (uint32_t)idx;
+		v->flags = (tr->has_total ? DREC_R_TOTAL : 0) | (tr->has_shared ? DREC_R_SHARED : 0) |
+			   (tr->has_resident ? DREC_R_RESIDENT : 0) |
+			   (tr->has_purgeable ? DREC_R_PURGEABLE : 0) |
+			   (tr->has_active ? DREC_R_ACTIVE : 0);
+		v->total = tr->total;
+		v->shared = tr->shared;
+		v->resident = tr->resident;
+		v->purgeable = tr->purgeable;
+		v->active = tr->active;
+		c->nregions++;
+	}
+	c->engines = s->ev;
+	c->regions = s->rv;
+	if (c->flags & DREC_C_CLIENT_ID)
+		note_seen(s, c->client_id, c->dev);
+	return 0;
+}
+
+/* Write every client of the tracker's latest sample. */
+static int write_samples(struct rec_state *s, const struct dac_tracker *t)
+{
+	size_t i, n = dac_tracker_nclients(t);
+	struct drec_client *cs = calloc(n ? n : 1, sizeof(*cs));
+	struct drec_engine_val **evs = calloc(n ? n : 1, sizeof(*evs));
+	struct drec_region_val **rvs = calloc(n ? n : 1, sizeof(*rvs));
+	int ret = 0;
+
+	if (!cs || !evs || !rvs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* Map first (it may extend device descriptions), then describe, then write. */
+	for (i = 0; i < n && !ret; i++) {
+		ret = map_client(s, dac_tracker_client(t, i), &cs[i]);
+		if (ret)
+			break;
+		evs[i] = malloc((cs[i].nengines + 1) * sizeof(**evs));
+		rvs[i] = malloc((cs[i].nregions + 1) * sizeof(**rvs));
+		if (!evs[i] || !rvs[i]) {
+			ret = -ENOMEM;
+			break;
+		}
+		memcpy(evs[i], cs[i].engines, cs[i].nengines * sizeof(**evs));
+		memcpy(rvs[i], cs[i].regions, cs[i].nregions * sizeof(**rvs));
+		cs[i].engines = evs[i];
+		cs[i].regions = rvs[i];
+	}
+	if (!ret)
+		ret = flush_devices(s);
+	for (i = 0; i < n && !ret; i++)
+		ret = drec_write_client(&s->w, DREC_SAMPLE, &cs[i]);
+	if (!ret)
+		s->samples++;
+out:
+	for (i = 0; evs && rvs && i < n; i++) {
+		free(evs[i]);
+		free(rvs[i]);
+	}
+	free(evs);
+	free(rvs);
+	free(cs);
+	return ret;
+}
+
+/* ---- BPF events ---- */
+
+static int on_bpf_event(void *ctx, const struct dac_bpf_event *ev)
+{
+	struct rec_state *s = ctx;
+	const struct dac_bpf_client_exit *x;
+	struct drec_client c;
+	struct rdev_ent *e = NULL;
+	uint64_t now = dac_now_ns();
+	size_t i;
+
+	if (ev->type == DAC_BPF_LOST) {
+		s->err = drec_write_overflow(&s->w, now, DREC_SRC_BPF_RINGBUF);
+		if (!s->err)
+			s->err = drec_write_lost(&s->w, now, DREC_SRC_BPF_RINGBUF,
+						 ev->lost.count);
+		s->overflows++;
+		s->lost += ev->lost.count;
+		return s->err;
+	}
+	if (ev->type != DAC_BPF_CLIENT_EXIT)
+		return 0;
+	x = &ev->exit;
+	/* The device the client was sampled on, else one of the same driver. */
+	for (i = 0; i < s->nseen && !e; i++)
+		if (s->seen[i].id == x->client_id)
+			e = &s->devs[s->seen[i].dev];
+	for (i = 0; i < s->ndevs && !e; i++)
+		if (s->devs[i].bpf_only && s->devs[i].bpf_device_id == x->device_id)
+			e = &s->devs[i];
+	if (!e) {
+		char drv[DAC_BPF_NAME_LEN + 1];
+
+		snprintf(drv, sizeof(drv), "%.*s", DAC_BPF_NAME_LEN, x->driver);
+		e = find_dev(s, 0, drv, "", true, x->device_id);
+	}
+	if (!e || grow((void **)&s->ev, &s->cap_ev, x->num_engines + 1, sizeof(*s->ev)) ||
+	    grow((void **)&s->rv, &s->cap_rv, x->num_regions + 1, sizeof(*s->rv)))
+		return s->err = -ENOMEM;
+	memset(&c, 0, sizeof(c));
+	c.time_ns = x->close_ns;
+	c.client_id = x->client_id;
+	c.flags = DREC_C_CLIENT_ID;
+	c.dev = e->d.dev;
+	c.pid = x->tgid ? x->tgid : x->pid;
+	snprintf(c.comm, sizeof(c.comm), "%.*s", DAC_BPF_COMM_LEN, x->comm);
+	for (i = 0; i < x->num_engines; i++) {
+		char name[DAC_BPF_NAME_LEN + 1];
+		long idx;
+
+		snprintf(name, sizeof(name), "%.*s", DAC_BPF_NAME_LEN, x->engines[i].name);
+		idx = engine_idx(e, name, 0, 0);
+		if (idx < 0)
+			return s->err = -ENOMEM;
+		s->ev[i] = (struct drec_engine_val){
+			.engine = (uint32_t)idx,
+			.flags = DREC_E_BUSY | DREC_E_CYCLES | DREC_E_JOBS,
+			.busy_ns = x->engines[i].busy_ns,
+			.cycles = x->engines[i].cycles,
+			.jobs = x->engines[i].jobs,
+		};
+	}
+	for (i = 0; i < x->num_regions; i++) {
+		char name[DAC_BPF_NAME_LEN + 1];
+		long idx;
+
+		snprintf(name, sizeof(name), "%.*s", DAC_BPF_NAME_LEN, x->regions[i].name);
+		idx = region_idx(e, name);
+		if (idx < 0)
+			return s->err = -ENOMEM;
+		s->rv[i] = (struct drec_region_val){
+			.region = (uint32_t)idx,
+			.flags = DREC_R_TOTAL,
+			.total = x->regions[i].total,
+		};
+	}
+	c.nengines = x->num_engines;
+	c.nregions = x->num_regions;
+	c.engines = s->ev;
+	c.regions = s->rv;
+	s->err = flush_devices(s);
+	if (!s->err)
+		s->err = drec_write_client(&s->w, DREC_CLIENT_EXIT, &c);
+	if (!s->err)
+		s->exits++;
+	return s->err;
+}
+
+/* ---- main loop ---- */
+
+static volatile sig_atomic_t stop_sig, child_done;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static void on_chld(int sig)
+{
+	(void)sig;
+	child_done = 1;
+}
+
+static void sleep_until(uint64_t deadline)
+{
+	uint64_t now = dac_now_ns();
+	struct timespec ts;
+
+	if (now >= deadline || stop_sig || child_done)
+		return;
+	ts.tv_sec = (time_t)((deadline - now) / 1000000000ull);
+	ts.tv_nsec = (long)((deadline - now) % 1000000000ull);
+	nanosleep(&ts, NULL);	/* a signal ends it early: that is wanted */
+}
+
+static pid_t spawn(char **argv)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "drmacct record: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "no-bpf", no_argument, NULL, 'B' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "spec", required_argument, NULL, 'S' },
+		{ "proc-root", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dac_discover_opts dopts = { .proc_root = NULL, .pid = 0, .fd = -1 };
+	enum dac_profile profile = DAC_PROFILE_CURRENT;
+	const char *out = "drmacct.rec";
+	uint64_t interval = 1000000000ull, duration = 0, count = 0, v;
+	struct rec_state s;
+	struct drec_file_info fi;
+	struct dac_discover_stats st;
+	struct dac_tracker *t = NULL;
+	struct dac_discover *d = NULL;
+	struct dac_bpf *bpf = NULL;
+	struct sigaction sa;
+	struct timespec rt;
+	bool use_bpf = true, wrote_header = false;
+	pid_t child = -1;
+	int c, ret, rc = CLI_EXIT_FAIL, cstatus = 0;
+	uint64_t start, next;
+	FILE *f = NULL;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:i:d:n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!*optarg)
+				return cli_usage_error(CMD, "--output needs a file name");
+			out = optarg;
+			break;
+		case 'i':
+			if (cli_parse_u64(optarg, &v) || !v || v > 3600000)
+				return cli_usage_error(CMD, "bad interval '%s' (milliseconds, 1..3600000)",
+						       optarg);
+			interval = v * 1000000ull;
+			break;
+		case 'd':
+			if (cli_parse_seconds(optarg, 31536000, false, &duration))
+				return cli_usage_error(CMD, "bad duration '%s' (seconds)", optarg);
+			break;
+		case 'n':
+			if (cli_parse_u64(optarg, &count) || !count)
+				return cli_usage_error(CMD, "bad count '%s' (1 or more)", optarg);
+			break;
+		case 'B':
+			use_bpf = false;
+			break;
+		case 'P':
+			if (cli_opt_pid(CMD, optarg, &dopts.pid))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'S':
+			if (cli_opt_spec(CMD, optarg, &profile))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'R':
+			if (cli_opt_proc_root(CMD, optarg, &dopts.proc_root))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'h':
+			usage(stdout);
+			return CLI_EXIT_OK;
+		default:
+			return cli_getopt_error(CMD, argv, c);
+		}
+	}
+	if (optind < argc && optind > 0 && strcmp(argv[optind - 1], "--"))
+		return cli_usage_error(CMD, "unexpected argument '%s' (put a command after --)",
+				       argv[optind]);
+
+	memset(&s, 0, sizeof(s));
+	if (cli_open_tracker(CMD, &dopts, &d, &t))
+		return CLI_EXIT_FAIL;
+	if (use_bpf) {
+		ret = dac_bpf_open_pinned(NULL, &bpf);
+		if (ret) {
+			bpf = NULL;
+			fprintf(stderr, "drmacct record: BPF collection not available (%s): "
+				"recording SAMPLE records only, no CLIENT_EXIT or LOST records\n",
+				dac_bpf_strerror(ret));
+		}
+	}
+
+	f = strcmp(out, "-") ? fopen(out, "we") : stdout;
+	if (!f) {
+		cli_error(CMD, "cannot create %s: %s", out, strerror(errno));
+		goto done;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_chld;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+
+	/* The first sample describes the devices of the file header. */
+	clock_gettime(CLOCK_REALTIME, &rt);
+	start = dac_now_ns();
+	s.start_ns = start;
+	ret = dac_tracker_sample_proc(t, d, profile, start, &st);
+	if (ret) {
+		cli_error(CMD, "sampling failed: %s", ret == -ESRCH ? "no such process" : strerror(-ret));
+		goto done;
+	}
+	for (size_t i = 0; i < dac_tracker_nclients(t); i++) {
+		struct drec_client tmp;
+
+		if (map_client(&s, dac_tracker_client(t, i), &tmp)) {
+			cli_error(CMD, "out of memory");
+			goto done;
+		}
+	}
+	memset(&fi, 0, sizeof(fi));
+	fi.flags = bpf ? DREC_F_BPF : 0;
+	fi.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	fi.start_mono_ns = start;
+	fi.interval_ns = interval;
+	{
+		struct drec_device *devs = calloc(s.ndevs ? s.ndevs : 1, sizeof(*devs));
+
+		if (!devs) {
+			cli_error(CMD, "out of memory");
+			goto done;
+		}
+		for (size_t i = 0; i < s.ndevs; i++) {
+			devs[i] = s.devs[i].d;
+			s.devs[i].dirty = false;
+		}
+		ret = drec_writer_init(&s.w, f, &fi, devs, s.ndevs);
+		free(devs);
+	}
+	if (ret)
+		goto write_err;
+	wrote_header = true;
+	ret = write_samples(&s, t);
+	if (ret)
+		goto write_err;
+
+	if (optind < argc) {
+		child = spawn(argv + optind);
+		if (child < 0) {
+			cli_error(CMD, "fork: %s", strerror(errno));
+			goto done;
+		}
+	}
+	next = start + interval;
+	while (!stop_sig) {
+		uint64_t now;
+
+		if (count && s.samples >= count)
+			break;
+		if (bpf) {
+			now = dac_now_ns();
+			ret = dac_bpf_poll(bpf, next > now ? (int)((next - now + 999999) / 1000000) : 0,
+					   on_bpf_event, &s);
+			if (ret < 0 && ret != -EINTR && !s.err) {
+				cli_error(CMD, "reading BPF events failed: %s", strerror(-ret));
+				dac_bpf_close(bpf);
+				bpf = NULL;
+			}
+			if (s.err) {
+				ret = s.err;
+				goto write_err;
+			}
+		}
+		sleep_until(next);
+		if (child > 0 && child_done) {
+			if (waitpid(child, &cstatus, WNOHANG) == child)
+				child = 0;	/* take a last sample, then stop */
+			child_done = 0;
+		}
+		if (stop_sig)
+			break;
+		now = dac_now_ns();
+		if (now < next && child != 0)
+			continue;
+		ret = dac_tracker_sample_proc(t, d, profile, now, &st);
+		if (ret && ret != -ESRCH) {
+			cli_error(CMD, "sampling failed: %s", strerror(-ret));
+			goto done;
+		}
+		ret = write_samples(&s, t);
+		if (ret)
+			goto write_err;
+		next += interval;
+		if (next < now)
+			next = now + interval;	/* we fell behind: do not burst */
+		if (child == 0)
+			break;
+		if (duration && now - start >= duration)
+			break;
+	}
+	/* Exits that happened up to the end. */
+	if (bpf) {
+		dac_bpf_poll(bpf, 0, on_bpf_event, &s);
+		if (s.err) {
+			ret = s.err;
+			goto write_err;
+		}
+	}
+	ret = drec_writer_finish(&s.w);
+	if (ret)
+		goto write_err;
+	fprintf(stderr, "drmacct record: %llu samples, %llu records (%llu client exits, "
+		"%llu lost), %llu bytes to %s\n",
+		(unsigned long long)s.samples, (unsigned long long)s.w.records,
+		(unsigned long long)s.exits, (unsigned long long)s.lost,
+		(unsigned long long)s.w.bytes, strcmp(out, "-") ? out : "stdout");
+	cli_note_discovery(CMD, &st);
+	if (child == 0 && (!WIFEXITED(cstatus) || WEXITSTATUS(cstatus)))
+		fprintf(stderr, "drmacct record: the command %s %d\n",
+			WIFEXITED(cstatus) ? "exited with status" : "was killed by signal",
+			WIFEXITED(cstatus) ? WEXITSTATUS(cstatus) : WTERMSIG(cstatus));
+	rc = CLI_EXIT_OK;
+	goto done;
+write_err:
+	cli_error(CMD, "writing %s failed: %s", out, strerror(-ret));
+done:
+	if (child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	if (wrote_header && rc != CLI_EXIT_OK)
+		drec_writer_finish(&s.w);
+	else if (!wrote_header)
+		free(s.w.buf);
+	if (f && f != stdout && fclose(f) && rc == CLI_EXIT_OK) {
+		cli_error(CMD, "writing %s failed: %s", out, strerror(errno));
+		rc = CLI_EXIT_FAIL;
+	}
+	if (bpf)
+		dac_bpf_close(bpf);
+	free_state(&s);
+	dac_tracker_free(t);
+	dac_discover_free(d);
+	return rc;
+}
+
+DRMACCT_COMMAND(record, cmd_record, "record per-client usage to a binary stream file");
