@@ -306,7 +306,7 @@ int drec_write_client(struct drec_writer *w, uint32_t type, const struct drec_cl
 		put16(q + 24, (uint16_t)ne);
 		put16(q + 26, (uint16_t)nr);
 		put32(q + 28, c->flags);
-		strncpy((char *)q + 32, c->comm, DREC_COMM_LEN);
+		memcpy(q + 32, c->comm, strnlen(c->comm, DREC_COMM_LEN));	/* NUL-padded */
 		q += DREC_CLIENT_FIXED;
 		for (i = 0; i < ne; i++, q += DREC_ENGINE_ENTRY) {
 			const struct drec_engine_val *e = &c->engines[ei + i];
