@@ -629,6 +629,8 @@ static int cmd_record(int argc, char **argv)
 		goto write_err;
 	wrote_header = true;
 	ret = write_samples(&s, t);
+	if (!ret)
+		ret = drec_writer_flush(&s.w);
 	if (ret)
 		goto write_err;
 
@@ -676,6 +678,9 @@ static int cmd_record(int argc, char **argv)
 			goto done;
 		}
 		ret = write_samples(&s, t);
+		/* Whole records on disk after every sample: readable live. */
+		if (!ret)
+			ret = drec_writer_flush(&s.w);
 		if (ret)
 			goto write_err;
 		next += interval;

@@ -357,6 +357,13 @@ int drec_write_overflow(struct drec_writer *w, uint64_t time_ns, uint32_t source
 	return drec_write_raw(w, DREC_OVERFLOW, pl, sizeof(pl));
 }
 
+int drec_writer_flush(struct drec_writer *w)
+{
+	if (!w->err && w->f && fflush(w->f))
+		w->err = -EIO;
+	return w->err;
+}
+
 int drec_writer_finish(struct drec_writer *w)
 {
 	if (!w->err && w->f && fflush(w->f))

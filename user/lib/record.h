@@ -150,6 +150,8 @@ int drec_write_lost(struct drec_writer *w, uint64_t time_ns, uint32_t source, ui
 int drec_write_overflow(struct drec_writer *w, uint64_t time_ns, uint32_t source);
 /* Any record, for tests and future types: @payload of @len bytes, padded. */
 int drec_write_raw(struct drec_writer *w, uint32_t type, const void *payload, size_t len);
+/* Pushes what was written to the file (so readers see whole records). */
+int drec_writer_flush(struct drec_writer *w);
 /* Flushes; frees the buffer. Returns 0 or the first error. */
 int drec_writer_finish(struct drec_writer *w);
 
