@@ -107,6 +107,21 @@ struct {
 	__type(value, __u64);
 } tracked SEC(".maps");
 
+/* Usage and memory of tracked processes' clients, by cookie. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct dac_cookie_key);
+	__type(value, struct dac_cookie_val);
+} cookie_usage SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct dac_cookie_key);
+	__type(value, struct dac_cookie_val);
+} cookie_mem SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
@@ -231,6 +246,17 @@ static __always_inline __u32 device_of(__u64 client_id)
 	return c ? c->device_id : 0;
 }
 
+/* The cookie of a client's opener, with its device. */
+static __always_inline __u64 client_cookie(__u64 client_id, __u32 *device_id)
+{
+	struct dac_client_val *c = bpf_map_lookup_elem(&clients, &client_id);
+
+	if (!c)
+		return 0;
+	*device_id = c->device_id;
+	return c->cookie;
+}
+
 static __always_inline void on_job_begin(__u64 client_id, __u32 engine, __u64 ts_ns)
 {
 	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
@@ -256,6 +282,8 @@ static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_n
 	struct dac_usage_val zero = {}, *u;
 	struct dac_total_key tk = { .engine = engine };
 	struct dac_total_val tzero = {}, *t;
+	struct dac_cookie_key ck = {};
+	struct dac_cookie_val czero = {}, *cu;
 
 	zero.device_id = device_of(client_id);
 	u = lookup_or_init(&usage, &k, &zero, DAC_STAT_USAGE_FULL);
@@ -279,12 +307,24 @@ static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_n
 		__sync_fetch_and_add(&t->cycles, cycles);
 		__sync_fetch_and_add(&t->jobs, 1);
 	}
+	ck.cookie = client_cookie(client_id, &ck.device_id);
+	if (ck.cookie) {
+		ck.index = engine;
+		cu = lookup_or_init(&cookie_usage, &ck, &czero, DAC_STAT_USAGE_FULL);
+		if (cu) {
+			__sync_fetch_and_add(&cu->busy_ns, busy_ns);
+			__sync_fetch_and_add(&cu->cycles, cycles);
+			__sync_fetch_and_add(&cu->jobs, 1);
+		}
+	}
 }
 
 static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 op, __u64 size)
 {
 	struct dac_mem_key k = { .client_id = client_id, .region = region };
 	struct dac_mem_val zero = {}, *m;
+	struct dac_cookie_key ck = {};
+	struct dac_cookie_val czero = {}, *cm;
 	__u64 total;
 
 	/* 0 create, 1 open (import): the client holds more; 2 close: less. */
@@ -301,6 +341,21 @@ static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 o
 	m->total = total;
 	if (total > m->peak)
 		m->peak = total;
+
+	ck.cookie = client_cookie(client_id, &ck.device_id);
+	if (!ck.cookie)
+		return;
+	ck.index = region;
+	cm = lookup_or_init(&cookie_mem, &ck, &czero, DAC_STAT_USAGE_FULL);
+	if (!cm)
+		return;
+	/* Several clients of one command may race here; good enough for a peak. */
+	if (op == 2)
+		cm->total = cm->total > size ? cm->total - size : 0;
+	else
+		cm->total += size;
+	if (cm->total > cm->peak)
+		cm->peak = cm->total;
 }
 
 static __always_inline void on_client_close(__u64 client_id, __u32 device_id, __u32 n,

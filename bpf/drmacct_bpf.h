@@ -88,6 +88,21 @@ struct dac_total_val {
 	__u64 clients_closed;	/* only on engine 0 */
 };
 
+/* ---- per-cookie (drmacct stat) usage and memory: never lose closed clients */
+struct dac_cookie_key {
+	__u64 cookie;
+	__u32 device_id;
+	__u32 index;		/* engine (cookie_usage) or region (cookie_mem) */
+};
+
+struct dac_cookie_val {
+	__u64 busy_ns;		/* cookie_usage: finished jobs */
+	__u64 cycles;
+	__u64 jobs;
+	__u64 total;		/* cookie_mem: bytes held by the cookie's clients */
+	__u64 peak;		/* cookie_mem: highest total */
+};
+
 /* ---- gpu_scheduler path ------------------------------------------------- */
 /* rings: key __u32 ring id (1..), value */
 struct dac_ring_val {

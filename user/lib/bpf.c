@@ -4,7 +4,7 @@
  *
  * Pinned layout under the pin directory (mode 0700):
  *   maps/<name>    clients usage mem totals records stats muted names
- *                  tracked rings sched_usage
+ *                  tracked rings sched_usage cookie_usage cookie_mem
  *   links/<prog>   one per attached program (btf_* = tp_btf, tp_* = plain
  *                  tracepoint, track_fork)
  * The scheduler join maps (ring_ids, inflight) hold kernel addresses as
@@ -31,7 +31,7 @@
 
 enum dac_map_idx {
 	M_CLIENTS, M_USAGE, M_MEM, M_TOTALS, M_RECORDS, M_STATS, M_MUTED, M_NAMES,
-	M_TRACKED, M_RINGS, M_SCHED, M__COUNT
+	M_TRACKED, M_RINGS, M_SCHED, M_COOKIE_USAGE, M_COOKIE_MEM, M__COUNT
 };
 
 static const char *const map_names[M__COUNT] = {
@@ -39,6 +39,7 @@ static const char *const map_names[M__COUNT] = {
 	[M_TOTALS] = "totals", [M_RECORDS] = "records", [M_STATS] = "stats",
 	[M_MUTED] = "muted", [M_NAMES] = "names", [M_TRACKED] = "tracked",
 	[M_RINGS] = "rings", [M_SCHED] = "sched_usage",
+	[M_COOKIE_USAGE] = "cookie_usage", [M_COOKIE_MEM] = "cookie_mem",
 };
 
 struct dac_bpf {
@@ -196,7 +197,8 @@ static void take_fds(struct dac_bpf *b)
 		[M_TOTALS] = s->maps.totals, [M_RECORDS] = s->maps.records,
 		[M_STATS] = s->maps.stats, [M_MUTED] = s->maps.muted, [M_NAMES] = s->maps.names,
 		[M_TRACKED] = s->maps.tracked, [M_RINGS] = s->maps.rings,
-		[M_SCHED] = s->maps.sched_usage,
+		[M_SCHED] = s->maps.sched_usage, [M_COOKIE_USAGE] = s->maps.cookie_usage,
+		[M_COOKIE_MEM] = s->maps.cookie_mem,
 	};
 
 	for (int i = 0; i < M__COUNT; i++)
@@ -897,6 +899,31 @@ int dac_bpf_read_usage(struct dac_bpf *b, uint64_t *now_ns, struct dac_bpf_usage
 	return 0;
 }
 
+int dac_bpf_lookup_usage(struct dac_bpf *b, uint64_t client_id, uint32_t engine,
+			 uint64_t *now_ns, struct dac_bpf_usage *out)
+{
+	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
+	struct dac_usage_val v;
+	uint64_t now;
+
+	if (bpf_map_lookup_elem(b->fd[M_USAGE], &k, &v))
+		return -errno;
+	now = mono_ns();
+	memset(out, 0, sizeof(*out));
+	out->client_id = client_id;
+	out->device_id = v.device_id;
+	out->engine = engine;
+	dac_bpf_name(b, v.device_id, false, engine, out->name, sizeof(out->name));
+	out->busy_ns = v.busy_ns;
+	if (v.running && v.running * now > v.start_sum)
+		out->busy_ns += v.running * now - v.start_sum;
+	out->cycles = v.cycles;
+	out->jobs = v.jobs;
+	out->running = (uint32_t)v.running;
+	*now_ns = now;
+	return 0;
+}
+
 struct mem_arg {
 	struct vec v;
 	struct dac_bpf *b;
@@ -1016,14 +1043,106 @@ static int untrack_cb(const void *key, const void *val, void *arg)
 	return 0;
 }
 
-int dac_bpf_untrack(struct dac_bpf *b, uint64_t cookie)
+static int cookie_keys_cb(const void *key, const void *val, void *arg)
 {
-	struct untrack_arg a = { .cookie = cookie, .v = { .elem = sizeof(uint32_t) } };
-	int err = map_walk(b->fd[M_TRACKED], sizeof(uint32_t), sizeof(uint64_t), untrack_cb, &a);
+	struct untrack_arg *a = arg;
+	const struct dac_cookie_key *k = key;
+	struct dac_cookie_key *o;
+
+	(void)val;
+	if (k->cookie != a->cookie)
+		return 0;
+	o = vec_push(&a->v);
+	if (!o)
+		return -ENOMEM;
+	*o = *k;
+	return 0;
+}
+
+/* Delete every key of @fd that @fn collects for @cookie. */
+static int delete_matching(int fd, size_t ksize, size_t vsize, walk_fn fn, uint64_t cookie)
+{
+	struct untrack_arg a = { .cookie = cookie, .v = { .elem = ksize } };
+	int err = map_walk(fd, ksize, vsize, fn, &a);
 
 	for (size_t i = 0; !err && i < a.v.n; i++)
-		if (bpf_map_delete_elem(b->fd[M_TRACKED], (uint32_t *)a.v.p + i) && errno != ENOENT)
+		if (bpf_map_delete_elem(fd, (char *)a.v.p + i * ksize) && errno != ENOENT)
 			err = -errno;
 	free(a.v.p);
+	return err;
+}
+
+int dac_bpf_untrack(struct dac_bpf *b, uint64_t cookie)
+{
+	int err = delete_matching(b->fd[M_TRACKED], sizeof(uint32_t), sizeof(uint64_t),
+				  untrack_cb, cookie);
+	int e2 = delete_matching(b->fd[M_COOKIE_USAGE], sizeof(struct dac_cookie_key),
+				 sizeof(struct dac_cookie_val), cookie_keys_cb, cookie);
+	int e3 = delete_matching(b->fd[M_COOKIE_MEM], sizeof(struct dac_cookie_key),
+				 sizeof(struct dac_cookie_val), cookie_keys_cb, cookie);
+
+	return err ? err : e2 ? e2 : e3;
+}
+
+struct cookie_arg {
+	struct dac_bpf *b;
+	uint64_t cookie;
+	struct vec v;
+	bool region;
+};
+
+static int cookie_read_cb(const void *key, const void *val, void *arg)
+{
+	struct cookie_arg *a = arg;
+	const struct dac_cookie_key *k = key;
+	const struct dac_cookie_val *cv = val;
+
+	if (k->cookie != a->cookie)
+		return 0;
+	if (a->region) {
+		struct dac_bpf_cookie_region *o = vec_push(&a->v);
+
+		if (!o)
+			return -ENOMEM;
+		o->device_id = k->device_id;
+		o->region = k->index;
+		dac_bpf_name(a->b, k->device_id, true, k->index, o->name, sizeof(o->name));
+		o->total = cv->total;
+		o->peak = cv->peak;
+	} else {
+		struct dac_bpf_cookie_engine *o = vec_push(&a->v);
+
+		if (!o)
+			return -ENOMEM;
+		o->device_id = k->device_id;
+		o->engine = k->index;
+		dac_bpf_name(a->b, k->device_id, false, k->index, o->name, sizeof(o->name));
+		o->busy_ns = cv->busy_ns;
+		o->cycles = cv->cycles;
+		o->jobs = cv->jobs;
+	}
+	return 0;
+}
+
+int dac_bpf_read_cookie(struct dac_bpf *b, uint64_t cookie,
+			struct dac_bpf_cookie_engine **eng, size_t *neng,
+			struct dac_bpf_cookie_region **reg, size_t *nreg)
+{
+	struct cookie_arg e = { .b = b, .cookie = cookie, .v = { .elem = sizeof(**eng) } };
+	struct cookie_arg r = { .b = b, .cookie = cookie, .v = { .elem = sizeof(**reg) },
+				.region = true };
+	int err;
+
+	err = finish(&e.v, map_walk(b->fd[M_COOKIE_USAGE], sizeof(struct dac_cookie_key),
+				    sizeof(struct dac_cookie_val), cookie_read_cb, &e), eng, neng);
+	if (err)
+		return err;
+	err = finish(&r.v, map_walk(b->fd[M_COOKIE_MEM], sizeof(struct dac_cookie_key),
+				    sizeof(struct dac_cookie_val), cookie_read_cb, &r), reg, nreg);
+	if (err) {
+		free(*eng);
+		*eng = NULL;
+		*neng = 0;
+	}
 	return err;
 }

@@ -174,6 +174,14 @@ struct dac_bpf_usage {
 int dac_bpf_read_usage(struct dac_bpf *b, uint64_t *now_ns, struct dac_bpf_usage **out,
 		       size_t *n);
 
+/*
+ * One (client, engine) entry, read and timed on its own (for comparisons
+ * with an fdinfo read just before). -ENOENT when the programs have no entry
+ * (the client never ran a job on that engine since collection started).
+ */
+int dac_bpf_lookup_usage(struct dac_bpf *b, uint64_t client_id, uint32_t engine,
+			 uint64_t *now_ns, struct dac_bpf_usage *out);
+
 struct dac_bpf_mem {
 	uint64_t client_id;
 	uint32_t region;
@@ -220,11 +228,33 @@ int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st);
 
 /*
  * Tag process @tgid and every process it forks from now on with @cookie
- * (non-zero): clients they open and scheduler jobs they submit carry it.
- * dac_bpf_untrack() removes every process tagged with @cookie.
+ * (non-zero): clients they open and scheduler jobs they submit carry it,
+ * and the programs sum their usage per cookie (closed clients included).
+ * dac_bpf_untrack() removes every process tagged with @cookie and the
+ * cookie's sums.
  */
 int dac_bpf_track(struct dac_bpf *b, uint32_t tgid, uint64_t cookie);
 int dac_bpf_untrack(struct dac_bpf *b, uint64_t cookie);
+
+struct dac_bpf_cookie_engine {
+	uint32_t device_id;
+	uint32_t engine;
+	char name[DAC_BPF_NAME_LEN];
+	uint64_t busy_ns, cycles, jobs;	/* finished jobs */
+};
+
+struct dac_bpf_cookie_region {
+	uint32_t device_id;
+	uint32_t region;
+	char name[DAC_BPF_NAME_LEN];
+	uint64_t total;			/* bytes the cookie's clients hold now */
+	uint64_t peak;			/* highest such total */
+};
+
+/* Sums for @cookie: per (device, engine) and per (device, region). */
+int dac_bpf_read_cookie(struct dac_bpf *b, uint64_t cookie,
+			struct dac_bpf_cookie_engine **eng, size_t *neng,
+			struct dac_bpf_cookie_region **reg, size_t *nreg);
 
 /* ---- names ----------------------------------------------------------------- */
 

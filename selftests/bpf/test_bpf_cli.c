@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pinned BPF collection through the drmacct CLI:
+ *   5. the pins are root-only; non-root drmacct says why, clearly;
+ *   6. `drmacct stat -- simgpu-load ...` reports the workload's busy time
+ *      within 1% of the ground truth simgpu-load prints (from WAIT), with
+ *      clients in forked children that closed before the command ended;
+ *   plus `drmacct check` agreeing under load, and stat's polling fallback
+ *   saying what it may miss.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bpf.h"
+#include "dtest.h"
+#include "sgtest.h"
+
+#define DRMACCT "/usr/bin/drmacct"
+#define LOAD "/usr/bin/simgpu-load"
+#define NOBODY 65534
+#define NB_DRMACCT "/tmp/drmacct-nobody"
+
+DT_FIXTURE(pinned) {
+	int dummy;
+};
+
+DT_SETUP(pinned)
+{
+	self->dummy = 0;
+	if (!sg_is_root())
+		DT_SKIP("needs root");
+	sg_sh(DRMACCT " bpf stop >/dev/null 2>&1");
+	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf start >/tmp/bpf-start.out 2>&1"), 0);
+}
+
+DT_TEARDOWN(pinned)
+{
+	if (sg_sh(DRMACCT " bpf stop >/dev/null 2>&1"))
+		dt_info("drmacct bpf stop failed");
+}
+
+/*
+ * Run argv as uid/gid @uid with stdout+stderr into a malloc'd string;
+ * returns the exit status (-1 when it did not exit).
+ */
+static int run_as(uid_t uid, char *const argv[], char **out)
+{
+	int p[2], status;
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+	pid_t pid;
+
+	DT_ASSERT_TRUE(buf != NULL);
+	DT_ASSERT_EQ(pipe(p), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		if (uid && (setgid(uid) || setuid(uid)))
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], buf + len, cap - len - 1)) > 0) {
+		len += n;
+		if (cap - len < 512) {
+			char *tmp = realloc(buf, cap * 2);
+
+			DT_ASSERT_TRUE(tmp != NULL);
+			buf = tmp;
+			cap *= 2;
+		}
+	}
+	buf[len] = '\0';
+	close(p[0]);
+	DT_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	*out = buf;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* ---- 5. root only ---------------------------------------------------------- */
+
+DT_TEST_F_TIMEOUT(pinned, pins_are_root_only_and_nonroot_is_told_why, 60)
+{
+	char *const root_argv[] = { DRMACCT, "bpf", "status", NULL };
+	char *const status_argv[] = { NB_DRMACCT, "bpf", "status", NULL };
+	char *const dump_argv[] = { NB_DRMACCT, "bpf", "dump", NULL };
+	char *const check_argv[] = { NB_DRMACCT, "check", "--interval", "0.1", NULL };
+	struct dac_bpf *b = NULL;
+	struct stat st;
+	char *out;
+	int pfd[2], err = 0, status;
+	pid_t pid;
+
+	/*
+	 * The initramfs root may come up 0700 (mktemp -d); then nobody is
+	 * stopped at "/" and the checks below would prove nothing.
+	 */
+	DT_ASSERT_EQ(stat("/", &st), 0);
+	if ((st.st_mode & 0005) != 0005) {
+		dt_info("/ is %04o: opening it up for the non-root checks", st.st_mode & 07777);
+		DT_ASSERT_EQ(chmod("/", 0755), 0);
+	}
+	DT_ASSERT_EQ(stat(DAC_BPF_PIN_DIR, &st), 0);
+	DT_EXPECT_EQ(st.st_mode & 07777, 0700u);
+	DT_EXPECT_EQ(st.st_uid, 0u);
+	DT_ASSERT_EQ(stat(DAC_BPF_PIN_DIR "/maps/usage", &st), 0);
+	DT_EXPECT_EQ(st.st_mode & 0077, 0u);
+
+	/* Root: status works and says how it is attached. */
+	DT_EXPECT_EQ(run_as(0, root_argv, &out), 0);
+	DT_EXPECT_TRUE(strstr(out, "running") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "tp_btf") != NULL);
+	free(out);
+
+	/* The library, as nobody: EACCES, not some other failure. */
+	DT_ASSERT_EQ(pipe(pfd), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		if (setgid(NOBODY) || setuid(NOBODY))
+			_exit(2);
+		/* Everything up to the pin directory is reachable ... */
+		if (access("/sys/fs/bpf", X_OK))
+			_exit(3);
+		/* ... the pins are not. */
+		err = dac_bpf_open_pinned(NULL, &b);
+		_exit(write(pfd[1], &err, sizeof(err)) == sizeof(err) ? 0 : 1);
+	}
+	close(pfd[1]);
+	DT_ASSERT_EQ(read(pfd[0], &err, sizeof(err)), (ssize_t)sizeof(err));
+	close(pfd[0]);
+	DT_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	DT_EXPECT_EQ(status, 0);
+	DT_EXPECT_EQ(err, -EACCES);
+
+	/*
+	 * The CLI, as nobody: exit 1 and a message that names the cause.
+	 * (A world-executable copy: the initramfs need not make /usr/bin's
+	 * binaries executable by others.)
+	 */
+	DT_ASSERT_EQ(sg_sh("cp " DRMACCT " " NB_DRMACCT " && chmod 0755 " NB_DRMACCT), 0);
+	DT_EXPECT_EQ(run_as(NOBODY, status_argv, &out), 1);
+	dt_info("nobody: drmacct bpf status: %s", out);
+	DT_EXPECT_TRUE(strstr(out, "permission denied") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "root") != NULL);
+	free(out);
+	DT_EXPECT_EQ(run_as(NOBODY, dump_argv, &out), 1);
+	DT_EXPECT_TRUE(strstr(out, "root") != NULL);
+	free(out);
+	DT_EXPECT_EQ(run_as(NOBODY, check_argv, &out), 1);
+	DT_EXPECT_TRUE(strstr(out, "root") != NULL);
+	free(out);
+}
+
+/* ---- 6. drmacct stat ---------------------------------------------------------- */
+
+struct eng_truth {
+	char name[32];
+	uint64_t jobs, busy_ns, cycles;
+};
+
+/* The "total" (or, without --fork, "client") block simgpu-load prints. */
+static size_t parse_truth(const char *text, const char *label, struct eng_truth *t, size_t max)
+{
+	const char *p = strstr(text, label);
+	size_t n = 0;
+
+	if (!p)
+		return 0;
+	p = strchr(p, '\n');
+	while (p && n < max) {
+		struct eng_truth x;
+
+		p++;
+		if (sscanf(p, " engine=%31s jobs=%" SCNu64 " busy_ns=%" SCNu64 " cycles=%" SCNu64,
+			   x.name, &x.jobs, &x.busy_ns, &x.cycles) != 4)
+			break;
+		t[n++] = x;
+		p = strchr(p, '\n');
+	}
+	return n;
+}
+
+struct stat_row {
+	char name[32];
+	uint64_t busy_ns, jobs, cycles;
+};
+
+/* Engine rows of drmacct stat's report: "DEV NAME BUSY UTIL% JOBS CYCLES". */
+static size_t parse_stat(const char *text, struct stat_row *r, size_t max)
+{
+	const char *p = strstr(text, "ENGINE");
+	size_t n = 0;
+
+	if (!p)
+		return 0;
+	p = strchr(p, '\n');
+	while (p && n < max) {
+		unsigned int dev;
+		double util;
+		struct stat_row x;
+
+		p++;
+		if (sscanf(p, " %u %31s %" SCNu64 " %lf%% %" SCNu64 " %" SCNu64, &dev, x.name,
+			   &x.busy_ns, &util, &x.jobs, &x.cycles) != 6)
+			break;
+		r[n++] = x;
+		p = strchr(p, '\n');
+	}
+	return n;
+}
+
+DT_TEST_F_TIMEOUT(pinned, stat_reports_workload_within_1pct, 180)
+{
+	struct eng_truth t[8];
+	struct stat_row r[8];
+	char *out, *err;
+	size_t nt, nr, matched = 0;
+	int rc;
+
+	/*
+	 * Two forked clients, two engines, parallel jobs; every client has
+	 * closed (and its process exited) before simgpu-load itself ends.
+	 */
+	rc = sg_sh(DRMACCT " stat -- " LOAD " --fork 2 -e render,copy -n 6 -d 30ms -p 2 "
+		   ">/tmp/stat.out 2>/tmp/stat.err");
+	out = sg_read_file("/tmp/stat.out", NULL);
+	err = sg_read_file("/tmp/stat.err", NULL);
+	DT_ASSERT_TRUE(out && err);
+	dt_info("drmacct stat report:\n%s", err);
+	DT_EXPECT_EQ(rc, 0);
+	DT_EXPECT_TRUE(strstr(err, "source: BPF") != NULL);
+	nt = parse_truth(out, "total jobs=", t, 8);
+	nr = parse_stat(err, r, 8);
+	DT_ASSERT_EQ(nt, (size_t)2);
+	for (size_t i = 0; i < nt; i++) {
+		for (size_t j = 0; j < nr; j++) {
+			if (strcmp(t[i].name, r[j].name))
+				continue;
+			matched++;
+			dt_info("%s: stat %" PRIu64 " ns %" PRIu64 " jobs, truth %" PRIu64 " ns %"
+				PRIu64 " jobs", t[i].name, r[j].busy_ns, r[j].jobs, t[i].busy_ns,
+				t[i].jobs);
+			DT_EXPECT_NEAR(r[j].busy_ns, t[i].busy_ns, t[i].busy_ns * 0.01);
+			DT_EXPECT_EQ(r[j].jobs, t[i].jobs);
+			DT_EXPECT_EQ(r[j].cycles, t[i].cycles);
+		}
+	}
+	DT_EXPECT_EQ(matched, nt);
+	free(out);
+	free(err);
+
+	/* -e keeps only the named engines. */
+	rc = sg_sh(DRMACCT " stat -e copy -- " LOAD " -e render,copy -n 2 -d 10ms "
+		   ">/tmp/stat.out 2>/tmp/stat.err");
+	err = sg_read_file("/tmp/stat.err", NULL);
+	DT_ASSERT_TRUE(err != NULL);
+	DT_EXPECT_EQ(rc, 0);
+	nr = parse_stat(err, r, 8);
+	DT_EXPECT_EQ(nr, (size_t)1);
+	if (nr)
+		DT_EXPECT_STREQ(r[0].name, "copy");
+	free(err);
+
+	/* The command's exit status is stat's. */
+	DT_EXPECT_EQ(sg_sh(DRMACCT " stat -- /bin/sh -c 'exit 7' 2>/dev/null"), 7);
+}
+
+DT_TEST_TIMEOUT(stat_without_bpf_polls_and_says_so, 120)
+{
+	struct stat_row r[8];
+	char *err;
+	int rc;
+
+	if (!sg_is_root())
+		DT_SKIP("needs root");
+	sg_sh(DRMACCT " bpf stop >/dev/null 2>&1");
+	rc = sg_sh(DRMACCT " stat -- " LOAD " -e render -n 4 -d 50ms "
+		   ">/tmp/stat.out 2>/tmp/stat.err");
+	err = sg_read_file("/tmp/stat.err", NULL);
+	DT_ASSERT_TRUE(err != NULL);
+	dt_info("%s", err);
+	DT_EXPECT_EQ(rc, 0);
+	DT_EXPECT_TRUE(strstr(err, "not running") != NULL);
+	DT_EXPECT_TRUE(strstr(err, "polling") != NULL);
+	DT_EXPECT_TRUE(strstr(err, "misses") != NULL);
+	/* Polling can only see less than what ran (4 x 50 ms). */
+	if (parse_stat(err, r, 8) == 1)
+		DT_EXPECT_LE(r[0].busy_ns, 4 * 50 * NSEC_PER_MSEC + 4 * NSEC_PER_MSEC);
+	free(err);
+}
+
+/* ---- drmacct check ---------------------------------------------------------- */
+
+DT_TEST_F_TIMEOUT(pinned, check_agrees_under_load, 120)
+{
+	char *const argv[] = { DRMACCT, "check", "--interval", "1", "-v", NULL };
+	char *out;
+	pid_t pid;
+	int rc;
+
+	/* A background load that outlives both samples. */
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		execl(LOAD, LOAD, "-e", "render,copy", "-t", "3s", "-d", "20ms", "-p", "2",
+		      (char *)NULL);
+		_exit(127);
+	}
+	sg_sleep_ns(300 * NSEC_PER_MSEC);
+	rc = run_as(0, argv, &out);
+	dt_info("%s", out);
+	DT_EXPECT_EQ(rc, 0);
+	DT_EXPECT_TRUE(strstr(out, "agree") != NULL);
+	/* Both engines of the load were compared, with non-zero busy time. */
+	DT_EXPECT_TRUE(strstr(out, "render") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "copy") != NULL);
+	free(out);
+	waitpid(pid, NULL, 0);
+}
+
+DT_MAIN

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/*
+ * check.c - `drmacct check`: fdinfo against BPF for every live client and
+ * engine over the same interval.
+ *
+ * Two samples, --interval apart. In each, every DRM fd's fdinfo is read and,
+ * right after it, the BPF entry of each of its engines; the busy time each
+ * source accrued between the samples is compared. The two reads of a pair
+ * are not simultaneous: a running job adds (gap between them) per running
+ * job, which the allowance includes on top of the 1% (--tolerance).
+ *
+ * Exit status: 0 all agree, 1 some disagree (a table says which) or BPF is
+ * not running, 2 usage error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bpf.h"
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: drmacct check [--interval SECONDS] [--tolerance PERCENT] [-v] [--dir DIR]\n\n"
+		"Compare the busy time fdinfo and the BPF collection report for every\n"
+		"live client and engine over the same interval (default 1 s). Exit 1\n"
+		"with a table when any pair differs by more than PERCENT (default 1)\n"
+		"of the fdinfo value; -v prints the table always. Needs root and\n"
+		"`drmacct bpf start`.\n");
+}
+
+struct pair {
+	uint64_t client_id;
+	pid_t pid;
+	unsigned int minor;
+	uint32_t engine;
+	char name[DAC_BPF_NAME_LEN];
+	char comm[16];
+	uint64_t f[2], b[2];		/* fdinfo and BPF busy, per sample */
+	uint64_t slack[2];		/* read gap x running jobs */
+	bool seen[2], no_bpf[2];
+};
+
+struct check_state {
+	struct dac_bpf *b;
+	struct pair *p;
+	size_t n;
+	int sample;
+	int err;
+};
+
+static struct pair *find_pair(struct check_state *st, uint64_t id, unsigned int minor,
+			      uint32_t engine)
+{
+	for (size_t i = 0; i < st->n; i++)
+		if (st->p[i].client_id == id && st->p[i].minor == minor &&
+		    st->p[i].engine == engine)
+			return &st->p[i];
+	return NULL;
+}
+
+static int sample_cb(const struct dac_fd_info *fdi, void *arg)
+{
+	struct check_state *st = arg;
+	struct dac_fdinfo fi;
+
+	if (dac_fdinfo_parse(fdi->text, fdi->len, DAC_PROFILE_CURRENT, &fi))
+		return 0;
+	if (!fi.has_client_id) {
+		dac_fdinfo_free(&fi);
+		return 0;
+	}
+	/* drmacct prints engines in index order: position = engine index. */
+	for (size_t e = 0; e < fi.nengines; e++) {
+		struct pair *p = find_pair(st, fi.client_id, fdi->minor, (uint32_t)e);
+		struct dac_bpf_usage u;
+		uint64_t now;
+		int s = st->sample, err;
+
+		if (!fi.engines[e].has_busy)
+			continue;
+		if (!p) {
+			struct pair *tmp;
+
+			if (s == 1)
+				continue;	/* new since the first sample: no interval */
+			tmp = realloc(st->p, (st->n + 1) * sizeof(*tmp));
+			if (!tmp) {
+				st->err = -ENOMEM;
+				dac_fdinfo_free(&fi);
+				return -ENOMEM;
+			}
+			st->p = tmp;
+			p = &st->p[st->n++];
+			memset(p, 0, sizeof(*p));
+			p->client_id = fi.client_id;
+			p->minor = fdi->minor;
+			p->engine = (uint32_t)e;
+			p->pid = fdi->pid;
+			snprintf(p->name, sizeof(p->name), "%s", fi.engines[e].name);
+			snprintf(p->comm, sizeof(p->comm), "%s", fdi->comm);
+		}
+		if (p->seen[s])
+			continue;	/* the same client through a dup'd fd */
+		p->seen[s] = true;
+		p->f[s] = fi.engines[e].busy_ns;
+		err = dac_bpf_lookup_usage(st->b, fi.client_id, (uint32_t)e, &now, &u);
+		if (err == -ENOENT) {
+			p->no_bpf[s] = true;	/* no job since BPF started */
+			continue;
+		}
+		if (err) {
+			st->err = err;
+			dac_fdinfo_free(&fi);
+			return err;
+		}
+		p->b[s] = u.busy_ns;
+		p->slack[s] = (now > fdi->read_ns ? now - fdi->read_ns : 0) * u.running;
+	}
+	dac_fdinfo_free(&fi);
+	return 0;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct dac_discover_opts o = { .fd = -1 };
+	struct check_state st = { 0 };
+	struct dac_discover_stats ds;
+	struct dac_discover *d;
+	const char *dir = DAC_BPF_PIN_DIR;
+	uint64_t interval = 1000000000ull;
+	double tol = 1.0;
+	bool verbose = false;
+	size_t compared = 0, bad = 0;
+	int c, err;
+
+	while ((c = getopt_long(argc, argv, ":i:t:vd:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (cli_parse_seconds(optarg, 3600, false, &interval))
+				return cli_usage_error("check", "--interval: '%s' is not 0 < seconds <= 3600",
+						       optarg);
+			break;
+		case 't': {
+			char *end;
+
+			errno = 0;
+			tol = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(tol >= 0 && tol <= 100))
+				return cli_usage_error("check", "--tolerance: '%s' is not 0..100",
+						       optarg);
+			break;
+		}
+		case 'v':
+			verbose = true;
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return CLI_EXIT_OK;
+		default:
+			return cli_getopt_error("check", argv, c);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("check", "unexpected argument '%s'", argv[optind]);
+	err = dac_bpf_open_pinned(dir, &st.b);
+	if (err) {
+		cli_error("check", "cannot open the BPF collection at %s: %s", dir,
+			  dac_bpf_strerror(err));
+		return CLI_EXIT_FAIL;
+	}
+	d = dac_discover_new(&o);
+	if (!d) {
+		cli_error("check", "cannot open /proc: %s", strerror(errno));
+		dac_bpf_close(st.b);
+		return CLI_EXIT_FAIL;
+	}
+	for (st.sample = 0; st.sample < 2; st.sample++) {
+		if (st.sample == 1) {
+			struct timespec ts = { .tv_sec = interval / 1000000000ull,
+					       .tv_nsec = interval % 1000000000ull };
+
+			while (nanosleep(&ts, &ts) && errno == EINTR)
+				;
+		}
+		err = dac_discover_run(d, sample_cb, &st, &ds);
+		if (err || st.err) {
+			cli_error("check", "sample failed: %s", strerror(-(st.err ? st.err : err)));
+			goto out;
+		}
+	}
+	cli_note_discovery("check", &ds);
+	for (size_t i = 0; i < st.n; i++) {
+		struct pair *p = &st.p[i];
+
+		if (!p->seen[0] || !p->seen[1])
+			continue;
+		compared++;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			printf("%8s %8s %-16s %-12s %16s %16s %9s\n", "CLIENT", "PID", "COMM",
+			       "ENGINE", "FDINFO_NS", "BPF_NS", "DIFF");
+		for (size_t i = 0; i < st.n; i++) {
+			struct pair *p = &st.p[i];
+			uint64_t df, db, diff, allow;
+			bool ok;
+
+			if (!p->seen[0] || !p->seen[1])
+				continue;
+			df = p->f[1] - p->f[0];
+			/* No BPF entry at all is right only when nothing ran. */
+			db = p->no_bpf[1] ? 0 : p->b[1] - (p->no_bpf[0] ? 0 : p->b[0]);
+			diff = df > db ? df - db : db - df;
+			allow = (uint64_t)(df * tol / 100.0) + p->slack[0] + p->slack[1];
+			ok = diff <= allow;
+			if (pass == 0) {
+				bad += !ok;
+				continue;
+			}
+			if (!verbose && ok)
+				continue;
+			printf("%8" PRIu64 " %8d %-16s %-12s %16" PRIu64 " %16" PRIu64 " %8.3f%%%s\n",
+			       p->client_id, (int)p->pid, p->comm, p->name, df, db,
+			       df ? 100.0 * diff / df : (diff ? 100.0 : 0.0), ok ? "" : "  <-");
+		}
+		if (pass == 0 && !bad && !verbose)
+			break;
+	}
+	printf("drmacct check: %zu client-engine pairs over %.3f s: %s\n", compared,
+	       interval / 1e9, bad ? "DISAGREE" : "fdinfo and BPF agree");
+	if (bad)
+		printf("  %zu pairs differ by more than %.2f%% (+ read-gap allowance)\n", bad, tol);
+out:
+	dac_discover_free(d);
+	free(st.p);
+	dac_bpf_close(st.b);
+	if (err || st.err)
+		return CLI_EXIT_FAIL;
+	return bad ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+DRMACCT_COMMAND(check, cmd_check, "fdinfo vs BPF agreement for every live client and engine");

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stat.c - `drmacct stat [-e ENGINES] -- CMD [ARGS]`: the GPU usage of a
+ * command and every process it forks, like `perf stat`.
+ *
+ * With the BPF collection running (`drmacct bpf start`), the command's
+ * process is tagged with a cookie before it execs; the BPF programs tag its
+ * children on fork and sum the finished jobs of every client they open, so
+ * clients that closed long before the command exited are counted exactly.
+ * Without it, /proc is polled and the report says what that misses.
+ *
+ * The report goes to stderr (stdout belongs to the command); the exit status
+ * is the command's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf.h"
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: drmacct stat [-e ENGINES] [--interval SECONDS] [--no-bpf] [--dir DIR]\n"
+		"                    -- CMD [ARGS...]\n\n"
+		"Run CMD and report the GPU usage of it and all its children: per\n"
+		"engine busy time, utilisation (busy / elapsed), cycles and jobs, peak\n"
+		"memory per region, and per-ring busy time from gpu_scheduler. Clients\n"
+		"that closed before CMD exited are included. Exact with the BPF\n"
+		"collection running (`drmacct bpf start`); otherwise /proc is polled\n"
+		"every --interval seconds (default 0.1) and the report says what that\n"
+		"can miss.\n\n"
+		"  -e, --engines LIST  only these engines (comma-separated names)\n"
+		"      --no-bpf        poll /proc even when BPF runs\n"
+		"The report goes to stderr; the exit status is CMD's.\n");
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- engine filter ------------------------------------------------------ */
+
+struct filter {
+	char **names;
+	size_t n;
+};
+
+static int filter_parse(struct filter *f, char *list)
+{
+	for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char **tmp;
+
+		if (!*t)
+			continue;
+		tmp = realloc(f->names, (f->n + 1) * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		f->names = tmp;
+		f->names[f->n++] = t;
+	}
+	return f->n ? 0 : -EINVAL;
+}
+
+static bool filter_ok(const struct filter *f, const char *name)
+{
+	if (!f->n)
+		return true;
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->names[i], name))
+			return true;
+	return false;
+}
+
+/* ---- the report ------------------------------------------------------------ */
+
+struct row {
+	uint32_t device;
+	char name[DAC_BPF_NAME_LEN];
+	uint64_t busy_ns, cycles, jobs;
+	bool has_cycles, has_jobs;
+};
+
+struct mrow {
+	uint32_t device;
+	char name[DAC_BPF_NAME_LEN];
+	uint64_t peak;
+};
+
+struct report {
+	struct row *rows;
+	size_t nrows;
+	struct mrow *mem;
+	size_t nmem;
+	struct dac_bpf_sched *rings;	/* BPF only */
+	size_t nrings;
+};
+
+static void print_report(const struct report *r, const struct filter *f, const char *cmd,
+			 const char *source, uint64_t elapsed_ns)
+{
+	double el = elapsed_ns / 1e9;
+	char b[32];
+
+	fprintf(stderr, "\n GPU usage of '%s' and its children (source: %s):\n\n", cmd, source);
+	fprintf(stderr, "  %-6s %-14s %16s %8s %8s %16s\n", "DEVICE", "ENGINE", "BUSY_NS", "UTIL",
+		"JOBS", "CYCLES");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct row *x = &r->rows[i];
+		char jobs[24] = "-", cyc[24] = "-";
+
+		if (!filter_ok(f, x->name))
+			continue;
+		if (x->has_jobs)
+			snprintf(jobs, sizeof(jobs), "%" PRIu64, x->jobs);
+		if (x->has_cycles)
+			snprintf(cyc, sizeof(cyc), "%" PRIu64, x->cycles);
+		fprintf(stderr, "  %-6u %-14s %16" PRIu64 " %7.2f%% %8s %16s\n", x->device, x->name,
+			x->busy_ns, elapsed_ns ? 100.0 * x->busy_ns / elapsed_ns : 0.0, jobs, cyc);
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < r->nrows; j++)
+			seen |= !strcmp(r->rows[j].name, f->names[i]);
+		if (!seen)
+			fprintf(stderr, "  %-6s %-14s %16d %7.2f%% %8d %16d\n", "-", f->names[i], 0,
+				0.0, 0, 0);
+	}
+	if (r->nmem) {
+		fprintf(stderr, "\n  %-6s %-14s %16s\n", "DEVICE", "REGION", "PEAK");
+		for (size_t i = 0; i < r->nmem; i++)
+			fprintf(stderr, "  %-6u %-14s %16s\n", r->mem[i].device, r->mem[i].name,
+				cli_fmt_bytes(r->mem[i].peak, b, sizeof(b)));
+	}
+	if (r->nrings) {
+		fprintf(stderr, "\n  gpu_scheduler rings (any drm_sched driver):\n");
+		fprintf(stderr, "  %-8s %-16s %-14s %16s %8s\n", "TGID", "COMM", "RING", "BUSY_NS",
+			"JOBS");
+		for (size_t i = 0; i < r->nrings; i++)
+			fprintf(stderr, "  %-8u %-16s %-14s %16" PRIu64 " %8" PRIu64 "\n",
+				r->rings[i].tgid, r->rings[i].comm, r->rings[i].ring,
+				r->rings[i].busy_ns, r->rings[i].jobs);
+	}
+	fprintf(stderr, "\n  %12.6f seconds time elapsed\n\n", el);
+}
+
+/* ---- running the command --------------------------------------------------- */
+
+/*
+ * Fork CMD stopped at a gate: it execs only after the parent wrote to
+ * @gate (so that it can be tagged first). Returns the pid or -1.
+ */
+static pid_t spawn(char **argv, int *gate)
+{
+	int p[2], err[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int e;
+
+		close(p[1]);
+		close(err[0]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(p[0]);
+	close(err[1]);
+	*gate = p[1];
+	gate[1] = err[0];
+	return pid;
+}
+
+/* Let it run; returns exec's errno (0 when CMD started). */
+static int release(int gate[2])
+{
+	int e = 0;
+
+	if (write(gate[0], "g", 1) != 1)
+		e = EPIPE;
+	close(gate[0]);
+	if (read(gate[1], &e, sizeof(e)) != sizeof(e))
+		e = 0;
+	close(gate[1]);
+	return e;
+}
+
+static int exit_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return CLI_EXIT_FAIL;
+}
+
+/* ---- BPF mode -------------------------------------------------------------- */
+
+static int stat_bpf(struct dac_bpf *b, char **argv, const struct filter *f, const char *cmd,
+		    int *cmd_status)
+{
+	struct dac_bpf_cookie_engine *e = NULL;
+	struct dac_bpf_cookie_region *m = NULL;
+	struct dac_bpf_sched *s = NULL;
+	struct report r = { 0 };
+	size_t ne = 0, nm = 0, ns = 0;
+	uint64_t cookie, t0, t1;
+	int gate[2], status, err;
+	pid_t pid;
+
+	pid = spawn(argv, gate);
+	if (pid < 0) {
+		cli_error("stat", "cannot start '%s': %s", argv[0], strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	cookie = ((uint64_t)getpid() << 32) ^ (uint64_t)pid ^ (mono_ns() << 1) ^ 1;
+	err = dac_bpf_track(b, (uint32_t)pid, cookie);
+	if (err) {
+		cli_error("stat", "cannot tag the command for BPF: %s", strerror(-err));
+		kill(pid, SIGKILL);
+		close(gate[0]);
+		close(gate[1]);
+		waitpid(pid, NULL, 0);
+		return CLI_EXIT_FAIL;
+	}
+	t0 = mono_ns();
+	err = release(gate);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			status = 127 << 8;
+			break;
+		}
+	}
+	t1 = mono_ns();
+	*cmd_status = exit_status(status);
+	if (err) {
+		cli_error("stat", "cannot run '%s': %s", argv[0], strerror(err));
+		dac_bpf_untrack(b, cookie);
+		return CLI_EXIT_FAIL;
+	}
+	err = dac_bpf_read_cookie(b, cookie, &e, &ne, &m, &nm);
+	if (!err)
+		err = dac_bpf_read_sched(b, &s, &ns);
+	if (err) {
+		cli_error("stat", "cannot read the BPF maps: %s", strerror(-err));
+		goto out;
+	}
+	r.rows = calloc(ne ? ne : 1, sizeof(*r.rows));
+	r.mem = calloc(nm ? nm : 1, sizeof(*r.mem));
+	r.rings = calloc(ns ? ns : 1, sizeof(*r.rings));
+	if (!r.rows || !r.mem || !r.rings) {
+		err = -ENOMEM;
+		cli_error("stat", "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < ne; i++) {
+		struct row *x = &r.rows[r.nrows++];
+
+		x->device = e[i].device_id;
+		snprintf(x->name, sizeof(x->name), "%s", e[i].name);
+		x->busy_ns = e[i].busy_ns;
+		x->cycles = e[i].cycles;
+		x->jobs = e[i].jobs;
+		x->has_cycles = x->has_jobs = true;
+	}
+	for (size_t i = 0; i < nm; i++) {
+		struct mrow *x = &r.mem[r.nmem++];
+
+		x->device = m[i].device_id;
+		snprintf(x->name, sizeof(x->name), "%s", m[i].name);
+		x->peak = m[i].peak;
+	}
+	for (size_t i = 0; i < ns; i++)
+		if (s[i].cookie == cookie)
+			r.rings[r.nrings++] = s[i];
+	print_report(&r, f, cmd, "BPF, exact", t1 - t0);
+out:
+	dac_bpf_untrack(b, cookie);
+	free(e);
+	free(m);
+	free(s);
+	free(r.rows);
+	free(r.mem);
+	free(r.rings);
+	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+/* ---- polling mode ---------------------------------------------------------- */
+
+struct seen_client {
+	uint64_t client_id;
+	char driver[DAC_BPF_NAME_LEN];
+	unsigned int minor;
+	struct row *eng;
+	size_t neng;
+	struct mrow *reg;
+	size_t nreg;
+};
+
+struct poll_state {
+	pid_t root;
+	struct seen_client *c;
+	size_t n;
+	bool oom;
+};
+
+/* Is @pid @root or one of its descendants (per /proc/<pid>/stat)? */
+static bool descends_from(pid_t pid, pid_t root)
+{
+	for (int hops = 0; hops < 256 && pid > 1; hops++) {
+		char p[64], buf[512], *rp;
+		FILE *fp;
+		int ppid;
+
+		if (pid == root)
+			return true;
+		snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+		fp = fopen(p, "re");
+		if (!fp)
+			return false;
+		if (!fgets(buf, sizeof(buf), fp)) {
+			fclose(fp);
+			return false;
+		}
+		fclose(fp);
+		rp = strrchr(buf, ')');	/* comm may hold spaces and parens */
+		if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+			return false;
+		pid = ppid;
+	}
+	return false;
+}
+
+static int poll_cb(const struct dac_fd_info *fdi, void *arg)
+{
+	struct poll_state *st = arg;
+	struct dac_fdinfo fi;
+	struct seen_client *c = NULL;
+
+	if (!descends_from(fdi->pid, st->root))
+		return 0;
+	if (dac_fdinfo_parse(fdi->text, fdi->len, DAC_PROFILE_CURRENT, &fi))
+		return 0;
+	if (!fi.has_client_id) {
+		dac_fdinfo_free(&fi);
+		return 0;
+	}
+	for (size_t i = 0; i < st->n; i++)
+		if (st->c[i].client_id == fi.client_id && st->c[i].minor == fdi->minor)
+			c = &st->c[i];
+	if (!c) {
+		struct seen_client *tmp = realloc(st->c, (st->n + 1) * sizeof(*tmp));
+
+		if (!tmp)
+			goto oom;
+		st->c = tmp;
+		c = &st->c[st->n++];
+		memset(c, 0, sizeof(*c));
+		c->client_id = fi.client_id;
+		c->minor = fdi->minor;
+	}
+	/* Latest values win (counters only grow; the catch-up rule is the tracker's). */
+	if (fi.nengines > c->neng) {
+		struct row *tmp = realloc(c->eng, fi.nengines * sizeof(*tmp));
+
+		if (!tmp)
+			goto oom;
+		c->eng = tmp;
+		memset(c->eng + c->neng, 0, (fi.nengines - c->neng) * sizeof(*tmp));
+		c->neng = fi.nengines;
+	}
+	for (size_t i = 0; i < fi.nengines; i++) {
+		struct row *x = &c->eng[i];
+
+		x->device = fdi->minor;
+		snprintf(x->name, sizeof(x->name), "%s", fi.engines[i].name);
+		if (fi.engines[i].has_busy && fi.engines[i].busy_ns > x->busy_ns)
+			x->busy_ns = fi.engines[i].busy_ns;
+		if (fi.engines[i].has_cycles && fi.engines[i].cycles >= x->cycles) {
+			x->cycles = fi.engines[i].cycles;
+			x->has_cycles = true;
+		}
+	}
+	if (fi.nregions > c->nreg) {
+		struct mrow *tmp = realloc(c->reg, fi.nregions * sizeof(*tmp));
+
+		if (!tmp)
+			goto oom;
+		c->reg = tmp;
+		memset(c->reg + c->nreg, 0, (fi.nregions - c->nreg) * sizeof(*tmp));
+		c->nreg = fi.nregions;
+	}
+	for (size_t i = 0; i < fi.nregions; i++) {
+		struct mrow *x = &c->reg[i];
+
+		x->device = fdi->minor;
+		snprintf(x->name, sizeof(x->name), "%s", fi.regions[i].name);
+		if (fi.regions[i].has_total && fi.regions[i].total > x->peak)
+			x->peak = fi.regions[i].total;
+	}
+	dac_fdinfo_free(&fi);
+	return 0;
+oom:
+	dac_fdinfo_free(&fi);
+	st->oom = true;
+	return -ENOMEM;
+}
+
+static int stat_poll(char **argv, const struct filter *f, const char *cmd, uint64_t interval,
+		     const char *why, int *cmd_status)
+{
+	struct dac_discover_opts o = { .fd = -1 };
+	struct poll_state st = { 0 };
+	struct report r = { 0 };
+	struct dac_discover *d;
+	uint64_t t0, t1, polls = 0;
+	int gate[2], status = 0, err;
+	pid_t pid;
+
+	fprintf(stderr, "drmacct stat: %s; polling /proc every %.3f s instead. Polling misses\n"
+			"  clients that open and close between two polls, and the work each\n"
+			"  client does after its last poll. `drmacct bpf start` (root) makes\n"
+			"  this exact.\n", why, interval / 1e9);
+	d = dac_discover_new(&o);
+	if (!d) {
+		cli_error("stat", "cannot open /proc: %s", strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	pid = spawn(argv, gate);
+	if (pid < 0) {
+		cli_error("stat", "cannot start '%s': %s", argv[0], strerror(errno));
+		dac_discover_free(d);
+		return CLI_EXIT_FAIL;
+	}
+	st.root = pid;
+	t0 = mono_ns();
+	err = release(gate);
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		struct timespec ts = { .tv_sec = interval / 1000000000ull,
+				       .tv_nsec = interval % 1000000000ull };
+
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		dac_discover_run(d, poll_cb, &st, NULL);
+		polls++;
+		nanosleep(&ts, NULL);
+	}
+	t1 = mono_ns();
+	*cmd_status = exit_status(status);
+	dac_discover_free(d);
+	if (err) {
+		cli_error("stat", "cannot run '%s': %s", argv[0], strerror(err));
+		goto out;
+	}
+	if (st.oom) {
+		cli_error("stat", "out of memory");
+		err = ENOMEM;
+		goto out;
+	}
+	/* Sum over clients, per (device, engine name) and (device, region). */
+	for (size_t i = 0; i < st.n; i++) {
+		for (size_t j = 0; j < st.c[i].neng; j++) {
+			const struct row *x = &st.c[i].eng[j];
+			size_t k;
+
+			for (k = 0; k < r.nrows; k++)
+				if (r.rows[k].device == x->device && !strcmp(r.rows[k].name, x->name))
+					break;
+			if (k == r.nrows) {
+				struct row *tmp = realloc(r.rows, (r.nrows + 1) * sizeof(*tmp));
+
+				if (!tmp) {
+					err = ENOMEM;
+					goto out;
+				}
+				r.rows = tmp;
+				r.rows[r.nrows++] = (struct row){ .device = x->device };
+				snprintf(r.rows[k].name, sizeof(r.rows[k].name), "%s", x->name);
+			}
+			r.rows[k].busy_ns += x->busy_ns;
+			r.rows[k].cycles += x->cycles;
+			r.rows[k].has_cycles |= x->has_cycles;
+		}
+		for (size_t j = 0; j < st.c[i].nreg; j++) {
+			const struct mrow *x = &st.c[i].reg[j];
+			size_t k;
+
+			for (k = 0; k < r.nmem; k++)
+				if (r.mem[k].device == x->device && !strcmp(r.mem[k].name, x->name))
+					break;
+			if (k == r.nmem) {
+				struct mrow *tmp = realloc(r.mem, (r.nmem + 1) * sizeof(*tmp));
+
+				if (!tmp) {
+					err = ENOMEM;
+					goto out;
+				}
+				r.mem = tmp;
+				r.mem[r.nmem++] = *x;
+				r.mem[k].peak = 0;
+			}
+			/* Peaks of different clients need not coincide: an upper bound. */
+			r.mem[k].peak += x->peak;
+		}
+	}
+	{
+		char src[96];
+
+		snprintf(src, sizeof(src), "/proc polling, %" PRIu64 " polls, %zu clients seen",
+			 polls, st.n);
+		print_report(&r, f, cmd, src, t1 - t0);
+	}
+out:
+	for (size_t i = 0; i < st.n; i++) {
+		free(st.c[i].eng);
+		free(st.c[i].reg);
+	}
+	free(st.c);
+	free(r.rows);
+	free(r.mem);
+	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+static int cmd_stat(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "engines", required_argument, NULL, 'e' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "no-bpf", no_argument, NULL, 'N' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct filter f = { 0 };
+	const char *dir = DAC_BPF_PIN_DIR;
+	uint64_t interval = 100000000ull;
+	bool no_bpf = false;
+	struct dac_bpf *b = NULL;
+	char cmd[256] = "", why[256];
+	int c, ret, cmd_status = 0, err;
+
+	/* "+": stop at the first non-option, the command. */
+	while ((c = getopt_long(argc, argv, "+:e:i:Nd:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (filter_parse(&f, optarg)) {
+				free(f.names);
+				return cli_usage_error("stat", "-e: expected engine names, e.g. render,copy");
+			}
+			break;
+		case 'i':
+			if (cli_parse_seconds(optarg, 60, false, &interval)) {
+				free(f.names);
+				return cli_usage_error("stat", "--interval: '%s' is not 0 < seconds <= 60",
+						       optarg);
+			}
+			break;
+		case 'N':
+			no_bpf = true;
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			free(f.names);
+			return CLI_EXIT_OK;
+		default:
+			free(f.names);
+			return cli_getopt_error("stat", argv, c);
+		}
+	}
+	if (optind >= argc) {
+		free(f.names);
+		return cli_usage_error("stat", "missing the command to run (drmacct stat -- CMD)");
+	}
+	for (int i = optind; i < argc; i++) {
+		size_t l = strlen(cmd);
+
+		snprintf(cmd + l, sizeof(cmd) - l, "%s%s", i > optind ? " " : "", argv[i]);
+	}
+	/* The command gets the terminal's signals; we report after it ends. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	if (no_bpf) {
+		snprintf(why, sizeof(why), "BPF not used (--no-bpf)");
+		ret = stat_poll(argv + optind, &f, cmd, interval, why, &cmd_status);
+	} else if ((err = dac_bpf_open_pinned(dir, &b))) {
+		snprintf(why, sizeof(why), "BPF collection not available (%s)", dac_bpf_strerror(err));
+		ret = stat_poll(argv + optind, &f, cmd, interval, why, &cmd_status);
+	} else {
+		ret = stat_bpf(b, argv + optind, &f, cmd, &cmd_status);
+		dac_bpf_close(b);
+	}
+	free(f.names);
+	return ret ? ret : cmd_status;
+}
+
+DRMACCT_COMMAND(stat, cmd_stat, "GPU usage of a command and its children (like perf stat)");
