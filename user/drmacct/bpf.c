@@ -127,6 +127,25 @@ static int do_status(const char *dir)
 		       " scheduler jobs\n", st.job_end_unseen, st.sched_orphans);
 	if (st.read_faults)
 		printf("  kernel read faults:        %" PRIu64 "\n", st.read_faults);
+	{
+		struct dac_bpf_prog_stats *ps = NULL;
+		size_t np = 0;
+
+		/* Costs exist only while kernel.bpf_stats_enabled is on. */
+		if (!dac_bpf_read_prog_stats(b, &ps, &np)) {
+			printf("  programs:\n");
+			for (size_t i = 0; i < np; i++) {
+				if (ps[i].run_cnt)
+					printf("    %-18s %12" PRIu64 " runs %8.1f ns/run\n", ps[i].name,
+					       ps[i].run_cnt,
+					       (double)ps[i].run_time_ns / ps[i].run_cnt);
+				else
+					printf("    %-18s (no runs counted; sysctl "
+					       "kernel.bpf_stats_enabled=1 to measure)\n", ps[i].name);
+			}
+		}
+		free(ps);
+	}
 	free(c);
 	dac_bpf_close(b);
 	return CLI_EXIT_OK;

@@ -57,6 +57,7 @@ struct dac_bpf {
 	size_t eng_cap;
 	struct dac_bpf_region_mem *reg;
 	size_t reg_cap;
+	char *pin_dir;			/* when opened pinned */
 	/* devices whose names we tried to learn */
 	uint32_t *learned;
 	size_t nlearned;
@@ -101,6 +102,7 @@ void dac_bpf_close(struct dac_bpf *b)
 	free(b->eng);
 	free(b->reg);
 	free(b->learned);
+	free(b->pin_dir);
 	free(b);
 }
 
@@ -409,6 +411,11 @@ int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out)
 	b->info.sched = b->info.sched_btf || path_exists(p);
 	if (!bpf_obj_get_info_by_fd(b->fd[M_RECORDS], &mi, &len))
 		b->info.ringbuf_bytes = mi.max_entries;
+	b->pin_dir = strdup(dir);
+	if (!b->pin_dir) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	/* Drops before this handle existed are not its reader's losses. */
 	b->drops_reported = stat_get(b, DAC_STAT_EXIT_DROPS);
 	*out = b;
@@ -1013,6 +1020,80 @@ int dac_bpf_read_sched(struct dac_bpf *b, struct dac_bpf_sched **out, size_t *n)
 
 	return finish(&a.v, map_walk(b->fd[M_SCHED], sizeof(struct dac_sched_key),
 				     sizeof(struct dac_sched_val), sched_cb, &a), out, n);
+}
+
+static int prog_stats_fd(int fd, const char *name, struct vec *v)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	struct dac_bpf_prog_stats *o;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	o = vec_push(v);
+	if (!o)
+		return -ENOMEM;
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	o->run_cnt = info.run_cnt;
+	o->run_time_ns = info.run_time_ns;
+	return 0;
+}
+
+int dac_bpf_read_prog_stats(struct dac_bpf *b, struct dac_bpf_prog_stats **out, size_t *n)
+{
+	struct vec v = { .elem = sizeof(**out) };
+	int err = 0;
+
+	if (b->skel) {
+		struct bpf_program *prog;
+
+		bpf_object__for_each_program(prog, b->skel->obj) {
+			if (bpf_program__fd(prog) < 0)
+				continue;	/* not loaded (the other variant) */
+			err = prog_stats_fd(bpf_program__fd(prog), bpf_program__name(prog), &v);
+			if (err)
+				break;
+		}
+	} else {
+		char p[PATH_MAX];
+		struct dirent *de;
+		DIR *dir;
+
+		join(p, sizeof(p), b->pin_dir, "links", NULL);
+		dir = opendir(p);
+		if (!dir)
+			return finish(&v, -errno, out, n);
+		while (!err && (de = readdir(dir))) {
+			struct bpf_link_info li = {};
+			__u32 len = sizeof(li);
+			int lfd, pfd;
+
+			if (de->d_name[0] == '.')
+				continue;
+			if (join(p, sizeof(p), b->pin_dir, "links", de->d_name))
+				continue;
+			lfd = bpf_obj_get(p);
+			if (lfd < 0) {
+				err = -errno;
+				break;
+			}
+			if (bpf_obj_get_info_by_fd(lfd, &li, &len)) {
+				err = -errno;
+				close(lfd);
+				break;
+			}
+			close(lfd);
+			pfd = bpf_prog_get_fd_by_id(li.prog_id);
+			if (pfd < 0) {
+				err = -errno;
+				break;
+			}
+			err = prog_stats_fd(pfd, de->d_name, &v);
+			close(pfd);
+		}
+		closedir(dir);
+	}
+	return finish(&v, err, out, n);
 }
 
 /* ---- tracking --------------------------------------------------------------- */

@@ -224,6 +224,18 @@ struct dac_bpf_stats {
 };
 int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st);
 
+/*
+ * Cost of each attached program, from the kernel's BPF statistics: counted
+ * only while kernel.bpf_stats_enabled is 1 (sysctl, or the fd of
+ * bpf_enable_stats(BPF_STATS_RUN_TIME) held open).
+ */
+struct dac_bpf_prog_stats {
+	char name[64];			/* program (= link pin) name, e.g. btf_job_end */
+	uint64_t run_cnt;
+	uint64_t run_time_ns;
+};
+int dac_bpf_read_prog_stats(struct dac_bpf *b, struct dac_bpf_prog_stats **out, size_t *n);
+
 /* ---- process tracking (drmacct stat) ---------------------------------------- */
 
 /*

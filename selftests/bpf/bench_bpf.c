@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_bpf — per-event cost of drmacct's BPF programs (guest program for
+ * `make bench`).
+ *
+ * 1. drmacct_bench.ko's in-kernel loop (job init/begin/end/fini: two
+ *    drmacct tracepoints per job) with no program attached, then with the
+ *    tp_btf programs, then with the plain tracepoint programs: ns per job
+ *    each way; the difference is what the programs (and, for plain
+ *    tracepoints, building the trace record) add per job.
+ * 2. The kernel's own view of every program: run_time_ns / run_cnt from
+ *    BPF statistics (bpf_enable_stats(BPF_STATS_RUN_TIME)) after a simgpu
+ *    workload that fires every tracepoint: client open/close, job
+ *    begin/end, memory changes and the three gpu_scheduler events.
+ *
+ * usage: bench_bpf [JOBS]   (in-kernel loop iterations, default 200000)
+ * Exit 0 ok, 1 error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "bpf.h"
+#include "dtest.h"
+#include "sgtest.h"
+
+#define RUN "/sys/kernel/debug/drmacct_bench/run"
+
+/* ns per job of the helper loop, or < 0 on error. */
+static double helper_loop(unsigned long long n)
+{
+	char num[32], *res;
+	double helper, atomic, empty;
+	unsigned long long it;
+
+	snprintf(num, sizeof(num), "%llu", n);
+	if (sg_write_file(RUN, num))
+		return -1;
+	res = sg_read_file(RUN, NULL);
+	if (!res)
+		return -1;
+	if (sscanf(res, "iterations=%llu helper_ns=%lf atomic_ns=%lf empty_ns=%lf", &it, &helper,
+		   &atomic, &empty) != 4) {
+		free(res);
+		return -1;
+	}
+	free(res);
+	return helper;
+}
+
+/* A workload that fires every tracepoint the programs use. */
+static int workload(unsigned int clients, unsigned int jobs)
+{
+	char node[64];
+
+	if (sg_find_node(node, sizeof(node)))
+		return -1;
+	for (unsigned int c = 0; c < clients; c++) {
+		struct drm_simgpu_gem_create g = { .size = 1 << 16 };
+		struct drm_simgpu_submit s = { .op = SIMGPU_OP_BUSY, .busy_ns = 1000,
+					       .instance = SIMGPU_INSTANCE_ANY };
+		struct drm_simgpu_wait w = { .timeout_ns = 10 * NSEC_PER_SEC };
+		struct drm_gem_close gc = { 0 };
+		int fd = open(node, O_RDWR | O_CLOEXEC);
+
+		if (fd < 0)
+			return -1;
+		if (ioctl(fd, DRM_IOCTL_SIMGPU_GEM_CREATE, &g) == 0) {
+			gc.handle = g.handle;
+			ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gc);
+		}
+		for (unsigned int j = 0; j < jobs; j++) {
+			s.job_id = 0;
+			if (ioctl(fd, DRM_IOCTL_SIMGPU_SUBMIT, &s)) {
+				close(fd);
+				return -1;
+			}
+			w.job_id = s.job_id;
+			if (ioctl(fd, DRM_IOCTL_SIMGPU_WAIT, &w)) {
+				close(fd);
+				return -1;
+			}
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+static int measure(const char *label, enum dac_bpf_attach attach, unsigned long long n,
+		   double base)
+{
+	struct dac_bpf_load_opts o = { .attach = attach };
+	struct dac_bpf_prog_stats *ps = NULL;
+	struct dac_bpf *b = NULL;
+	double with;
+	size_t np = 0;
+	int sfd, err;
+
+	err = dac_bpf_load(&o, &b);
+	if (err) {
+		fprintf(stderr, "bench_bpf: load (%s): %s\n", label, dac_bpf_strerror(err));
+		return -1;
+	}
+	with = helper_loop(n);
+	if (with < 0) {
+		fprintf(stderr, "bench_bpf: helper loop failed\n");
+		dac_bpf_close(b);
+		return -1;
+	}
+	printf("bench_bpf: %-10s helper loop %8.1f ns/job, +%.1f ns/job over no program "
+	       "(2 events/job: +%.1f ns/event)\n", label, with, with - base, (with - base) / 2);
+
+	/* Per-program costs, counted only while the stats fd is open. */
+	sfd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (sfd < 0) {
+		fprintf(stderr, "bench_bpf: bpf_enable_stats: %s\n", strerror(errno));
+		dac_bpf_close(b);
+		return -1;
+	}
+	if (helper_loop(n / 4 ? n / 4 : 1) < 0 || workload(50, 40)) {
+		fprintf(stderr, "bench_bpf: workload failed\n");
+		close(sfd);
+		dac_bpf_close(b);
+		return -1;
+	}
+	close(sfd);
+	err = dac_bpf_read_prog_stats(b, &ps, &np);
+	if (err) {
+		fprintf(stderr, "bench_bpf: program stats: %s\n", strerror(-err));
+		dac_bpf_close(b);
+		return -1;
+	}
+	for (size_t i = 0; i < np; i++)
+		printf("bench_bpf: %-10s prog %-18s run_cnt=%-8" PRIu64 " run_time_ns/run_cnt=%.1f\n",
+		       label, ps[i].name, ps[i].run_cnt,
+		       ps[i].run_cnt ? (double)ps[i].run_time_ns / ps[i].run_cnt : 0.0);
+	free(ps);
+	dac_bpf_close(b);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long n = 200000;
+	double base;
+	int ret = 0;
+
+	if (argc > 1) {
+		char *end;
+
+		n = strtoull(argv[1], &end, 10);
+		if (*end || !n || n > 100000000ull) {
+			fprintf(stderr, "usage: bench_bpf [JOBS 1..100000000]\n");
+			return 1;
+		}
+	}
+	if (access(RUN, W_OK) && sg_sh("modprobe drmacct_bench")) {
+		fprintf(stderr, "bench_bpf: modprobe drmacct_bench failed\n");
+		return 1;
+	}
+	base = helper_loop(n);
+	if (base < 0) {
+		fprintf(stderr, "bench_bpf: helper loop failed\n");
+		return 1;
+	}
+	printf("bench_bpf: iterations=%llu\n", n);
+	printf("bench_bpf: %-10s helper loop %8.1f ns/job (tracepoints compiled in, nothing "
+	       "attached)\n", "none", base);
+	if (measure("tp_btf", DAC_BPF_ATTACH_BTF, n, base) ||
+	    measure("tracepoint", DAC_BPF_ATTACH_TRACEPOINT, n, base))
+		ret = 1;
+	sg_sh("rmmod drmacct_bench 2>/dev/null");
+	return ret;
+}
