@@ -51,6 +51,7 @@ struct rdev_ent {
 	struct drec_device d;		/* names point into our own copies */
 	dev_t rdev;
 	bool bpf_only;			/* known from BPF records only */
+	bool has_bpf_id;		/* bpf_device_id learnt for a sampled device */
 	uint32_t bpf_device_id;
 	size_t cap_engines, cap_regions;
 	bool dirty;			/* changed since last described */
@@ -358,9 +359,10 @@ static int on_bpf_event(void *ctx, const struct dac_bpf_event *ev)
 	struct rec_state *s = ctx;
 	const struct dac_bpf_client_exit *x;
 	struct drec_client c;
-	struct rdev_ent *e = NULL;
+	struct rdev_ent *e = NULL, *same = NULL;
+	char drv[DAC_BPF_NAME_LEN + 1];
 	uint64_t now = dac_now_ns();
-	size_t i;
+	size_t i, n;
 
 	if (ev->type == DAC_BPF_LOST) {
 		s->err = drec_write_overflow(&s->w, now, DREC_SRC_BPF_RINGBUF);
@@ -374,19 +376,31 @@ static int on_bpf_event(void *ctx, const struct dac_bpf_event *ev)
 	if (ev->type != DAC_BPF_CLIENT_EXIT)
 		return 0;
 	x = &ev->exit;
-	/* The device the client was sampled on, else one of the same driver. */
+	snprintf(drv, sizeof(drv), "%.*s", DAC_BPF_NAME_LEN, x->driver);
+	/*
+	 * Which stream device? The one the client was sampled on (and then we
+	 * learn that BPF device id), else one learnt before, else the only
+	 * sampled device of that driver, else a device known from BPF only.
+	 */
 	for (i = 0; i < s->nseen && !e; i++)
-		if (s->seen[i].id == x->client_id)
+		if (s->seen[i].id == x->client_id) {
 			e = &s->devs[s->seen[i].dev];
+			if (!e->bpf_only) {
+				e->has_bpf_id = true;
+				e->bpf_device_id = x->device_id;
+			}
+		}
 	for (i = 0; i < s->ndevs && !e; i++)
-		if (s->devs[i].bpf_only && s->devs[i].bpf_device_id == x->device_id)
+		if ((s->devs[i].bpf_only || s->devs[i].has_bpf_id) &&
+		    s->devs[i].bpf_device_id == x->device_id)
 			e = &s->devs[i];
-	if (!e) {
-		char drv[DAC_BPF_NAME_LEN + 1];
-
-		snprintf(drv, sizeof(drv), "%.*s", DAC_BPF_NAME_LEN, x->driver);
+	for (i = 0, n = 0; i < s->ndevs && !e; i++)
+		if (!s->devs[i].bpf_only && !strcmp(s->devs[i].d.driver, drv))
+			n++, same = &s->devs[i];
+	if (!e && n == 1)
+		e = same;
+	if (!e)
 		e = find_dev(s, 0, drv, "", true, x->device_id);
-	}
 	if (!e || grow((void **)&s->ev, &s->cap_ev, x->num_engines + 1, sizeof(*s->ev)) ||
 	    grow((void **)&s->rv, &s->cap_rv, x->num_regions + 1, sizeof(*s->rv)))
 		return s->err = -ENOMEM;
