@@ -303,6 +303,49 @@ DT_TEST_TIMEOUT(stat_without_bpf_polls_and_says_so, 120)
 	free(err);
 }
 
+/* ---- bad input: a clear error, nothing half-done ---------------------------- */
+
+DT_TEST_F_TIMEOUT(pinned, bad_input_is_refused_clearly, 60)
+{
+	static const struct {
+		const char *cmd;
+		int status;
+		const char *says;
+	} cases[] = {
+		{ DRMACCT " bpf", 2, "missing subcommand" },
+		{ DRMACCT " bpf frobnicate", 2, "unknown subcommand" },
+		{ DRMACCT " bpf start --ringbuf 1000", 2, "power of 2" },
+		{ DRMACCT " bpf start --attach magic", 2, "not auto, btf or tracepoint" },
+		{ DRMACCT " bpf start", 1, "already running" },
+		{ DRMACCT " stat", 2, "missing the command" },
+		{ DRMACCT " stat -e , -- true", 2, "engine names" },
+		{ DRMACCT " stat -- /nonexistent/cmd", 1, "cannot run" },
+		{ DRMACCT " check --tolerance lots", 2, "--tolerance" },
+		{ DRMACCT " check extra", 2, "unexpected argument" },
+	};
+	char *err;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = sg_sh("%s >/dev/null 2>/tmp/bad.err", cases[i].cmd);
+
+		err = sg_read_file("/tmp/bad.err", NULL);
+		DT_ASSERT_TRUE(err != NULL);
+		SG_CHECK(rc == cases[i].status, "'%s': exit %d, expected %d", cases[i].cmd, rc,
+			 cases[i].status);
+		SG_CHECK(strstr(err, cases[i].says) != NULL, "'%s' said: %s", cases[i].cmd, err);
+		free(err);
+	}
+	/* The refused second start left the running collection alone. */
+	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf status >/dev/null 2>&1"), 0);
+	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf stop >/dev/null 2>&1"), 0);
+	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf stop >/dev/null 2>/tmp/bad.err"), 1);
+	err = sg_read_file("/tmp/bad.err", NULL);
+	DT_ASSERT_TRUE(err != NULL);
+	DT_EXPECT_TRUE(strstr(err, "not running") != NULL);
+	free(err);
+	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf status >/dev/null 2>&1"), 1);
+}
+
 /* ---- drmacct check ---------------------------------------------------------- */
 
 DT_TEST_F_TIMEOUT(pinned, check_agrees_under_load, 120)
