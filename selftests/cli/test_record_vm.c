@@ -379,4 +379,81 @@ DT_TEST_F_TIMEOUT(rv, exit_records_from_bpf, 240)
 	}
 }
 
+/*
+ * A full ring buffer is never silent: with a 4 KiB ring and the recorder
+ * stopped (SIGSTOP) while 60 clients close, some CLIENT_EXIT events are
+ * dropped; the recorder then writes OVERFLOW and LOST records whose count,
+ * added to the exits it did receive, is exactly the 60 clients that closed.
+ */
+DT_TEST_F_TIMEOUT(rv, lost_records_counted, 240)
+{
+	enum { N = 60 };
+	uint64_t ids[N];
+	struct drec_reader rd;
+	struct drec_record rec;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	uint64_t lost = 0;
+	int rc, exits = 0, overflows = 0, others = 0;
+	struct stat st;
+	time_t end;
+
+	rc = wait_exit(spawn(REC_LOG, "bpf", "start", "--ringbuf", "4096", NULL));
+	if (rc) {
+		show_log(REC_LOG);
+		DT_FAIL("drmacct bpf start --ringbuf 4096 failed (%d)", rc);
+	}
+	self->started_bpf = true;
+	self->rec = spawn(REC_LOG, "record", "-o", REC_FILE, "-i", "500", NULL);
+	end = time(NULL) + 60;
+	while ((stat(REC_FILE, &st) || st.st_size < DREC_FILE_HEADER_SIZE) && time(NULL) < end)
+		usleep(50000);
+	DT_ASSERT_GE(st.st_size, (off_t)DREC_FILE_HEADER_SIZE);
+	DT_ASSERT_EQ(kill(self->rec, SIGSTOP), 0);
+	for (int i = 0; i < N; i++) {
+		struct drm_simgpu_query_device qd = { 0 };
+		int fd = open_simgpu();
+
+		DT_ASSERT_GE(fd, 0);
+		DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_QUERY_DEVICE, &qd), 0);
+		ids[i] = qd.client_id;
+		close(fd);
+	}
+	DT_ASSERT_EQ(kill(self->rec, SIGCONT), 0);
+	sleep(2);
+	kill(self->rec, SIGINT);
+	rc = wait_exit(self->rec);
+	self->rec = 0;
+	show_log(REC_LOG);
+	DT_ASSERT_EQ(rc, 0);
+
+	DT_ASSERT_EQ(drec_read_file(REC_FILE, &buf, &len), 0);
+	DT_ASSERT_EQ(drec_reader_init(&rd, buf, len), 0);
+	while (drec_next(&rd, &rec) == 1) {
+		if (rec.type == DREC_LOST) {
+			DT_EXPECT_EQ(rec.source, (uint32_t)DREC_SRC_BPF_RINGBUF);
+			lost += rec.count;
+		} else if (rec.type == DREC_OVERFLOW) {
+			overflows++;
+		} else if (rec.type == DREC_CLIENT_EXIT) {
+			bool ours = false;
+
+			for (int i = 0; i < N; i++)
+				ours |= rec.client.client_id == ids[i];
+			if (ours)
+				exits++;
+			else
+				others++;
+		}
+	}
+	dt_info("%d exits received, %llu lost, %d overflow records, %d other exits", exits,
+		(unsigned long long)lost, overflows, others);
+	DT_EXPECT_EQ(rd.nproblems, (size_t)0);
+	DT_EXPECT_GT(lost, 0ull);
+	DT_EXPECT_GE(overflows, 1);
+	DT_EXPECT_EQ((uint64_t)exits + lost, (uint64_t)N + (uint64_t)others);
+	drec_reader_free(&rd);
+	free(buf);
+}
+
 DT_MAIN
