@@ -237,6 +237,7 @@ struct exit_catch {
 	bool seen;
 	struct dac_bpf_client_exit x;
 	struct dac_bpf_engine_usage e[8];
+	struct dac_bpf_region_mem r[4];
 	uint64_t lost;
 	unsigned int records;
 	unsigned int matches;	/* records of client_id: must be exactly 1 */
@@ -258,6 +259,10 @@ static int catch_exit(void *ctx, const struct dac_bpf_event *ev)
 	c->x = ev->exit;
 	for (uint32_t i = 0; i < ev->exit.num_engines && i < 8; i++)
 		c->e[i] = ev->exit.engines[i];
+	for (uint32_t i = 0; i < ev->exit.num_regions && i < 4; i++)
+		c->r[i] = ev->exit.regions[i];
+	c->x.engines = c->e;
+	c->x.regions = c->r;
 	return 0;
 }
 
@@ -329,6 +334,66 @@ DT_TEST_TIMEOUT(short_lived_client_seen_by_bpf_missed_by_polling, 120)
 		c.e[t.engine].busy_ns, c.e[t.engine].jobs, t.busy_ns);
 	/* It left the live tables. */
 	DT_EXPECT_EQ(bpf_busy(b, t.client_id, t.engine), (uint64_t)0);
+	dac_bpf_close(b);
+}
+
+/* ---- memory per region -------------------------------------------------- */
+
+static uint64_t bpf_mem_total(struct dac_bpf *b, uint64_t id, uint64_t *peak, char *name)
+{
+	struct dac_bpf_mem *m = NULL;
+	uint64_t total = 0;
+	size_t n = 0;
+
+	*peak = 0;
+	DT_ASSERT_EQ(dac_bpf_read_mem(b, &m, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (m[i].client_id != id || m[i].region != 0)
+			continue;
+		total = m[i].total;
+		*peak = m[i].peak;
+		snprintf(name, DAC_BPF_NAME_LEN, "%s", m[i].name);
+	}
+	free(m);
+	return total;
+}
+
+DT_TEST_TIMEOUT(memory_totals_and_peak_per_region, 60)
+{
+	struct dac_bpf_load_opts o = { .no_sched = true };
+	struct dac_bpf *b = load(&o);
+	struct exit_catch c = { 0 };
+	struct sg_fdinfo fi;
+	char name[DAC_BPF_NAME_LEN] = "", key[64];
+	uint64_t peak, total;
+	uint32_t h1, h2, h3;
+	int fd = sg_open();
+
+	c.client_id = sg_client_id(fd);
+	h1 = sg_bo_create(fd, 1 << 20);
+	h2 = sg_bo_create(fd, 2 << 20);
+	total = bpf_mem_total(b, c.client_id, &peak, name);
+	DT_EXPECT_EQ(total, (uint64_t)3 << 20);
+	DT_EXPECT_EQ(peak, (uint64_t)3 << 20);
+	/* The same number and region name as fdinfo's drm-total-<r>. */
+	snprintf(key, sizeof(key), "drm-total-%s", name);
+	sg_fdinfo_read(fd, &fi);
+	DT_EXPECT_EQ(sg_fdinfo_bytes(&fi, key), total);
+	sg_fdinfo_free(&fi);
+	sg_bo_close(fd, h2);
+	h3 = sg_bo_create(fd, 1 << 20);
+	total = bpf_mem_total(b, c.client_id, &peak, name);
+	DT_EXPECT_EQ(total, (uint64_t)2 << 20);
+	DT_EXPECT_EQ(peak, (uint64_t)3 << 20);
+	sg_bo_close(fd, h3);
+	(void)h1;	/* still held at close */
+	close(fd);
+	for (int i = 0; i < 50 && !c.seen; i++)
+		DT_ASSERT_GE(dac_bpf_poll(b, 100, catch_exit, &c), 0);
+	DT_ASSERT_TRUE(c.seen);
+	DT_ASSERT_EQ(c.x.num_regions, 1u);
+	DT_EXPECT_STREQ(c.x.regions[0].name, name);
+	DT_EXPECT_EQ(c.x.regions[0].peak, (uint64_t)3 << 20);
 	dac_bpf_close(b);
 }
 
