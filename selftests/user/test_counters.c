@@ -184,7 +184,8 @@ DT_TEST_F_TIMEOUT(pc, busy_time_utilization_memory, 30)
 	usleep(1000000);
 	/* +300 ms render, +1 s copy (capacity 2) */
 	DT_ASSERT_EQ(proc_tree_set_fdinfo(&self->pt, 100, 3,
-					  fdinfo_sim(b, sizeof(b), 1300000000ull, 1000000007ull)), 0);
+					  fdinfo_sim(b, sizeof(b), 1300000000ull,
+						     1000000007ull)), 0);
 	t2 = now_ns();
 	DT_ASSERT_EQ(dac_pc_get_values(pc, idx, 9, v), 0);
 	t3 = now_ns();
@@ -205,7 +206,8 @@ DT_TEST_F_TIMEOUT(pc, busy_time_utilization_memory, 30)
 	/* stop freezes; a later change is not seen */
 	DT_ASSERT_EQ(dac_pc_stop(pc), 0);
 	DT_ASSERT_EQ(proc_tree_set_fdinfo(&self->pt, 100, 3,
-					  fdinfo_sim(b, sizeof(b), 9000000000ull, 1000000007ull)), 0);
+					  fdinfo_sim(b, sizeof(b), 9000000000ull,
+						     1000000007ull)), 0);
 	{
 		int64_t w[9];
 

@@ -96,6 +96,15 @@ static int count_of(const char *hay, const char *needle)
 	return n;
 }
 
+/* One whole sample line: NAME{LABELS,REST\n */
+static void series(const char *out, const char *name, const char *labels, const char *rest)
+{
+	char want[1024];
+
+	snprintf(want, sizeof(want), "%s%s,%s\n", name, labels, rest);
+	EXPECT_HAS(out, want);
+}
+
 DT_TEST_F(ex, exposition_values_and_labels)
 {
 	struct cli_result r;
@@ -104,40 +113,21 @@ DT_TEST_F(ex, exposition_values_and_labels)
 
 	cli_run(&r, "export", "--prometheus", "--proc-root", self->pt.root, NULL);
 	DT_ASSERT_EQ(r.status, 0);
-	/* ns -> seconds exactly; counters in base units */
-	{
-		char want[512];
-
-		snprintf(want, sizeof(want),
-			 "drmacct_client_engine_busy_seconds_total%s,engine=\"render\"} 1.234567890\n",
-			 l7);
-		EXPECT_HAS(r.out, want);
-		snprintf(want, sizeof(want),
-			 "drmacct_client_engine_busy_seconds_total%s,engine=\"copy\"} 0.000000005\n",
-			 l7);
-		EXPECT_HAS(r.out, want);
-		snprintf(want, sizeof(want),
-			 "drmacct_client_engine_cycles_total%s,engine=\"render\"} 987654321\n", l7);
-		EXPECT_HAS(r.out, want);
-		snprintf(want, sizeof(want),
-			 "drmacct_client_engine_capacity%s,engine=\"copy\"} 2\n", l7);
-		EXPECT_HAS(r.out, want);
-		snprintf(want, sizeof(want),
-			 "drmacct_client_engine_max_frequency_hertz%s,engine=\"render\"} 1500000000\n",
-			 l7);
-		EXPECT_HAS(r.out, want);
-		snprintf(want, sizeof(want),
-			 "drmacct_client_memory_bytes%s,region=\"system\",kind=\"total\"} 8388608\n",
-			 l7);
-		EXPECT_HAS(r.out, want);
-		snprintf(want, sizeof(want),
-			 "drmacct_client_memory_bytes%s,region=\"system\",kind=\"resident\"} 4194304\n",
-			 l7);
-		EXPECT_HAS(r.out, want);
-		snprintf(want, sizeof(want),
-			 "drmacct_client_memory_bytes%s,region=\"system\",kind=\"purgeable\"} 0\n", l7);
-		EXPECT_HAS(r.out, want);
-	}
+	/* ns -> seconds exactly; counters and gauges in base units */
+	series(r.out, "drmacct_client_engine_busy_seconds_total", l7,
+	       "engine=\"render\"} 1.234567890");
+	series(r.out, "drmacct_client_engine_busy_seconds_total", l7,
+	       "engine=\"copy\"} 0.000000005");
+	series(r.out, "drmacct_client_engine_cycles_total", l7, "engine=\"render\"} 987654321");
+	series(r.out, "drmacct_client_engine_capacity", l7, "engine=\"copy\"} 2");
+	series(r.out, "drmacct_client_engine_max_frequency_hertz", l7,
+	       "engine=\"render\"} 1500000000");
+	series(r.out, "drmacct_client_memory_bytes", l7,
+	       "region=\"system\",kind=\"total\"} 8388608");
+	series(r.out, "drmacct_client_memory_bytes", l7,
+	       "region=\"system\",kind=\"resident\"} 4194304");
+	series(r.out, "drmacct_client_memory_bytes", l7,
+	       "region=\"system\",kind=\"purgeable\"} 0");
 	/* client 7 is held by two processes but is one series */
 	/* 2 busy, 1 cycles, 2 capacity, 1 maxfreq, 3 memory */
 	DT_EXPECT_EQ(count_of(r.out, "client_id=\"7\""), 9);
@@ -263,7 +253,8 @@ DT_TEST(usage_errors)
 		cli_result_free(&r);
 	}
 	for (const char *const *a = (const char *const[]){ "127.0.0.1", "127.0.0.1:70000",
-							   "127.0.0.1:x", "[::1]9", "host:1", NULL };
+							   "127.0.0.1:x", "[::1]9", "host:1",
+							   NULL };
 	     *a; a++) {
 		cli_run(&r, "export", "--listen", *a, NULL);
 		DT_EXPECT_EQ(r.status, 2);

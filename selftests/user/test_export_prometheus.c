@@ -157,7 +157,8 @@ static char *wait_query(const struct dt_fx_pr *self, const char *q, int want, co
 		if (b && nresults(b) == want && (!value || strstr(b, value)))
 			return b;
 		free(b);
-		if (self->prom.pid > 0 && waitpid(self->prom.pid, NULL, WNOHANG) == self->prom.pid) {
+		if (self->prom.pid > 0 &&
+		    waitpid(self->prom.pid, NULL, WNOHANG) == self->prom.pid) {
 			log_tail(self);
 			DT_FAIL("prometheus exited");
 		}
@@ -260,7 +261,8 @@ DT_TEST_F_TIMEOUT(pr, scraped_series_and_values, 180)
 	b = wait_query(self, "drmacct_client_memory_bytes{region=\"vram\",kind=\"resident\"}", 1,
 		       ",\"6291456\"]", 10);
 	free(b);
-	b = wait_query(self, "drmacct_client_memory_bytes{region=\"system\"}", 1, ",\"12288\"]", 10);
+	b = wait_query(self, "drmacct_client_memory_bytes{region=\"system\"}", 1, ",\"12288\"]",
+		       10);
 	free(b);
 	b = wait_query(self, "count(drmacct_client_engine_busy_seconds_total)", 1, ",\"3\"]", 10);
 	free(b);

@@ -204,7 +204,8 @@ DT_TEST(handmade_stream_decodes)
 
 	s.n = 0;
 	h = b_header(&s);
-	DT_ASSERT_EQ(h, (size_t)136);	/* 48 + 24 + 2*16 + "simgpu\0\0render\0copy\0system\0" 32 */
+	/* 48 + 24 + 2 * 16 + "simgpu\0" "\0" "render\0" "copy\0" "system\0" padded to 32 */
+	DT_ASSERT_EQ(h, (size_t)136);
 	b_sample(&s, 5100000000ull, 7, 3000000, 8388608);
 	b_lost(&s, 5150000000ull, 12);
 	DT_ASSERT_EQ(drec_reader_init(&r, s.b, s.n), 0);

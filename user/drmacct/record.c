@@ -251,7 +251,8 @@ static int map_client(struct rec_state *s, const struct dac_tk_client *tc, struc
 	c->dev = e->d.dev;
 	if (tc->nholders) {
 		c->pid = (uint32_t)tc->holders[0].pid;
-		snprintf(c->comm, sizeof(c->comm), "%s", tc->holders[0].comm ? tc->holders[0].comm : "");
+		snprintf(c->comm, sizeof(c->comm), "%s",
+			 tc->holders[0].comm ? tc->holders[0].comm : "");
 	}
 	for (i = 0; i < tc->nengines; i++) {
 		const struct dac_tk_engine *te = &tc->engines[i];
@@ -288,7 +289,8 @@ static int map_client(struct rec_state *s, const struct dac_tk_client *tc, struc
 			return -ENOMEM;
 		memset(v, 0, sizeof(*v));
 		v->region = (uint32_t)idx;
-		v->flags = (tr->has_total ? DREC_R_TOTAL : 0) | (tr->has_shared ? DREC_R_SHARED : 0) |
+		v->flags = (tr->has_total ? DREC_R_TOTAL : 0) |
+			   (tr->has_shared ? DREC_R_SHARED : 0) |
 			   (tr->has_resident ? DREC_R_RESIDENT : 0) |
 			   (tr->has_purgeable ? DREC_R_PURGEABLE : 0) |
 			   (tr->has_active ? DREC_R_ACTIVE : 0);
@@ -538,8 +540,8 @@ static int cmd_record(int argc, char **argv)
 			break;
 		case 'i':
 			if (cli_parse_u64(optarg, &v) || !v || v > 3600000)
-				return cli_usage_error(CMD, "bad interval '%s' (milliseconds, 1..3600000)",
-						       optarg);
+				return cli_usage_error(CMD,
+					"bad interval '%s' (milliseconds, 1..3600000)", optarg);
 			interval = v * 1000000ull;
 			break;
 		case 'd':
@@ -609,7 +611,8 @@ static int cmd_record(int argc, char **argv)
 	s.start_ns = start;
 	ret = dac_tracker_sample_proc(t, d, profile, start, &st);
 	if (ret) {
-		cli_error(CMD, "sampling failed: %s", ret == -ESRCH ? "no such process" : strerror(-ret));
+		cli_error(CMD, "sampling failed: %s",
+			  ret == -ESRCH ? "no such process" : strerror(-ret));
 		goto done;
 	}
 	for (size_t i = 0; i < dac_tracker_nclients(t); i++) {
@@ -662,9 +665,11 @@ static int cmd_record(int argc, char **argv)
 		if (count && s.samples >= count)
 			break;
 		if (bpf) {
+			int ms;
+
 			now = dac_now_ns();
-			ret = dac_bpf_poll(bpf, next > now ? (int)((next - now + 999999) / 1000000) : 0,
-					   on_bpf_event, &s);
+			ms = next > now ? (int)((next - now + 999999) / 1000000) : 0;
+			ret = dac_bpf_poll(bpf, ms, on_bpf_event, &s);
 			if (ret < 0 && ret != -EINTR && !s.err) {
 				cli_error(CMD, "reading BPF events failed: %s", strerror(-ret));
 				dac_bpf_close(bpf);

@@ -276,8 +276,9 @@ static void on_client(struct rep *rp, const struct drec_record *rec)
 									rp->r->info.start_mono_ns;
 		} else if (rp->tj && c->time_ns > e->last_t) {
 			double dt = (double)(c->time_ns - e->last_t);
-			double util = v.busy_ns >= e->last_busy ? (double)(v.busy_ns - e->last_busy) /
-						(dt * (double)eng_cap(rp, c->dev, v.engine)) : 0;
+			double cap = (double)eng_cap(rp, c->dev, v.engine);
+			double util = v.busy_ns >= e->last_busy ?
+				(double)(v.busy_ns - e->last_busy) / (dt * cap) : 0;
 
 			/* The utilisation of [last, now] is drawn from `last`. */
 			trace_counter(rp, x, eng_name(rp, c->dev, v.engine), ts_us(rp, e->last_t),
@@ -307,7 +308,8 @@ static void on_client(struct rep *rp, const struct drec_record *rec)
 
 			snprintf(name, sizeof(name), "memory %s", reg_name(rp, c->dev, v.region));
 			trace_counter(rp, x, name, ts_us(rp, c->time_ns), "bytes",
-				      (double)(v.flags & DREC_R_TOTAL ? v.total : v.resident), true);
+				      (double)(v.flags & DREC_R_TOTAL ? v.total : v.resident),
+				      true);
 		}
 	}
 	if (rp->tj && is_exit) {
@@ -452,7 +454,8 @@ static int print_json(FILE *f, struct rep *rp)
 	dac_json_bool(&j, "bpf", r->info.flags & DREC_F_BPF);
 	dac_json_u64(&j, "start_realtime_ns", r->info.start_realtime_ns);
 	dac_json_u64(&j, "interval_ns", r->info.interval_ns);
-	dac_json_u64(&j, "duration_ns", rp->last_ns > rp->first_ns ? rp->last_ns - rp->first_ns : 0);
+	dac_json_u64(&j, "duration_ns",
+		     rp->last_ns > rp->first_ns ? rp->last_ns - rp->first_ns : 0);
 	dac_json_u64(&j, "records", rp->records);
 	dac_json_u64(&j, "unknown_records", r->nunknown);
 	dac_json_u64(&j, "lost", rp->lost);

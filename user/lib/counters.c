@@ -240,7 +240,8 @@ static int add_counter(struct dac_pc *pc, enum pc_kind kind, size_t dev, size_t 
 	case K_BUSY_ENG:
 		snprintf(name, sizeof(name), "GPU %zu %s busy time", dev, en);
 		snprintf(desc, sizeof(desc), "Nanoseconds engine '%s' of GPU %zu spent on the "
-			 "work of every client since sampling started (drm-engine-%s)", en, dev, en);
+			 "work of every client since sampling started (drm-engine-%s)", en, dev,
+			 en);
 		break;
 	case K_MEM_DEV:
 		snprintf(name, sizeof(name), "GPU %zu memory usage", dev);

@@ -574,7 +574,8 @@ int drec_reader_init(struct drec_reader *r, const void *buf, size_t len)
 		}
 		sz = get32(p + off);
 		if (sz < DREC_DEVICE_FIXED || sz % 8 || sz > hsize - off) {
-			problem(r, DREC_P_CORRUPT, off, "device descriptor size %zu is invalid", sz);
+			problem(r, DREC_P_CORRUPT, off, "device descriptor size %zu is invalid",
+				sz);
 			return -EBADMSG;
 		}
 		ret = parse_desc(p + off, sz, &d, &why);
@@ -594,7 +595,8 @@ int drec_reader_init(struct drec_reader *r, const void *buf, size_t len)
 		off += sz;
 	}
 	if (off != hsize) {
-		problem(r, DREC_P_CORRUPT, off, "%zu unexplained bytes at the end of the file header",
+		problem(r, DREC_P_CORRUPT, off,
+			"%zu unexplained bytes at the end of the file header",
 			hsize - off);
 		return -EBADMSG;
 	}

@@ -141,8 +141,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	for (long s = 0; s < count; s++) {
-		struct timespec ts = { .tv_sec = (time_t)interval,
-				       .tv_nsec = (long)((interval - (double)(time_t)interval) * 1e9) };
+		double frac = interval - (double)(time_t)interval;
+		struct timespec ts = { .tv_sec = (time_t)interval, .tv_nsec = (long)(frac * 1e9) };
 
 		nanosleep(&ts, NULL);
 		/* kdGetCounterValuesKHR */
