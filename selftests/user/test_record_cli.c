@@ -187,7 +187,7 @@ DT_TEST_F_TIMEOUT(rc, record_a_command_and_report, 60)
 	EXPECT_HAS(r.out, "client 9 on renderD128 (simgpu): late[200]");
 	EXPECT_HAS(r.out, "busy     0.500000 s");
 	EXPECT_HAS(r.out, "busy     0.250000 s");
-	EXPECT_HAS(r.out, "Processes:\n  app[100]: 1 client\n");
+	EXPECT_HAS(r.out, "Processes: 2\n  app[100]: 1 client\n");
 	cli_result_free(&r);
 }
 
@@ -293,6 +293,73 @@ DT_TEST_F(rc, damaged_files)
 	DT_EXPECT_STREQ(r.out, "");
 	cli_result_free(&r);
 	free(buf);
+}
+
+/*
+ * report's arithmetic on a stream with known values: busy time over the
+ * recording per client (including a client that opened during it and one
+ * that exited), average utilisation, and the sum per process.
+ */
+DT_TEST_F(rc, report_sums_and_utilization)
+{
+	struct drec_engine_desc eng[2] = { { "render", 1, 0 }, { "copy", 2, 0 } };
+	struct drec_device dev = { .dev = 0, .major = 226, .minor = 130, .driver = "simgpu",
+				   .pdev = "", .nengines = 2, .engines = eng };
+	struct drec_file_info fi = { .start_mono_ns = 1000000000ull, .interval_ns = 1000000000ull };
+	struct drec_writer w;
+	struct cli_result r;
+	FILE *f = fopen(self->out, "w");
+	const uint64_t S = 1000000000ull, MS = 1000000ull;
+	struct {
+		uint64_t t, id;
+		uint32_t pid, flags, type;
+		uint64_t render, copy;
+	} recs[] = {
+		{ S, 1, 10, DREC_C_CLIENT_ID, DREC_SAMPLE, 100 * MS, 0 },
+		{ S, 2, 10, DREC_C_CLIENT_ID, DREC_SAMPLE, 1000 * MS, 10 * MS },
+		{ 2 * S, 1, 10, DREC_C_CLIENT_ID, DREC_SAMPLE, 400 * MS, 0 },
+		{ 2 * S, 2, 10, DREC_C_CLIENT_ID, DREC_SAMPLE, 1500 * MS, 810 * MS },
+		{ 2 * S, 3, 20, DREC_C_CLIENT_ID | DREC_C_NEW, DREC_SAMPLE, 70 * MS, 0 },
+		{ 2 * S + S / 2, 1, 10, DREC_C_CLIENT_ID, DREC_CLIENT_EXIT, 450 * MS, 0 },
+	};
+
+	DT_ASSERT_NE(f, NULL);
+	DT_ASSERT_EQ(drec_writer_init(&w, f, &fi, &dev, 1), 0);
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		struct drec_engine_val ev[2] = {
+			{ .engine = 0, .flags = DREC_E_BUSY, .busy_ns = recs[i].render },
+			{ .engine = 1, .flags = DREC_E_BUSY, .busy_ns = recs[i].copy },
+		};
+		struct drec_client c = { .time_ns = recs[i].t, .client_id = recs[i].id,
+					 .pid = recs[i].pid, .flags = recs[i].flags,
+					 .nengines = 2, .engines = ev };
+
+		snprintf(c.comm, sizeof(c.comm), "p%u", recs[i].pid);
+		DT_ASSERT_EQ(drec_write_client(&w, recs[i].type, &c), 0);
+	}
+	DT_ASSERT_EQ(drec_writer_finish(&w), 0);
+	fclose(f);
+
+	cli_run(&r, "report", "--json", self->out, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	DT_ASSERT_TRUE(cli_json_valid(r.out));
+	/* client 1: 100 -> 450 ms over 1.5 s; client 2: +500 ms render, +800 ms
+	 * copy (capacity 2) over 1 s; client 3: new, 70 ms since the sample before */
+	EXPECT_HAS(r.out, "\"busy_ns\": 350000000,");
+	EXPECT_HAS(r.out, "\"utilization\": 0.233333");
+	EXPECT_HAS(r.out, "\"busy_ns\": 500000000,");
+	EXPECT_HAS(r.out, "\"utilization\": 0.5\n");
+	EXPECT_HAS(r.out, "\"busy_ns\": 800000000,");
+	EXPECT_HAS(r.out, "\"utilization\": 0.4\n");
+	EXPECT_HAS(r.out, "\"busy_ns\": 70000000,");
+	EXPECT_HAS(r.out, "\"utilization\": 0.07\n");
+	EXPECT_HAS(r.out, "\"exited\": true");
+	/* per process: pid 10 = clients 1 and 2 */
+	EXPECT_HAS(r.out, "\"pid\": 10,\n      \"comm\": \"p10\",\n      \"clients\": 2,");
+	EXPECT_HAS(r.out, "\"device\": \"renderD130\",\n          \"name\": \"render\",\n"
+			  "          \"busy_ns\": 850000000");
+	EXPECT_HAS(r.out, "\"pid\": 20,\n      \"comm\": \"p20\",\n      \"clients\": 1,");
+	cli_result_free(&r);
 }
 
 DT_TEST(usage_and_io_errors)

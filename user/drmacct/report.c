@@ -69,9 +69,26 @@ struct cl {
 	unsigned int track;		/* trace-event pid */
 };
 
+/* A process: every client it held, busy time summed by (device, engine). */
+struct proc_eng {
+	uint32_t dev;
+	const char *name;	/* the device description's */
+	uint64_t busy_ns;
+};
+
+struct proc_acc {
+	uint32_t pid;
+	char comm[DREC_COMM_LEN + 1];
+	size_t nclients;
+	struct proc_eng *eng;
+	size_t neng;
+};
+
 struct rep {
 	struct cl *c;
 	size_t n, cap;
+	struct proc_acc *procs;
+	size_t nprocs;
 	uint64_t lost, overflows, records;
 	uint64_t first_ns, last_ns;
 	struct dac_json *tj;		/* trace-event writer, or NULL */
@@ -323,6 +340,61 @@ static void on_client(struct rep *rp, const struct drec_record *rec)
 	}
 }
 
+static uint64_t eng_delta(const struct eng_acc *e);
+
+/*
+ * Processes in order of first appearance. A client held by several
+ * processes (dup'd or inherited fd) counts in each of them, as in
+ * `drmacct list --processes`.
+ */
+static int build_procs(struct rep *rp)
+{
+	size_t i, p, k, j;
+
+	for (i = 0; i < rp->n; i++) {
+		const struct cl *x = &rp->c[i];
+
+		for (p = 0; p < x->npids; p++) {
+			struct proc_acc *pa = NULL;
+
+			for (j = 0; j < rp->nprocs && !pa; j++)
+				if (rp->procs[j].pid == x->pids[p].pid)
+					pa = &rp->procs[j];
+			if (!pa) {
+				pa = realloc(rp->procs, (rp->nprocs + 1) * sizeof(*pa));
+				if (!pa)
+					return -ENOMEM;
+				rp->procs = pa;
+				pa = &rp->procs[rp->nprocs++];
+				memset(pa, 0, sizeof(*pa));
+				pa->pid = x->pids[p].pid;
+				memcpy(pa->comm, x->pids[p].comm, sizeof(pa->comm));
+			}
+			pa->nclients++;
+			for (k = 0; k < x->neng; k++) {
+				const char *name = eng_name(rp, x->dev, x->eng[k].idx);
+				struct proc_eng *pe = NULL;
+
+				for (j = 0; j < pa->neng && !pe; j++)
+					if (pa->eng[j].dev == x->dev && !strcmp(pa->eng[j].name, name))
+						pe = &pa->eng[j];
+				if (!pe) {
+					pe = realloc(pa->eng, (pa->neng + 1) * sizeof(*pe));
+					if (!pe)
+						return -ENOMEM;
+					pa->eng = pe;
+					pe = &pa->eng[pa->neng++];
+					pe->dev = x->dev;
+					pe->name = name;
+					pe->busy_ns = 0;
+				}
+				pe->busy_ns += eng_delta(&x->eng[k]);
+			}
+		}
+	}
+	return 0;
+}
+
 static void dev_label(const struct drec_reader *r, uint32_t dev, char *buf, size_t len)
 {
 	const struct drec_device *d = drec_device(r, dev);
@@ -401,40 +473,17 @@ static void print_text(FILE *f, struct rep *rp)
 				cli_fmt_bytes(x->reg[k].peak_total, b1, sizeof(b1)),
 				cli_fmt_bytes(x->reg[k].last_total, b2, sizeof(b2)));
 	}
-	/* Per process: clients' busy time summed by (pid, engine name). */
-	fprintf(f, "\nProcesses:\n");
-	for (i = 0; i < rp->n; i++) {
-		for (p = 0; p < rp->c[i].npids; p++) {
-			uint32_t pid = rp->c[i].pids[p].pid;
-			bool first = true;
-			size_t j, q, nclients = 0;
+	/* Per process: busy time of the clients it held, by device and engine. */
+	fprintf(f, "\nProcesses: %zu\n", rp->nprocs);
+	for (i = 0; i < rp->nprocs; i++) {
+		const struct proc_acc *pa = &rp->procs[i];
 
-			/* Print each pid once: at its first appearance. */
-			for (j = 0; j < i && first; j++)
-				for (q = 0; q < rp->c[j].npids; q++)
-					if (rp->c[j].pids[q].pid == pid)
-						first = false;
-			if (!first)
-				continue;
-			for (j = 0; j < rp->n; j++)
-				for (q = 0; q < rp->c[j].npids; q++)
-					if (rp->c[j].pids[q].pid == pid)
-						nclients++;
-			fprintf(f, "  %s[%u]: %zu client%s\n", rp->c[i].pids[p].comm, pid, nclients,
-				nclients == 1 ? "" : "s");
-			for (j = i; j < rp->n; j++) {
-				bool holds = false;
-
-				for (q = 0; q < rp->c[j].npids; q++)
-					holds |= rp->c[j].pids[q].pid == pid;
-				if (!holds)
-					continue;
-				for (k = 0; k < rp->c[j].neng; k++)
-					fprintf(f, "    %-16s busy %12.6f s (client %" PRIu64 ")\n",
-						eng_name(rp, rp->c[j].dev, rp->c[j].eng[k].idx),
-						(double)eng_delta(&rp->c[j].eng[k]) / 1e9,
-						rp->c[j].id);
-			}
+		fprintf(f, "  %s[%u]: %zu client%s\n", pa->comm, pa->pid, pa->nclients,
+			pa->nclients == 1 ? "" : "s");
+		for (k = 0; k < pa->neng; k++) {
+			dev_label(r, pa->eng[k].dev, dn, sizeof(dn));
+			fprintf(f, "    %-10s %-16s busy %12.6f s\n", dn, pa->eng[k].name,
+				(double)pa->eng[k].busy_ns / 1e9);
 		}
 	}
 }
@@ -523,6 +572,27 @@ static int print_json(FILE *f, struct rep *rp)
 			dac_json_u64(&j, "last_total", x->reg[k].last_total);
 			dac_json_u64(&j, "peak_resident", x->reg[k].peak_resident);
 			dac_json_u64(&j, "last_resident", x->reg[k].last_resident);
+			dac_json_obj_end(&j);
+		}
+		dac_json_arr_end(&j);
+		dac_json_obj_end(&j);
+	}
+	dac_json_arr_end(&j);
+	dac_json_arr_begin(&j, "processes");
+	for (i = 0; i < rp->nprocs; i++) {
+		const struct proc_acc *pa = &rp->procs[i];
+
+		dac_json_obj_begin(&j, NULL);
+		dac_json_u64(&j, "pid", pa->pid);
+		dac_json_str(&j, "comm", pa->comm);
+		dac_json_u64(&j, "clients", pa->nclients);
+		dac_json_arr_begin(&j, "engines");
+		for (k = 0; k < pa->neng; k++) {
+			dac_json_obj_begin(&j, NULL);
+			dev_label(r, pa->eng[k].dev, dn, sizeof(dn));
+			dac_json_str(&j, "device", dn);
+			dac_json_str(&j, "name", pa->eng[k].name);
+			dac_json_u64(&j, "busy_ns", pa->eng[k].busy_ns);
 			dac_json_obj_end(&j);
 		}
 		dac_json_arr_end(&j);
@@ -670,6 +740,8 @@ static int cmd_report(int argc, char **argv)
 		if (rp.err)
 			break;
 	}
+	if (ret >= 0 && !rp.err)
+		rp.err = build_procs(&rp);
 	if (ret < 0 || rp.err) {
 		cli_error(CMD, "out of memory");
 		goto out;
@@ -709,6 +781,9 @@ out:
 		free(rp.c[i].reg);
 	}
 	free(rp.c);
+	for (i = 0; i < rp.nprocs; i++)
+		free(rp.procs[i].eng);
+	free(rp.procs);
 	drec_reader_free(&r);
 	free(buf);
 	return rc;
