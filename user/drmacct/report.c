@@ -376,7 +376,8 @@ static int build_procs(struct rep *rp)
 				struct proc_eng *pe = NULL;
 
 				for (j = 0; j < pa->neng && !pe; j++)
-					if (pa->eng[j].dev == x->dev && !strcmp(pa->eng[j].name, name))
+					if (pa->eng[j].dev == x->dev &&
+					    !strcmp(pa->eng[j].name, name))
 						pe = &pa->eng[j];
 				if (!pe) {
 					pe = realloc(pa->eng, (pa->neng + 1) * sizeof(*pe));
