@@ -118,6 +118,9 @@ const char *dac_bpf_strerror(int err)
 		return "a BPF collection is already pinned there";
 	case -ENODEV:
 		return "no tracepoints to attach to (drmacct and gpu_sched modules not loaded)";
+	case -EPROTO:
+		return "a tracepoint's record layout is not the one the programs read "
+		       "(plain tracepoints on another kernel version); try --attach btf";
 	default:
 		return strerror(err < 0 ? -err : err);
 	}
@@ -159,6 +162,100 @@ static int pick_variant(enum dac_bpf_attach mode, const char *btf_mod, const cha
 	default:
 		return btf ? 1 : tp ? 0 : -ENOENT;
 	}
+}
+
+/*
+ * The plain tracepoint programs read trace records at fixed offsets (struct
+ * tp_* in drmacct.bpf.c). Check them against the kernel's format files so a
+ * kernel with another layout is refused instead of misread.
+ */
+struct tp_field {
+	const char *event;	/* system/event */
+	const char *field;
+	unsigned int offset;
+};
+
+static const struct tp_field drmacct_fields[] = {
+	{ "drmacct/drmacct_client_open", "client_id", 8 },
+	{ "drmacct/drmacct_client_open", "device_id", 16 },
+	{ "drmacct/drmacct_client_open", "driver", 20 },
+	{ "drmacct/drmacct_client_close", "client_id", 8 },
+	{ "drmacct/drmacct_client_close", "device_id", 16 },
+	{ "drmacct/drmacct_client_close", "num_engines", 20 },
+	{ "drmacct/drmacct_client_close", "busy_ns", 24 },
+	{ "drmacct/drmacct_client_close", "cycles", 28 },
+	{ "drmacct/drmacct_job_begin", "client_id", 8 },
+	{ "drmacct/drmacct_job_begin", "ts_ns", 16 },
+	{ "drmacct/drmacct_job_begin", "engine", 24 },
+	{ "drmacct/drmacct_job_end", "client_id", 8 },
+	{ "drmacct/drmacct_job_end", "ts_ns", 16 },
+	{ "drmacct/drmacct_job_end", "busy_ns", 24 },
+	{ "drmacct/drmacct_job_end", "cycles", 32 },
+	{ "drmacct/drmacct_job_end", "engine", 40 },
+	{ "drmacct/drmacct_mem_change", "client_id", 8 },
+	{ "drmacct/drmacct_mem_change", "size", 16 },
+	{ "drmacct/drmacct_mem_change", "region", 24 },
+	{ "drmacct/drmacct_mem_change", "op", 28 },
+	{ NULL, NULL, 0 }
+};
+
+static const struct tp_field sched_fields[] = {
+	{ "gpu_scheduler/drm_sched_job", "fence", 16 },
+	{ "gpu_scheduler/drm_sched_job", "name", 24 },
+	{ "gpu_scheduler/drm_run_job", "fence", 16 },
+	{ "gpu_scheduler/drm_run_job", "name", 24 },
+	{ "gpu_scheduler/drm_sched_process_job", "fence", 8 },
+	{ NULL, NULL, 0 }
+};
+
+/* Offset of @field in @text (a format file), or -1. */
+static long format_offset(const char *text, const char *field)
+{
+	size_t flen = strlen(field);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *semi = strchr(l, ';'), *off, *nl = strchr(l, '\n');
+
+		if (strncmp(l, "\tfield:", 7))
+			continue;
+		if (!semi || (nl && semi > nl) || (size_t)(semi - l) < flen + 1)
+			continue;
+		if (strncmp(semi - flen, field, flen) ||
+		    (semi[-(long)flen - 1] != ' ' && semi[-(long)flen - 1] != ']'))
+			continue;
+		off = strstr(semi, "offset:");
+		if (!off || (nl && off > nl))
+			return -1;
+		return strtol(off + 7, NULL, 10);
+	}
+	return -1;
+}
+
+static int check_layout(const struct tp_field *f)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing/events",
+					     "/sys/kernel/debug/tracing/events" };
+
+	for (; f->event; f++) {
+		char path[256], text[8192];
+		ssize_t n = -1;
+		int fd = -1;
+
+		for (size_t r = 0; r < 2 && fd < 0; r++) {
+			snprintf(path, sizeof(path), "%s/%s/format", roots[r], f->event);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		if (fd < 0)
+			return -ENOENT;
+		n = read(fd, text, sizeof(text) - 1);
+		close(fd);
+		if (n <= 0)
+			return -EIO;
+		text[n] = '\0';
+		if (format_offset(text, f->field) != (long)f->offset)
+			return -EPROTO;
+	}
+	return 0;
 }
 
 static void set_group(struct drmacct_bpf *s, bool drmacct, int variant)
@@ -226,6 +323,11 @@ int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
 		sv = pick_variant(o.attach, "gpu_sched", "gpu_scheduler");
 	if (dv < 0 && sv < 0)
 		return -ENODEV;
+	/* Plain tracepoints: the record layouts must be the ones we read. */
+	if (dv == 0 && (err = check_layout(drmacct_fields)))
+		return err;
+	if (sv == 0 && (err = check_layout(sched_fields)))
+		return err;
 
 	libbpf_set_print(libbpf_print);
 	b = dac_bpf_alloc();
