@@ -10,11 +10,16 @@
 #include "cli_run.h"
 #include "dtest.h"
 #include "proc_tree.h"
+#include "prom_util.h"
 #include "record.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EXPECT_HAS(hay, needle)						\
@@ -360,6 +365,61 @@ DT_TEST_F(rc, report_sums_and_utilization)
 			  "          \"busy_ns\": 850000000");
 	EXPECT_HAS(r.out, "\"pid\": 20,\n      \"comm\": \"p20\",\n      \"clients\": 1,");
 	cli_result_free(&r);
+}
+
+/* Whole records reach the file after every sample (readable live); SIGINT
+ * ends the recording cleanly. */
+DT_TEST_F_TIMEOUT(rc, readable_while_recording_and_sigint, 60)
+{
+	char logp[2200], *argv[12];
+	struct prom_child ch = { 0 };
+	struct drec_reader rd;
+	struct drec_record rec;
+	unsigned char *buf;
+	size_t len, n = 0;
+	struct stat st;
+	time_t end;
+	int status;
+
+	snprintf(logp, sizeof(logp), "%s/trace.json", self->dir);	/* removed by teardown */
+	argv[0] = (char *)cli_bin();
+	argv[1] = "record";
+	argv[2] = "--no-bpf";
+	argv[3] = "--proc-root";
+	argv[4] = self->pt.root;
+	argv[5] = "-o";
+	argv[6] = self->out;
+	argv[7] = "-i";
+	argv[8] = "50";
+	argv[9] = NULL;
+	DT_ASSERT_EQ(prom_spawn(&ch, argv, logp), 0);
+	/* the header (136 bytes) and at least two SAMPLE records (184 bytes each) */
+	end = time(NULL) + 30;
+	while ((stat(self->out, &st) || st.st_size < 600) && time(NULL) < end)
+		usleep(20000);
+	DT_ASSERT_GE(st.st_size, (off_t)600);
+	load(self->out, &buf, &len);
+	DT_ASSERT_EQ(drec_reader_init(&rd, buf, len), 0);
+	while (drec_next(&rd, &rec) == 1)
+		n++;
+	DT_EXPECT_GE(n, (size_t)2);
+	DT_EXPECT_EQ(rd.nproblems, (size_t)0);	/* whole records only */
+	drec_reader_free(&rd);
+	free(buf);
+
+	DT_ASSERT_EQ(kill(ch.pid, SIGINT), 0);
+	DT_ASSERT_EQ(waitpid(ch.pid, &status, 0), ch.pid);
+	ch.pid = 0;
+	DT_ASSERT_TRUE(WIFEXITED(status));
+	DT_EXPECT_EQ(WEXITSTATUS(status), 0);
+	load(self->out, &buf, &len);
+	DT_ASSERT_EQ(drec_reader_init(&rd, buf, len), 0);
+	while (drec_next(&rd, &rec) == 1)
+		;
+	DT_EXPECT_EQ(rd.nproblems, (size_t)0);
+	DT_EXPECT_GE(rd.nrecords, (uint64_t)n);
+	drec_reader_free(&rd);
+	free(buf);
 }
 
 DT_TEST(usage_and_io_errors)
