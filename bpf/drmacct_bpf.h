@@ -187,8 +187,10 @@ enum dac_stat {
 
 /* ---- names userspace learned: key, value char[DAC_NAME_LEN] -------------- */
 enum dac_name_kind {
-	DAC_NAME_ENGINE = 1,
-	DAC_NAME_REGION = 2,
+	DAC_NAME_ENGINE = 1,	/* engine name */
+	DAC_NAME_REGION = 2,	/* region name */
+	DAC_NAME_CAPACITY = 3,	/* engine capacity, decimal text */
+	DAC_NAME_RDEV = 4,	/* index 0: "major:minor" of the device node */
 };
 
 struct dac_name_key {

@@ -24,8 +24,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include "bpf.h"
 #include "dtest.h"
+#include "tracker.h"
 #include "sgtest.h"
 
 static struct dac_bpf *load(const struct dac_bpf_load_opts *o)
@@ -334,6 +337,65 @@ DT_TEST_TIMEOUT(short_lived_client_seen_by_bpf_missed_by_polling, 120)
 		c.e[t.engine].busy_ns, c.e[t.engine].jobs, t.busy_ns);
 	/* It left the live tables. */
 	DT_EXPECT_EQ(bpf_busy(b, t.client_id, t.engine), (uint64_t)0);
+	dac_bpf_close(b);
+}
+
+/* ---- the tracker fed from BPF (drmacct list/top without a /proc walk) ---- */
+
+DT_TEST_TIMEOUT(tracker_from_bpf_matches_fdinfo, 60)
+{
+	struct dac_bpf_load_opts o = { .no_sched = true };
+	struct dac_bpf *b = load(&o);
+	struct dac_tracker *t = dac_tracker_new();
+	const struct sg_engine *multi, *simple;
+	const struct dac_tk_client *tc = NULL;
+	struct sg_fdinfo fi;
+	struct sg_dev dev;
+	uint64_t id, jobs[3];
+	size_t n = 0;
+	int fd = sg_open();
+	struct stat st;
+
+	DT_ASSERT_TRUE(t != NULL);
+	id = sg_client_id(fd);
+	sg_query(fd, &dev);
+	simple = sg_engine_simple(&dev);
+	multi = sg_engine_multi(&dev);
+	DT_ASSERT_TRUE(simple && multi);
+	jobs[0] = sg_submit_busy(fd, simple->index, SIMGPU_INSTANCE_ANY, 20 * NSEC_PER_MSEC);
+	jobs[1] = sg_submit_busy(fd, multi->index, SIMGPU_INSTANCE_ANY, 30 * NSEC_PER_MSEC);
+	jobs[2] = sg_submit_busy(fd, multi->index, SIMGPU_INSTANCE_ANY, 30 * NSEC_PER_MSEC);
+	for (int j = 0; j < 3; j++) {
+		struct drm_simgpu_wait w;
+
+		sg_wait(fd, jobs[j], &w);
+	}
+	DT_ASSERT_GE(dac_bpf_learn_names(b), 1);
+	DT_ASSERT_EQ(dac_bpf_tracker_sample(b, t, &n), 0);
+	DT_EXPECT_GE(n, (size_t)1);
+	for (size_t i = 0; i < dac_tracker_nclients(t); i++)
+		if (dac_tracker_client(t, i)->client_id == id)
+			tc = dac_tracker_client(t, i);
+	DT_ASSERT_TRUE(tc != NULL);
+	DT_EXPECT_STREQ(tc->driver, "simgpu");
+	DT_ASSERT_EQ(tc->nholders, (size_t)1);
+	DT_EXPECT_EQ(tc->holders[0].pid, getpid());
+	DT_ASSERT_EQ(fstat(fd, &st), 0);
+	DT_EXPECT_EQ(tc->rdev, st.st_rdev);
+	DT_EXPECT_EQ(tc->nengines, (size_t)dev.num_engines);
+	sg_fdinfo_read(fd, &fi);
+	for (unsigned int e = 0; e < dev.num_engines; e++) {
+		const struct dac_tk_engine *te = dac_tk_client_engine(tc, dev.eng[e].q.name);
+
+		DT_ASSERT_TRUE(te != NULL);
+		DT_EXPECT_EQ(te->busy.value, sg_fdinfo_engine_ns(&fi, dev.eng[e].q.name));
+		DT_EXPECT_EQ(te->cycles.value, sg_fdinfo_cycles(&fi, dev.eng[e].q.name));
+		DT_EXPECT_EQ(te->capacity, (uint64_t)dev.eng[e].q.capacity);
+	}
+	sg_fdinfo_free(&fi);
+	dac_tracker_free(t);
+	sg_dev_free(&dev);
+	close(fd);
 	dac_bpf_close(b);
 }
 

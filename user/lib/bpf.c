@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf.h"
+#include "bpf_priv.h"
 #include "../../bpf/drmacct_bpf.h"
 #include "drmacct.skel.h"
 
@@ -581,6 +583,7 @@ static int learn_from_fd(struct dac_bpf *b, int fd)
 	struct dac_client_val cv;
 	uint32_t muted = 1;
 	char (*eng)[DAC_NAME_LEN] = NULL, (*reg)[DAC_NAME_LEN] = NULL;
+	uint64_t *caps = NULL;
 	size_t ne = 0, nr = 0;
 	FILE *f;
 	int err = 0;
@@ -603,7 +606,16 @@ static int learn_from_fd(struct dac_bpf *b, int fd)
 			client_id = strtoull(colon + 1, NULL, 10);
 			continue;
 		}
-		if (!strncmp(key, "drm-engine-", 11) && strncmp(key, "drm-engine-capacity-", 20)) {
+		if (!strncmp(key, "drm-engine-capacity-", 20)) {
+			/* Capacity of an engine listed before it (drmacct's order). */
+			unsigned long long cap = strtoull(colon + 1, NULL, 10);
+
+			for (size_t i = 0; i < ne && caps; i++)
+				if (!strcmp(eng[i], key + 20))
+					caps[i] = cap;
+			continue;
+		}
+		if (!strncmp(key, "drm-engine-", 11)) {
 			key += 11;
 			arr = &eng;
 			n = &ne;
@@ -622,6 +634,16 @@ static int learn_from_fd(struct dac_bpf *b, int fd)
 			break;
 		}
 		*arr = tmp;
+		if (arr == &eng) {
+			uint64_t *c = realloc(caps, (*n + 1) * sizeof(*c));
+
+			if (!c) {
+				err = -ENOMEM;
+				break;
+			}
+			caps = c;
+			caps[*n] = 1;
+		}
 		memset((*arr)[*n], 0, DAC_NAME_LEN);
 		copy_str((*arr)[*n], DAC_NAME_LEN, key, strlen(key));
 		(*n)++;
@@ -643,6 +665,27 @@ static int learn_from_fd(struct dac_bpf *b, int fd)
 				err = -errno;
 				break;
 			}
+			if (i < ne) {
+				char v[DAC_NAME_LEN] = "";
+
+				k.kind = DAC_NAME_CAPACITY;
+				snprintf(v, sizeof(v), "%llu", (unsigned long long)caps[i]);
+				if (bpf_map_update_elem(b->fd[M_NAMES], &k, v, BPF_ANY)) {
+					err = -errno;
+					break;
+				}
+			}
+		}
+		if (!err) {
+			struct dac_name_key k = { .device_id = cv.device_id, .kind = DAC_NAME_RDEV };
+			char v[DAC_NAME_LEN] = "";
+			struct stat st;
+
+			if (!fstat(fd, &st)) {
+				snprintf(v, sizeof(v), "%u:%u", major(st.st_rdev), minor(st.st_rdev));
+				if (bpf_map_update_elem(b->fd[M_NAMES], &k, v, BPF_ANY))
+					err = -errno;
+			}
 		}
 	} else if (!err && client_id) {
 		/* Not seen opening (collection not attached to drmacct): no names. */
@@ -651,6 +694,7 @@ static int learn_from_fd(struct dac_bpf *b, int fd)
 	}
 	free(eng);
 	free(reg);
+	free(caps);
 	return err;
 }
 
@@ -692,6 +736,21 @@ static bool tried_device(struct dac_bpf *b, uint32_t dev)
 		if (b->learned[i] == dev)
 			return true;
 	return false;
+}
+
+int dac_bpf_name_raw(struct dac_bpf *b, uint32_t device_id, unsigned int kind, uint32_t index,
+		     char *buf, size_t len)
+{
+	struct dac_name_key k = { .device_id = device_id, .kind = kind, .index = index };
+	char name[DAC_NAME_LEN];
+
+	if (index > UINT16_MAX)
+		return -ERANGE;
+	if (bpf_map_lookup_elem(b->fd[M_NAMES], &k, name))
+		return -errno;
+	name[DAC_NAME_LEN - 1] = '\0';
+	snprintf(buf, len, "%s", name);
+	return 0;
 }
 
 const char *dac_bpf_name(struct dac_bpf *b, uint32_t device_id, bool region, uint32_t index,

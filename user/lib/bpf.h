@@ -281,6 +281,22 @@ const char *dac_bpf_name(struct dac_bpf *b, uint32_t device_id, bool region,
 /* Learn engine and region names of every device with an openable node. */
 int dac_bpf_learn_names(struct dac_bpf *b);
 
+/* ---- tracker feed (drmacct list/top) --------------------------------------- */
+
+struct dac_tracker;
+
+/*
+ * One whole tracker sample from the BPF tables, no /proc walk: every live
+ * client of the client table becomes one observation (holder: its opener's
+ * tgid and comm, fd -1 because the programs do not know it) with the keys
+ * fdinfo would print that the programs know -- drm-driver, drm-client-id,
+ * drm-engine-<e> (busy incl. in-flight), drm-engine-capacity-<e>,
+ * drm-cycles-<e>, drm-total-<r>. The device node comes from name learning;
+ * rdev is 0 when unknown. *@nclients (may be NULL) gets the count.
+ * Returns 0 or -errno.
+ */
+int dac_bpf_tracker_sample(struct dac_bpf *b, struct dac_tracker *t, size_t *nclients);
+
 /* Human-readable reason for an error of dac_bpf_open_pinned() / load. */
 const char *dac_bpf_strerror(int err);
 
