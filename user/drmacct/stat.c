@@ -614,7 +614,7 @@ static int cmd_stat(int argc, char **argv)
 		snprintf(why, sizeof(why), "BPF not used (--no-bpf)");
 		ret = stat_poll(argv + optind, &f, cmd, interval, why, &cmd_status);
 	} else if ((err = dac_bpf_open_pinned(dir, &b))) {
-		snprintf(why, sizeof(why), "BPF collection not available (%s)", dac_bpf_strerror(err));
+		snprintf(why, sizeof(why), "%s", dac_bpf_strerror(err));
 		ret = stat_poll(argv + optind, &f, cmd, interval, why, &cmd_status);
 	} else {
 		ret = stat_bpf(b, argv + optind, &f, cmd, &cmd_status);
