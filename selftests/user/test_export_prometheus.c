@@ -10,7 +10,7 @@
  * values arrive intact, and that a counter increase is seen on the next
  * scrape. Everything started is stopped in the teardown (also on failure,
  * and children die with the test through PR_SET_PDEATHSIG). Skips when
- * /usr/bin/prometheus is absent.
+ * /usr/bin/prometheus (or $DRMACCT_PROMETHEUS) is absent.
  */
 #define _GNU_SOURCE
 #include "cli_run.h"
@@ -26,7 +26,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PROMETHEUS "/usr/bin/prometheus"
+/* $DRMACCT_PROMETHEUS overrides the server binary (default: Debian's). */
+static const char *prometheus(void)
+{
+	const char *p = getenv("DRMACCT_PROMETHEUS");
+
+	return p && *p ? p : "/usr/bin/prometheus";
+}
 
 #define FDINFO_7(busy) \
 	"drm-driver:\tsimgpu\n" \
@@ -65,8 +71,8 @@ DT_SETUP(pr)
 	self->exp.pid = self->prom.pid = 0;
 	self->exp.errfd = self->prom.errfd = -1;
 	self->dir[0] = 0;
-	if (access(PROMETHEUS, X_OK))
-		DT_SKIP("%s not installed (Debian package prometheus)", PROMETHEUS);
+	if (access(prometheus(), X_OK))
+		DT_SKIP("%s not installed (Debian package prometheus)", prometheus());
 	DT_ASSERT_EQ(proc_tree_init(&self->pt, PROC_TREE_DEVCHAR), 0);
 	snprintf(self->dir, sizeof(self->dir), "%s/drmacct-prom.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -206,7 +212,7 @@ DT_TEST_F_TIMEOUT(pr, scraped_series_and_values, 180)
 	snprintf(listen, sizeof(listen), "--web.listen-address=127.0.0.1:%d", self->port);
 	snprintf(cfgarg, sizeof(cfgarg), "--config.file=%s", cfg);
 	snprintf(dataarg, sizeof(dataarg), "--storage.tsdb.path=%s", data);
-	argv[0] = PROMETHEUS;
+	argv[0] = (char *)prometheus();
 	argv[1] = cfgarg;
 	argv[2] = dataarg;
 	argv[3] = listen;
