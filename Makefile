@@ -46,8 +46,10 @@ deps:
 # computed after the install.
 PUBLIC_GOALS := all run test bench fuzz
 .PHONY: $(PUBLIC_GOALS)
-$(PUBLIC_GOALS): deps
-	@$(MAKE) --no-print-directory do-$@
+$(PUBLIC_GOALS):
+	@t0=$$(date +%s); $(MAKE) --no-print-directory deps || exit 1; \
+	t1=$$(date +%s); echo "timing: packages $$((t1 - t0)) s"; \
+	DRMACCT_T1=$$t1 $(MAKE) --no-print-directory do-$@
 
 # ----------------------------------------------------------------------------
 # Target kernel
@@ -304,15 +306,24 @@ do-fuzz: $(FUZZERS)
 	selftests/run-fuzz.sh $(FUZZ_LONG_SECONDS) $(B)/fuzz/fuzz.log $(FUZZERS)
 
 # `make test`: every part writes a TAP log; the summary reads them all.
+# Each phase's wall time is printed at the end (timing: lines), before the
+# summary line, which stays last.
 do-test: do-all $(FUZZERS) $(B)/bench/harness-sample
 	@rm -rf $(B)/test && mkdir -p $(B)/test
-	-selftests/harness/test_harness.sh $(B)/bench/harness-sample | tee $(B)/test/harness.log
-	-selftests/test_tap_summary.sh | tee $(B)/test/tap-summary.log
-	-selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS)
-	-selftests/run-fuzz.sh $(FUZZ_SECONDS) $(B)/test/fuzz.log $(FUZZERS)
-	-selftests/vm/test_runner.sh $(VMLINUZ) $(INITRAMFS) $(B)/test/runner.log
-	-$(VM) --mode test --timeout $(VM_TIMEOUT) --log $(VB)/test --tap $(B)/test/vm.log \
-		--expect "$(notdir $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS))"
+	@echo "timing: build $$(( $$(date +%s) - $${DRMACCT_T1:-$$(date +%s)} )) s" > $(B)/test/timing
+	@t=$$(date +%s); \
+	selftests/harness/test_harness.sh $(B)/bench/harness-sample | tee $(B)/test/harness.log; \
+	selftests/test_tap_summary.sh | tee $(B)/test/tap-summary.log; \
+	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS); \
+	echo "timing: host tests $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; t=$$(date +%s); \
+	selftests/run-fuzz.sh $(FUZZ_SECONDS) $(B)/test/fuzz.log $(FUZZERS); \
+	echo "timing: fuzzers $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; t=$$(date +%s); \
+	selftests/vm/test_runner.sh $(VMLINUZ) $(INITRAMFS) $(B)/test/runner.log; \
+	echo "timing: VM runner self-tests $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; t=$$(date +%s); \
+	$(VM) --mode test --timeout $(VM_TIMEOUT) --log $(VB)/test --tap $(B)/test/vm.log \
+		--expect "$(notdir $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS))"; \
+	echo "timing: VM selftests $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; \
+	cat $(B)/test/timing; true
 	@selftests/tap-summary.sh $(B)/test/*.log
 
 do-bench: do-all $(HOST_BENCHES)
