@@ -605,17 +605,19 @@ static __always_inline void on_sched_queue(__u64 fence)
 		stat_inc(DAC_STAT_SCHED_INFLIGHT_FULL);
 }
 
-/* Ring id of the ring identified by kernel address @ident, named @name. */
+/*
+ * Ring id of the ring identified by @ident (a kernel address, or a hash of
+ * its name), named @name (already read, on the BPF stack).
+ */
 static __always_inline __u32 ring_id_of(__u64 ident, const char *name)
 {
 	struct dac_ring_val r = {};
-	__u32 *idp, id;
+	__u32 *idp, id = 0;
 
 	idp = bpf_map_lookup_elem(&ring_ids, &ident);
 	if (idp)
 		return *idp;
-	if (bpf_probe_read_kernel_str(r.name, sizeof(r.name), name) < 0)
-		stat_inc(DAC_STAT_READ_FAULT);
+	__builtin_memcpy(r.name, name, sizeof(r.name));
 	/*
 	 * A new ring is rare (once per scheduler): take the next free id;
 	 * BPF_NOEXIST settles a race between two CPUs on the same id.
@@ -640,14 +642,14 @@ static __always_inline __u32 ring_id_of(__u64 ident, const char *name)
 	return id;
 }
 
-static __always_inline void on_sched_run(__u64 fence, __u64 ring_ident, const char *name)
+static __always_inline void on_sched_run(__u64 fence, __u32 ring_id)
 {
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
 
 	if (!v)
 		return;		/* queued before attach: counted at done */
 	v->run_ns = bpf_ktime_get_ns();
-	v->ring_id = ring_id_of(ring_ident, name);
+	v->ring_id = ring_id;
 }
 
 static __always_inline void on_sched_done(__u64 fence)
@@ -725,8 +727,18 @@ SEC("tp_btf/drm_run_job")
 int BPF_PROG(btf_run_job, struct drm_sched_job___dac *job, void *entity)
 {
 	struct drm_gpu_scheduler___dac *sched = BPF_CORE_READ(job, sched);
+	__u64 ident = (__u64)sched;
+	__u32 *idp = bpf_map_lookup_elem(&ring_ids, &ident), id;
+	char name[DAC_NAME_LEN] = {};
 
-	on_sched_run(job_fence(job), (__u64)sched, BPF_CORE_READ(sched, name));
+	if (idp) {
+		id = *idp;
+	} else {
+		if (bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(sched, name)) < 0)
+			stat_inc(DAC_STAT_READ_FAULT);
+		id = ring_id_of(ident, name);
+	}
+	on_sched_run(job_fence(job), id);
 	return 0;
 }
 
@@ -743,7 +755,8 @@ struct tp_sched_job {
 	struct trace_entry ent;
 	__u64 entity;		/* struct drm_sched_entity * */
 	__u64 fence;		/* &job->s_fence->finished */
-	__u64 name;		/* const char *: sched->name */
+	__u32 name_loc;		/* __data_loc char[]: sched->name */
+	__u32 pad;
 	__u64 id;
 	__u32 job_count;
 	__s32 hw_job_count;
@@ -764,8 +777,22 @@ int tp_sched_job(struct tp_sched_job *ctx)
 SEC("tracepoint/gpu_scheduler/drm_run_job")
 int tp_run_job(struct tp_sched_job *ctx)
 {
-	/* No scheduler pointer in this record: its name pointer is as unique. */
-	on_sched_run(ctx->fence, ctx->name, (const char *)ctx->name);
+	char name[DAC_NAME_LEN] = {};
+	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	/*
+	 * This record has no scheduler pointer: a ring is known by its name
+	 * (two devices with equally named rings share one entry here; the
+	 * tp_btf variant keeps them apart).
+	 */
+	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, ctx->name_loc)) < 0)
+		stat_inc(DAC_STAT_READ_FAULT);
+	for (int i = 0; i < DAC_NAME_LEN; i++) {
+		if (!name[i])
+			break;
+		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
+	}
+	on_sched_run(ctx->fence, ring_id_of(hash, name));
 	return 0;
 }
 

@@ -175,43 +175,46 @@ struct tp_field {
 	const char *event;	/* system/event */
 	const char *field;
 	unsigned int offset;
+	const char *type;	/* the declaration must contain this; NULL: any */
 };
 
 static const struct tp_field drmacct_fields[] = {
-	{ "drmacct/drmacct_client_open", "client_id", 8 },
-	{ "drmacct/drmacct_client_open", "device_id", 16 },
-	{ "drmacct/drmacct_client_open", "driver", 20 },
-	{ "drmacct/drmacct_client_close", "client_id", 8 },
-	{ "drmacct/drmacct_client_close", "device_id", 16 },
-	{ "drmacct/drmacct_client_close", "num_engines", 20 },
-	{ "drmacct/drmacct_client_close", "busy_ns", 24 },
-	{ "drmacct/drmacct_client_close", "cycles", 28 },
-	{ "drmacct/drmacct_job_begin", "client_id", 8 },
-	{ "drmacct/drmacct_job_begin", "ts_ns", 16 },
-	{ "drmacct/drmacct_job_begin", "engine", 24 },
-	{ "drmacct/drmacct_job_end", "client_id", 8 },
-	{ "drmacct/drmacct_job_end", "ts_ns", 16 },
-	{ "drmacct/drmacct_job_end", "busy_ns", 24 },
-	{ "drmacct/drmacct_job_end", "cycles", 32 },
-	{ "drmacct/drmacct_job_end", "engine", 40 },
-	{ "drmacct/drmacct_mem_change", "client_id", 8 },
-	{ "drmacct/drmacct_mem_change", "size", 16 },
-	{ "drmacct/drmacct_mem_change", "region", 24 },
-	{ "drmacct/drmacct_mem_change", "op", 28 },
-	{ NULL, NULL, 0 }
+	{ "drmacct/drmacct_client_open", "client_id", 8, NULL },
+	{ "drmacct/drmacct_client_open", "device_id", 16, NULL },
+	{ "drmacct/drmacct_client_open", "driver", 20, "__data_loc" },
+	{ "drmacct/drmacct_client_close", "client_id", 8, NULL },
+	{ "drmacct/drmacct_client_close", "device_id", 16, NULL },
+	{ "drmacct/drmacct_client_close", "num_engines", 20, NULL },
+	{ "drmacct/drmacct_client_close", "busy_ns", 24, "__data_loc" },
+	{ "drmacct/drmacct_client_close", "cycles", 28, "__data_loc" },
+	{ "drmacct/drmacct_job_begin", "client_id", 8, NULL },
+	{ "drmacct/drmacct_job_begin", "ts_ns", 16, NULL },
+	{ "drmacct/drmacct_job_begin", "engine", 24, NULL },
+	{ "drmacct/drmacct_job_end", "client_id", 8, NULL },
+	{ "drmacct/drmacct_job_end", "ts_ns", 16, NULL },
+	{ "drmacct/drmacct_job_end", "busy_ns", 24, NULL },
+	{ "drmacct/drmacct_job_end", "cycles", 32, NULL },
+	{ "drmacct/drmacct_job_end", "engine", 40, NULL },
+	{ "drmacct/drmacct_mem_change", "client_id", 8, NULL },
+	{ "drmacct/drmacct_mem_change", "size", 16, NULL },
+	{ "drmacct/drmacct_mem_change", "region", 24, NULL },
+	{ "drmacct/drmacct_mem_change", "op", 28, NULL },
+	{ NULL, NULL, 0, NULL }
 };
 
 static const struct tp_field sched_fields[] = {
-	{ "gpu_scheduler/drm_sched_job", "fence", 16 },
-	{ "gpu_scheduler/drm_sched_job", "name", 24 },
-	{ "gpu_scheduler/drm_run_job", "fence", 16 },
-	{ "gpu_scheduler/drm_run_job", "name", 24 },
-	{ "gpu_scheduler/drm_sched_process_job", "fence", 8 },
-	{ NULL, NULL, 0 }
+	{ "gpu_scheduler/drm_sched_job", "fence", 16, "*" },
+	{ "gpu_scheduler/drm_run_job", "fence", 16, "*" },
+	{ "gpu_scheduler/drm_run_job", "name", 24, "__data_loc" },
+	{ "gpu_scheduler/drm_sched_process_job", "fence", 8, "*" },
+	{ NULL, NULL, 0, NULL }
 };
 
-/* Offset of @field in @text (a format file), or -1. */
-static long format_offset(const char *text, const char *field)
+/*
+ * Offset of @field in @text (a format file), or -1; -2 when its declaration
+ * does not contain @type.
+ */
+static long format_offset(const char *text, const char *field, const char *type)
 {
 	size_t flen = strlen(field);
 
@@ -228,6 +231,12 @@ static long format_offset(const char *text, const char *field)
 		off = strstr(semi, "offset:");
 		if (!off || (nl && off > nl))
 			return -1;
+		if (type) {
+			const char *t = strstr(l, type);
+
+			if (!t || t > semi)
+				return -2;
+		}
 		return strtol(off + 7, NULL, 10);
 	}
 	return -1;
@@ -254,7 +263,7 @@ static int check_layout(const struct tp_field *f)
 		if (n <= 0)
 			return -EIO;
 		text[n] = '\0';
-		if (format_offset(text, f->field) != (long)f->offset)
+		if (format_offset(text, f->field, f->type) != (long)f->offset)
 			return -EPROTO;
 	}
 	return 0;
