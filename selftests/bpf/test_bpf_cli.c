@@ -303,6 +303,40 @@ DT_TEST_TIMEOUT(stat_without_bpf_polls_and_says_so, 120)
 	free(err);
 }
 
+/* ---- clients open before collection started ------------------------------- */
+
+DT_TEST_TIMEOUT(clients_open_before_start_are_in_the_table, 60)
+{
+	struct dac_bpf_client *c = NULL;
+	struct dac_bpf *b = NULL;
+	uint64_t id;
+	size_t n = 0;
+	bool found = false;
+	int fd;
+
+	if (!sg_is_root())
+		DT_SKIP("needs root");
+	sg_sh(DRMACCT " bpf stop >/dev/null 2>&1");
+	fd = sg_open();
+	id = sg_client_id(fd);
+	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf start >/tmp/bpf-start.out 2>&1"), 0);
+	DT_ASSERT_EQ(dac_bpf_open_pinned(NULL, &b), 0);
+	DT_ASSERT_EQ(dac_bpf_read_clients(b, &c, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].client_id != id)
+			continue;
+		found = true;
+		DT_EXPECT_EQ(c[i].tgid, (uint32_t)getpid());
+		DT_EXPECT_STREQ(c[i].driver, "simgpu");
+		DT_EXPECT_EQ(c[i].open_ns, (uint64_t)0);	/* unknown */
+	}
+	DT_EXPECT_TRUE(found);
+	free(c);
+	dac_bpf_close(b);
+	close(fd);
+	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf stop >/dev/null 2>&1"), 0);
+}
+
 /* ---- bad input: a clear error, nothing half-done ---------------------------- */
 
 DT_TEST_F_TIMEOUT(pinned, bad_input_is_refused_clearly, 60)

@@ -40,7 +40,7 @@ static int do_start(const char *dir, const struct dac_bpf_load_opts *o)
 {
 	struct dac_bpf_info info;
 	struct dac_bpf *b;
-	int err;
+	int err, seeded;
 
 	if (!access(dir, F_OK)) {
 		cli_error("bpf", "already running (pinned at %s); `drmacct bpf stop` first", dir);
@@ -59,8 +59,15 @@ static int do_start(const char *dir, const struct dac_bpf_load_opts *o)
 		return CLI_EXIT_FAIL;
 	}
 	dac_bpf_learn_names(b);
+	/* Clients open since before now: into the table, so list/top see them. */
+	seeded = dac_bpf_seed_clients(b);
 	dac_bpf_info(b, &info);
 	printf("drmacct bpf: started, pinned at %s\n", dir);
+	if (seeded > 0)
+		printf("  clients already open:      %d (usage counted from now)\n", seeded);
+	else if (seeded < 0)
+		fprintf(stderr, "drmacct bpf: note: could not add the clients already open: %s\n",
+			strerror(-seeded));
 	printf("  drmacct tracepoints:       %s\n",
 	       info.drmacct ? (info.drmacct_btf ? "tp_btf" : "tracepoint") : "not attached");
 	printf("  gpu_scheduler tracepoints: %s\n",

@@ -1266,6 +1266,60 @@ int dac_bpf_read_prog_stats(struct dac_bpf *b, struct dac_bpf_prog_stats **out, 
 	return finish(&v, err, out, n);
 }
 
+int dac_bpf_client_insert(struct dac_bpf *b, uint64_t client_id,
+			  const struct dac_client_val *cv)
+{
+	return bpf_map_update_elem(b->fd[M_CLIENTS], &client_id, cv, BPF_NOEXIST) ? -errno : 0;
+}
+
+struct known_arg {
+	struct vec ids, rdevs;
+};
+
+static int known_cb(const void *key, const void *val, void *arg)
+{
+	const struct dac_name_key *k = key;
+	struct known_arg *a = arg;
+	char v[DAC_NAME_LEN];
+	unsigned int ma, mi;
+	uint32_t *id;
+	dev_t *rd;
+
+	if (k->kind != DAC_NAME_RDEV)
+		return 0;
+	memcpy(v, val, sizeof(v));
+	v[sizeof(v) - 1] = '\0';
+	if (sscanf(v, "%u:%u", &ma, &mi) != 2)
+		return 0;
+	id = vec_push(&a->ids);
+	rd = vec_push(&a->rdevs);
+	if (!id || !rd)
+		return -ENOMEM;
+	*id = k->device_id;
+	*rd = makedev(ma, mi);
+	return 0;
+}
+
+int dac_bpf_known_devices(struct dac_bpf *b, uint32_t **ids, dev_t **rdevs, size_t *n)
+{
+	struct known_arg a = { .ids = { .elem = sizeof(uint32_t) },
+			       .rdevs = { .elem = sizeof(dev_t) } };
+	int err = map_walk(b->fd[M_NAMES], sizeof(struct dac_name_key), DAC_NAME_LEN, known_cb, &a);
+
+	if (err) {
+		free(a.ids.p);
+		free(a.rdevs.p);
+		*ids = NULL;
+		*rdevs = NULL;
+		*n = 0;
+		return err;
+	}
+	*ids = a.ids.p;
+	*rdevs = a.rdevs.p;
+	*n = a.ids.n;
+	return 0;
+}
+
 /* ---- tracking --------------------------------------------------------------- */
 
 int dac_bpf_track(struct dac_bpf *b, uint32_t tgid, uint64_t cookie)

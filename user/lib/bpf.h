@@ -281,6 +281,15 @@ const char *dac_bpf_name(struct dac_bpf *b, uint32_t device_id, bool region,
 /* Learn engine and region names of every device with an openable node. */
 int dac_bpf_learn_names(struct dac_bpf *b);
 
+/*
+ * Add the clients that were already open when collection started to the
+ * client table, from a /proc walk (each DRM fd whose device node matches a
+ * device whose names were learned). Their open time is unknown (0) and
+ * their usage counts from the start of collection. Returns the number
+ * added or -errno.
+ */
+int dac_bpf_seed_clients(struct dac_bpf *b);
+
 /* ---- tracker feed (drmacct list/top) --------------------------------------- */
 
 struct dac_tracker;

@@ -18,6 +18,7 @@
 
 #include "bpf.h"
 #include "bpf_priv.h"
+#include "discover.h"
 #include "fdinfo.h"
 #include "tracker.h"
 #include "../../bpf/drmacct_bpf.h"
@@ -173,4 +174,75 @@ out:
 	free(u);
 	free(m);
 	return err;
+}
+
+/* ---- seeding the client table ------------------------------------------- */
+
+struct seed {
+	struct dac_bpf *b;
+	uint32_t *dev_ids;
+	dev_t *rdevs;
+	size_t ndev;
+	int added;
+	int err;
+};
+
+static int seed_cb(const struct dac_fd_info *fdi, void *arg)
+{
+	struct seed *s = arg;
+	struct dac_client_val cv = { 0 };
+	struct dac_fdinfo fi;
+	size_t i;
+	int err;
+
+	for (i = 0; i < s->ndev; i++)
+		if (s->rdevs[i] == fdi->rdev)
+			break;
+	if (i == s->ndev)
+		return 0;	/* not a device drmacct's programs know */
+	if (dac_fdinfo_parse(fdi->text, fdi->len, DAC_PROFILE_CURRENT, &fi))
+		return 0;
+	if (fi.has_client_id) {
+		cv.device_id = s->dev_ids[i];
+		cv.pid = (uint32_t)fdi->pid;
+		cv.tgid = (uint32_t)fdi->pid;
+		snprintf(cv.comm, sizeof(cv.comm), "%.*s", (int)sizeof(cv.comm) - 1, fdi->comm);
+		snprintf(cv.driver, sizeof(cv.driver), "%.*s", (int)sizeof(cv.driver) - 1,
+			 fi.driver ? fi.driver : "");
+		/* BPF_NOEXIST: a client the programs saw open keeps its entry. */
+		err = dac_bpf_client_insert(s->b, fi.client_id, &cv);
+		if (!err)
+			s->added++;
+		else if (err != -EEXIST)
+			s->err = err;
+	}
+	dac_fdinfo_free(&fi);
+	return 0;
+}
+
+int dac_bpf_seed_clients(struct dac_bpf *b)
+{
+	struct dac_discover_opts o = { .fd = -1 };
+	struct seed s = { .b = b };
+	struct dac_discover *d;
+	int err;
+
+	err = dac_bpf_known_devices(b, &s.dev_ids, &s.rdevs, &s.ndev);
+	if (err)
+		return err;
+	if (!s.ndev)
+		goto out;
+	d = dac_discover_new(&o);
+	if (!d) {
+		err = -errno;
+		goto out;
+	}
+	err = dac_discover_run(d, seed_cb, &s, NULL);
+	dac_discover_free(d);
+out:
+	free(s.dev_ids);
+	free(s.rdevs);
+	if (!err)
+		err = s.err;
+	return err ? err : s.added;
 }
