@@ -19,7 +19,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "bpf.h"
+#include "../../bpf/drmacct_bpf.h"
 #include "dtest.h"
 #include "sgtest.h"
 
@@ -410,6 +413,60 @@ DT_TEST_F_TIMEOUT(pinned, check_agrees_under_load, 120)
 	DT_EXPECT_TRUE(strstr(out, "copy") != NULL);
 	free(out);
 	waitpid(pid, NULL, 0);
+}
+
+/*
+ * check must catch a disagreement: the BPF side of one client is made wrong
+ * by 100 ms (written into the pinned usage map, as a bug in the programs
+ * would) while check samples; it must exit 1 with a table naming it.
+ */
+DT_TEST_F_TIMEOUT(pinned, check_catches_a_disagreement, 60)
+{
+	struct dac_usage_key k = { 0 };
+	struct dac_usage_val v;
+	const struct sg_engine *e;
+	struct drm_simgpu_wait w;
+	struct sg_dev dev;
+	uint64_t job;
+	char *out;
+	int fd = sg_open(), mfd, status;
+	pid_t pid;
+
+	sg_query(fd, &dev);
+	e = sg_engine_simple(&dev);
+	k.client_id = sg_client_id(fd);
+	k.engine = e->index;
+	job = sg_submit_busy(fd, e->index, SIMGPU_INSTANCE_ANY, 3 * NSEC_PER_SEC);
+	sg_sleep_ns(100 * NSEC_PER_MSEC);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int o = open("/tmp/check.out", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(o, 1);
+		dup2(o, 2);
+		execl(DRMACCT, DRMACCT, "check", "--interval", "1", (char *)NULL);
+		_exit(127);
+	}
+	sg_sleep_ns(500 * NSEC_PER_MSEC);
+	mfd = bpf_obj_get(DAC_BPF_PIN_DIR "/maps/usage");
+	DT_ASSERT_GE(mfd, 0);
+	DT_ASSERT_EQ(bpf_map_lookup_elem(mfd, &k, &v), 0);
+	v.busy_ns += 100 * NSEC_PER_MSEC;
+	DT_ASSERT_EQ(bpf_map_update_elem(mfd, &k, &v, BPF_EXIST), 0);
+	close(mfd);
+	DT_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	out = sg_read_file("/tmp/check.out", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	dt_info("%s", out);
+	DT_EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	DT_EXPECT_TRUE(strstr(out, "DISAGREE") != NULL);
+	DT_EXPECT_TRUE(strstr(out, e->q.name) != NULL);
+	DT_EXPECT_TRUE(strstr(out, "<-") != NULL);
+	free(out);
+	sg_wait(fd, job, &w);
+	sg_dev_free(&dev);
+	close(fd);
 }
 
 DT_MAIN
