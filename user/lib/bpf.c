@@ -65,17 +65,18 @@ struct dac_bpf {
 	size_t nlearned;
 };
 
+/*
+ * libbpf's messages (verifier logs included) only with DRMACCT_BPF_DEBUG
+ * set: the library prints nothing, its callers explain errors themselves.
+ */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	static int verbose = -1;
 
+	(void)level;
 	if (verbose < 0)
 		verbose = getenv("DRMACCT_BPF_DEBUG") != NULL;
-	if (!verbose && level != LIBBPF_WARN)
-		return 0;
-	if (!verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
+	return verbose ? vfprintf(stderr, fmt, ap) : 0;
 }
 
 static struct dac_bpf *dac_bpf_alloc(void)
