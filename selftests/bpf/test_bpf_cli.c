@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -338,6 +339,78 @@ DT_TEST_TIMEOUT(clients_open_before_start_are_in_the_table, 60)
 	dac_bpf_close(b);
 	close(fd);
 	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf stop >/dev/null 2>&1"), 0);
+}
+
+/* ---- list and top take clients from the BPF table ------------------------- */
+
+DT_TEST_F_TIMEOUT(pinned, list_and_top_use_the_bpf_client_table, 90)
+{
+	char pidstr[32], *out, *err;
+	pid_t pid;
+	int rc;
+
+	/* A load whose client lives through every command below. */
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		execl(LOAD, LOAD, "-e", "copy", "-t", "4s", "-d", "20ms", "-p", "2", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pidstr, sizeof(pidstr), "\n%d ", (int)pid);	/* a row starting with it */
+	sg_sleep_ns(300 * NSEC_PER_MSEC);
+
+	rc = sg_sh(DRMACCT " list -i 0.3 >/tmp/list.out 2>/tmp/list.err");
+	out = sg_read_file("/tmp/list.out", NULL);
+	err = sg_read_file("/tmp/list.err", NULL);
+	DT_ASSERT_TRUE(out && err);
+	dt_info("list (auto):\n%s%s", out, err);
+	DT_EXPECT_EQ(rc, 0);
+	DT_EXPECT_TRUE(strstr(err, "source: BPF client table") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "simgpu") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "copy") != NULL);
+	DT_EXPECT_TRUE(strstr(out, pidstr) != NULL);
+	free(out);
+	free(err);
+
+	/* JSON from the BPF table names the process too. */
+	rc = sg_sh(DRMACCT " list -j -i 0 >/tmp/list.out 2>/tmp/list.err");
+	out = sg_read_file("/tmp/list.out", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	DT_EXPECT_EQ(rc, 0);
+	snprintf(pidstr, sizeof(pidstr), "\"pid\": %d", (int)pid);
+	DT_EXPECT_TRUE(strstr(out, pidstr) != NULL);
+	free(out);
+
+	/* --source proc walks /proc and says so. */
+	rc = sg_sh(DRMACCT " list --source proc -i 0 >/tmp/list.out 2>/tmp/list.err");
+	err = sg_read_file("/tmp/list.err", NULL);
+	DT_ASSERT_TRUE(err != NULL);
+	DT_EXPECT_EQ(rc, 0);
+	DT_EXPECT_TRUE(strstr(err, "source: /proc") != NULL);
+	free(err);
+
+	/* top in batch mode says its source in every update header. */
+	rc = sg_sh(DRMACCT " top -b -n 1 -d 0.3 >/tmp/top.out 2>/tmp/top.err");
+	out = sg_read_file("/tmp/top.out", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	dt_info("top:\n%s", out);
+	DT_EXPECT_EQ(rc, 0);
+	DT_EXPECT_TRUE(strstr(out, "source: BPF client table") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "copy") != NULL);
+	free(out);
+
+	/* --source bpf with --pid cannot be served: a clear error. */
+	rc = sg_sh(DRMACCT " list --source bpf --pid 1 >/dev/null 2>/tmp/list.err");
+	err = sg_read_file("/tmp/list.err", NULL);
+	DT_ASSERT_TRUE(err != NULL);
+	DT_EXPECT_EQ(rc, 1);
+	DT_EXPECT_TRUE(strstr(err, "--pid") != NULL);
+	free(err);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
 }
 
 /* ---- bad input: a clear error, nothing half-done ---------------------------- */

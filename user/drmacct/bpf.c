@@ -215,6 +215,67 @@ out:
 	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
+/* ---- data source of list and top ----------------------------------------- */
+
+int cli_opt_source(const char *cmd, const char *arg, enum cli_source *out)
+{
+	if (!strcmp(arg, "auto"))
+		*out = CLI_SOURCE_AUTO;
+	else if (!strcmp(arg, "bpf"))
+		*out = CLI_SOURCE_BPF;
+	else if (!strcmp(arg, "proc"))
+		*out = CLI_SOURCE_PROC;
+	else
+		return cli_usage_error(cmd, "--source: '%s' is not auto, bpf or proc", arg);
+	return 0;
+}
+
+int cli_source_open(const char *cmd, enum cli_source src, bool proc_only, struct dac_bpf **b)
+{
+	struct dac_bpf_info info;
+	int err;
+
+	*b = NULL;
+	if (src == CLI_SOURCE_PROC)
+		return 0;
+	if (proc_only) {
+		if (src == CLI_SOURCE_AUTO)
+			return 0;
+		cli_error(cmd, "--source=bpf cannot be combined with --pid or --proc-root");
+		return -1;
+	}
+	err = dac_bpf_open_pinned(NULL, b);
+	if (!err) {
+		dac_bpf_info(*b, &info);
+		if (info.drmacct)
+			return 0;
+		dac_bpf_close(*b);
+		*b = NULL;
+		err = -ENODEV;
+	}
+	if (src == CLI_SOURCE_AUTO)
+		return 0;	/* /proc it is; cli_note_source() says so */
+	cli_error(cmd, "--source=bpf: %s", err == -ENODEV ?
+		  "the BPF collection is not attached to drmacct's tracepoints" :
+		  dac_bpf_strerror(err));
+	return -1;
+}
+
+int cli_source_sample(struct dac_bpf *b, struct dac_tracker *t, struct dac_discover *d,
+		      enum dac_profile profile, struct dac_discover_stats *st)
+{
+	if (!b)
+		return dac_tracker_sample_proc(t, d, profile, dac_now_ns(), st);
+	if (st)
+		memset(st, 0, sizeof(*st));
+	return dac_bpf_tracker_sample(b, t, NULL);
+}
+
+const char *cli_source_name(const struct dac_bpf *b)
+{
+	return b ? "BPF client table (no /proc walk)" : "/proc fdinfo";
+}
+
 static int cmd_bpf(int argc, char **argv)
 {
 	static const struct option opts[] = {

@@ -120,4 +120,30 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 /* Print the discovery shortfall (if any) as a note on stderr. */
 void cli_note_discovery(const char *cmd, const struct dac_discover_stats *st);
 
+/*
+ * Where list and top take their clients from (user/drmacct/bpf.c): the BPF
+ * client table when the pinned collection runs (no /proc walk), else /proc.
+ */
+struct dac_bpf;
+
+enum cli_source {
+	CLI_SOURCE_AUTO = 0,	/* BPF when it runs and is readable, else /proc */
+	CLI_SOURCE_BPF,
+	CLI_SOURCE_PROC,
+};
+
+/* --source: like cli_opt_pid(). */
+int cli_opt_source(const char *cmd, const char *arg, enum cli_source *out);
+/*
+ * Pick the source: *@b is the open BPF collection, or NULL for /proc.
+ * @proc_only: options only /proc serves (--pid, --proc-root). Returns 0, or
+ * -1 after printing why --source=bpf cannot be used.
+ */
+int cli_source_open(const char *cmd, enum cli_source src, bool proc_only, struct dac_bpf **b);
+/* One tracker sample from @b, or from the /proc walk @d when @b is NULL. */
+int cli_source_sample(struct dac_bpf *b, struct dac_tracker *t, struct dac_discover *d,
+		      enum dac_profile profile, struct dac_discover_stats *st);
+/* "BPF client table (no /proc walk)" or "/proc fdinfo". */
+const char *cli_source_name(const struct dac_bpf *b);
+
 #endif /* DRMACCT_CLI_H */

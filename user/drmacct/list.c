@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bpf.h"
 #include "cli.h"
 #include "view.h"
 
@@ -32,6 +33,8 @@ static void usage(FILE *f)
 		"      --pid=PID          only this process\n"
 		"      --spec=PROFILE     parse as 'current' (default) or '2022'\n"
 		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
+		"      --source=SRC       auto (default: the BPF client table when\n"
+		"                         `drmacct bpf start` runs, else /proc), bpf or proc\n"
 		"  -h, --help             this text\n");
 }
 
@@ -55,6 +58,7 @@ static int cmd_list(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'P' },
 		{ "spec", required_argument, NULL, 'S' },
 		{ "proc-root", required_argument, NULL, 'R' },
+		{ "source", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -66,6 +70,8 @@ static int cmd_list(int argc, char **argv)
 	struct dac_discover_stats st;
 	struct dac_tracker *t = NULL;
 	struct dac_discover *d = NULL;
+	enum cli_source source = CLI_SOURCE_AUTO;
+	struct dac_bpf *bpf = NULL;
 	int c, ret, rc = CLI_EXIT_FAIL;
 
 	optind = 1;
@@ -102,6 +108,10 @@ static int cmd_list(int argc, char **argv)
 			if (cli_opt_proc_root(CMD, optarg, &dopts.proc_root))
 				return CLI_EXIT_USAGE;
 			break;
+		case 'O':
+			if (cli_opt_source(CMD, optarg, &source))
+				return CLI_EXIT_USAGE;
+			break;
 		case 'h':
 			usage(stdout);
 			return CLI_EXIT_OK;
@@ -112,12 +122,16 @@ static int cmd_list(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 
-	if (cli_open_tracker(CMD, &dopts, &d, &t))
+	if (cli_source_open(CMD, source, dopts.pid || dopts.proc_root, &bpf))
 		return CLI_EXIT_FAIL;
-	ret = dac_tracker_sample_proc(t, d, profile, dac_now_ns(), &st);
+	if (cli_open_tracker(CMD, &dopts, &d, &t)) {
+		dac_bpf_close(bpf);
+		return CLI_EXIT_FAIL;
+	}
+	ret = cli_source_sample(bpf, t, d, profile, &st);
 	if (!ret && interval) {
 		sleep_ns(interval);
-		ret = dac_tracker_sample_proc(t, d, profile, dac_now_ns(), &st);
+		ret = cli_source_sample(bpf, t, d, profile, &st);
 	}
 	if (ret == -ESRCH) {
 		cli_error(CMD, "no process %d", (int)dopts.pid);
@@ -139,10 +153,12 @@ static int cmd_list(int argc, char **argv)
 	}
 	if (!json)
 		cli_note_discovery(CMD, &st);
+	fprintf(stderr, "drmacct %s: source: %s\n", CMD, cli_source_name(bpf));
 	rc = CLI_EXIT_OK;
 out:
 	dac_tracker_free(t);
 	dac_discover_free(d);
+	dac_bpf_close(bpf);
 	return rc;
 }
 

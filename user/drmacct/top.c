@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf.h"
 #include "cli.h"
 #include "view.h"
 
@@ -146,6 +147,7 @@ static void install_handlers(bool tty)
 struct top {
 	struct dac_tracker *t;
 	struct dac_discover *d;
+	struct dac_bpf *bpf;		/* clients from BPF; NULL: /proc */
 	struct dac_discover_stats st;
 	enum dac_profile profile;
 	enum cli_sort sort;
@@ -242,10 +244,11 @@ static void draw(struct top *tp)
 		return;
 	fputs("\033[H", f);
 	line(f, cols, &row, rows, "\033[1mdrmacct top\033[0m  %zu client%s, %zu process%s  "
-	     "interval %.2fs  sort %s%s", dac_tracker_nclients(tp->t),
+	     "interval %.2fs  sort %s%s  source %s", dac_tracker_nclients(tp->t),
 	     dac_tracker_nclients(tp->t) == 1 ? "" : "s", dac_tracker_nprocs(tp->t),
 	     dac_tracker_nprocs(tp->t) == 1 ? "" : "es", (double)tp->interval / 1e9,
-	     cli_sort_name(tp->sort), tp->reverse ? " (reversed)" : "");
+	     cli_sort_name(tp->sort), tp->reverse ? " (reversed)" : "",
+	     tp->bpf ? "BPF" : "/proc");
 	if (tp->st.denied_procs || tp->st.denied_fds)
 		line(f, cols, &row, rows, "(%llu processes / %llu fds not readable: run as root)",
 		     (unsigned long long)tp->st.denied_procs,
@@ -378,6 +381,8 @@ static void usage(FILE *f)
 		"                         end (exit status 0)\n"
 		"      --spec=PROFILE     parse as 'current' (default) or '2022'\n"
 		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
+		"      --source=SRC       auto (default: the BPF client table when\n"
+		"                         `drmacct bpf start` runs, else /proc), bpf or proc\n"
 		"  -h, --help             this text\n");
 }
 
@@ -393,11 +398,13 @@ static int cmd_top(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'P' },
 		{ "spec", required_argument, NULL, 'S' },
 		{ "proc-root", required_argument, NULL, 'R' },
+		{ "source", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dac_discover_opts dopts = { .fd = -1 };
 	struct top tp = { .profile = DAC_PROFILE_CURRENT, .interval = 1000000000ull };
+	enum cli_source source = CLI_SOURCE_AUTO;
 	bool batch = false, gone = false, tty;
 	char *comm = NULL;	/* --pid: its name, for the message when it exits */
 	char nbuf[CLI_PRINTABLE_MAX];
@@ -443,6 +450,10 @@ static int cmd_top(int argc, char **argv)
 			if (cli_opt_proc_root(CMD, optarg, &dopts.proc_root))
 				return CLI_EXIT_USAGE;
 			break;
+		case 'O':
+			if (cli_opt_source(CMD, optarg, &source))
+				return CLI_EXIT_USAGE;
+			break;
 		case 'h':
 			usage(stdout);
 			return CLI_EXIT_OK;
@@ -453,8 +464,12 @@ static int cmd_top(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 
-	if (cli_open_tracker(CMD, &dopts, &tp.d, &tp.t))
+	if (cli_source_open(CMD, source, dopts.pid || dopts.proc_root, &tp.bpf))
 		return CLI_EXIT_FAIL;
+	if (cli_open_tracker(CMD, &dopts, &tp.d, &tp.t)) {
+		dac_bpf_close(tp.bpf);
+		return CLI_EXIT_FAIL;
+	}
 
 	tty = !batch && isatty(STDOUT_FILENO);
 	tp.keys = tty && isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &term_orig);
@@ -463,7 +478,7 @@ static int cmd_top(int argc, char **argv)
 		term_enter(tp.keys, true);
 
 	next = dac_now_ns();
-	ret = dac_tracker_sample_proc(tp.t, tp.d, tp.profile, next, &tp.st);
+	ret = cli_source_sample(tp.bpf, tp.t, tp.d, tp.profile, &tp.st);
 	if (!ret && tty)
 		draw(&tp);
 	while (!ret && !got_signal && !tp.quit) {
@@ -475,7 +490,7 @@ static int cmd_top(int argc, char **argv)
 			free(comm);
 			comm = strdup(dac_tracker_proc(tp.t, 0)->comm);
 		}
-		ret = dac_tracker_sample_proc(tp.t, tp.d, tp.profile, dac_now_ns(), &tp.st);
+		ret = cli_source_sample(tp.bpf, tp.t, tp.d, tp.profile, &tp.st);
 		/*
 		 * --pid and the process exited (before or during this walk): its
 		 * clients are gone with it, say so and end normally.
@@ -491,9 +506,10 @@ static int cmd_top(int argc, char **argv)
 		if (tty) {
 			draw(&tp);
 		} else {
-			printf("== drmacct top: update %llu, interval %.3f s\n",
+			printf("== drmacct top: update %llu, interval %.3f s, source: %s\n",
 			       (unsigned long long)tp.shown,
-			       (double)dac_tracker_interval_ns(tp.t) / 1e9);
+			       (double)dac_tracker_interval_ns(tp.t) / 1e9,
+			       cli_source_name(tp.bpf));
 			if (cli_print_table(stdout, tp.t, tp.sort, tp.reverse, tp.procs))
 				ret = -ENOMEM;
 			printf("\n");
@@ -516,6 +532,7 @@ static int cmd_top(int argc, char **argv)
 
 		dac_tracker_free(tp.t);
 		dac_discover_free(tp.d);
+		dac_bpf_close(tp.bpf);
 		free(comm);
 		signal(sig, SIG_DFL);
 		raise(sig);
@@ -542,6 +559,7 @@ static int cmd_top(int argc, char **argv)
 	free(comm);
 	dac_tracker_free(tp.t);
 	dac_discover_free(tp.d);
+	dac_bpf_close(tp.bpf);
 	return rc;
 }
 
