@@ -39,8 +39,12 @@ fi
 
 root=$(mktemp -d "${out%/*}/root.XXXXXX" 2>/dev/null || { mkdir -p "${out%/*}"; mktemp -d "${out%/*}/root.XXXXXX"; })
 trap 'rm -rf "$root" "${tmp:-}"' EXIT
+# mktemp -d makes the directory 0700, and it becomes the guest's "/": open it
+# up, or no user but root could reach anything in the guest.
+chmod 0755 "$root"
 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,etc,root,mnt}
+chmod 1777 "$root/tmp"
 mkdir -p "$root"/opt/drmacct/{tests,bench,selfcheck,main.d}
 cp "$busybox" "$root/bin/busybox"
 for applet in $("$busybox" --list-full); do
