@@ -146,4 +146,29 @@ int cli_source_sample(struct dac_bpf *b, struct dac_tracker *t, struct dac_disco
 /* "BPF client table (no /proc walk)" or "/proc fdinfo". */
 const char *cli_source_name(const struct dac_bpf *b);
 
+/*
+ * The options several subcommands share, handled in one place: each field
+ * points at where the command keeps the value, NULL when the command does
+ * not take that option. Long options map to these getopt values:
+ * --pid 'P', --spec 'S', --proc-root 'R', --source 'O', --help / -h 'h'.
+ */
+struct cli_common_opts {
+	pid_t *pid;			/* --pid */
+	enum dac_profile *profile;	/* --spec */
+	const char **proc_root;		/* --proc-root */
+	enum cli_source *source;	/* --source */
+	void (*usage)(FILE *f);		/* --help: printed to stdout */
+};
+
+/* cli_common_opt(): @c was a shared option, parsed; go on with getopt. */
+#define CLI_OPT_NEXT	(-1)
+
+/*
+ * The default: branch of a subcommand's getopt_long() switch. Parses @c
+ * when it is one of the shared options @co takes and returns CLI_OPT_NEXT;
+ * after --help returns CLI_EXIT_OK; on a bad argument, an option @co does
+ * not take or a getopt failure prints why and returns CLI_EXIT_USAGE.
+ */
+int cli_common_opt(const char *cmd, const struct cli_common_opts *co, char **argv, int c);
+
 #endif /* DRMACCT_CLI_H */

@@ -270,7 +270,11 @@ static int cmd_export(int argc, char **argv)
 	const char *listen_at = NULL;
 	bool once = false;
 	struct dac_prom *p;
-	int c, ret, rc;
+	const struct cli_common_opts co = {
+		.pid = &dopts.pid, .profile = &profile, .proc_root = &dopts.proc_root,
+		.usage = usage,
+	};
+	int c, opt, ret, rc;
 
 	optind = 1;
 	opterr = 0;
@@ -282,23 +286,11 @@ static int cmd_export(int argc, char **argv)
 		case 'l':
 			listen_at = optarg;
 			break;
-		case 'P':
-			if (cli_opt_pid(CMD, optarg, &dopts.pid))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'S':
-			if (cli_opt_spec(CMD, optarg, &profile))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'R':
-			if (cli_opt_proc_root(CMD, optarg, &dopts.proc_root))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'h':
-			usage(stdout);
-			return CLI_EXIT_OK;
 		default:
-			return cli_getopt_error(CMD, argv, c);
+			opt = cli_common_opt(CMD, &co, argv, c);
+			if (opt != CLI_OPT_NEXT)
+				return opt;
+			break;
 		}
 	}
 	if (optind < argc)

@@ -72,7 +72,11 @@ static int cmd_list(int argc, char **argv)
 	struct dac_discover *d = NULL;
 	enum cli_source source = CLI_SOURCE_AUTO;
 	struct dac_bpf *bpf = NULL;
-	int c, ret, rc = CLI_EXIT_FAIL;
+	const struct cli_common_opts co = {
+		.pid = &dopts.pid, .profile = &profile, .proc_root = &dopts.proc_root,
+		.source = &source, .usage = usage,
+	};
+	int c, opt, ret, rc = CLI_EXIT_FAIL;
 
 	optind = 1;
 	opterr = 0;
@@ -96,27 +100,11 @@ static int cmd_list(int argc, char **argv)
 		case 'r':
 			reverse = true;
 			break;
-		case 'P':
-			if (cli_opt_pid(CMD, optarg, &dopts.pid))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'S':
-			if (cli_opt_spec(CMD, optarg, &profile))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'R':
-			if (cli_opt_proc_root(CMD, optarg, &dopts.proc_root))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'O':
-			if (cli_opt_source(CMD, optarg, &source))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'h':
-			usage(stdout);
-			return CLI_EXIT_OK;
 		default:
-			return cli_getopt_error(CMD, argv, c);
+			opt = cli_common_opt(CMD, &co, argv, c);
+			if (opt != CLI_OPT_NEXT)
+				return opt;
+			break;
 		}
 	}
 	if (optind < argc)

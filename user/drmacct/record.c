@@ -525,7 +525,11 @@ static int cmd_record(int argc, char **argv)
 	struct timespec rt;
 	bool use_bpf = true, wrote_header = false;
 	pid_t child = -1;
-	int c, ret, rc = CLI_EXIT_FAIL, cstatus = 0;
+	const struct cli_common_opts co = {
+		.pid = &dopts.pid, .profile = &profile, .proc_root = &dopts.proc_root,
+		.usage = usage,
+	};
+	int c, opt, ret, rc = CLI_EXIT_FAIL, cstatus = 0;
 	uint64_t start, next;
 	FILE *f = NULL;
 
@@ -555,23 +559,11 @@ static int cmd_record(int argc, char **argv)
 		case 'B':
 			use_bpf = false;
 			break;
-		case 'P':
-			if (cli_opt_pid(CMD, optarg, &dopts.pid))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'S':
-			if (cli_opt_spec(CMD, optarg, &profile))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'R':
-			if (cli_opt_proc_root(CMD, optarg, &dopts.proc_root))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'h':
-			usage(stdout);
-			return CLI_EXIT_OK;
 		default:
-			return cli_getopt_error(CMD, argv, c);
+			opt = cli_common_opt(CMD, &co, argv, c);
+			if (opt != CLI_OPT_NEXT)
+				return opt;
+			break;
 		}
 	}
 	if (optind < argc && optind > 0 && strcmp(argv[optind - 1], "--"))

@@ -409,7 +409,11 @@ static int cmd_top(int argc, char **argv)
 	char *comm = NULL;	/* --pid: its name, for the message when it exits */
 	char nbuf[CLI_PRINTABLE_MAX];
 	uint64_t next;
-	int c, ret = 0, rc = CLI_EXIT_FAIL;
+	const struct cli_common_opts co = {
+		.pid = &dopts.pid, .profile = &tp.profile, .proc_root = &dopts.proc_root,
+		.source = &source, .usage = usage,
+	};
+	int c, opt, ret = 0, rc = CLI_EXIT_FAIL;
 
 	optind = 1;
 	opterr = 0;
@@ -438,27 +442,11 @@ static int cmd_top(int argc, char **argv)
 		case 'p':
 			tp.procs = true;
 			break;
-		case 'P':
-			if (cli_opt_pid(CMD, optarg, &dopts.pid))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'S':
-			if (cli_opt_spec(CMD, optarg, &tp.profile))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'R':
-			if (cli_opt_proc_root(CMD, optarg, &dopts.proc_root))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'O':
-			if (cli_opt_source(CMD, optarg, &source))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'h':
-			usage(stdout);
-			return CLI_EXIT_OK;
 		default:
-			return cli_getopt_error(CMD, argv, c);
+			opt = cli_common_opt(CMD, &co, argv, c);
+			if (opt != CLI_OPT_NEXT)
+				return opt;
+			break;
 		}
 	}
 	if (optind < argc)

@@ -136,6 +136,41 @@ int cli_opt_sort(const char *cmd, const char *arg, enum cli_sort *out)
 	return 0;
 }
 
+int cli_common_opt(const char *cmd, const struct cli_common_opts *co, char **argv, int c)
+{
+	int ret = -1;
+
+	switch (c) {
+	case 'P':
+		if (co->pid)
+			ret = cli_opt_pid(cmd, optarg, co->pid);
+		break;
+	case 'S':
+		if (co->profile)
+			ret = cli_opt_spec(cmd, optarg, co->profile);
+		break;
+	case 'R':
+		if (co->proc_root)
+			ret = cli_opt_proc_root(cmd, optarg, co->proc_root);
+		break;
+	case 'O':
+		if (co->source)
+			ret = cli_opt_source(cmd, optarg, co->source);
+		break;
+	case 'h':
+		if (co->usage) {
+			co->usage(stdout);
+			return CLI_EXIT_OK;
+		}
+		break;
+	default:
+		break;
+	}
+	if (ret < 0)
+		return cli_getopt_error(cmd, argv, c);
+	return ret ? CLI_EXIT_USAGE : CLI_OPT_NEXT;
+}
+
 int cli_open_tracker(const char *cmd, const struct dac_discover_opts *o,
 		     struct dac_discover **d, struct dac_tracker **t)
 {

@@ -392,7 +392,9 @@ static int cmd_validate(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vstate vs = { .profile = DAC_PROFILE_CURRENT, .proc_root = "/proc" };
-	int c, i, ret = 0;
+	/* --spec is -s here, its own case below, not the shared 'S'. */
+	const struct cli_common_opts co = { .proc_root = &vs.proc_root, .usage = usage };
+	int c, opt, i, ret = 0;
 
 	optind = 1;
 	opterr = 0;
@@ -411,15 +413,11 @@ static int cmd_validate(int argc, char **argv)
 		case 'q':
 			vs.quiet = true;
 			break;
-		case 'R':
-			if (cli_opt_proc_root(CMD, optarg, &vs.proc_root))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'h':
-			usage(stdout);
-			return CLI_EXIT_OK;
 		default:
-			return cli_getopt_error(CMD, argv, c);
+			opt = cli_common_opt(CMD, &co, argv, c);
+			if (opt != CLI_OPT_NEXT)
+				return opt;
+			break;
 		}
 	}
 	if (vs.all && optind < argc)
