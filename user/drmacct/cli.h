@@ -147,6 +147,16 @@ int cli_source_sample(struct dac_bpf *b, struct dac_tracker *t, struct dac_disco
 const char *cli_source_name(const struct dac_bpf *b);
 
 /*
+ * Where list and top sample from: cli_source_open() for @src (--pid and
+ * --proc-root in @o are options only /proc serves), then cli_open_tracker()
+ * for @o. Prints why and returns -1 with nothing left open; 0 on success.
+ */
+int cli_open_sampler(const char *cmd, enum cli_source src, const struct dac_discover_opts *o,
+		     struct dac_bpf **b, struct dac_discover **d, struct dac_tracker **t);
+/* Close what cli_open_sampler() or cli_open_tracker() opened; NULLs are fine. */
+void cli_close_sampler(struct dac_bpf *b, struct dac_discover *d, struct dac_tracker *t);
+
+/*
  * The options several subcommands share, handled in one place: each field
  * points at where the command keeps the value, NULL when the command does
  * not take that option. Long options map to these getopt values:

@@ -110,12 +110,8 @@ static int cmd_list(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 
-	if (cli_source_open(CMD, source, dopts.pid || dopts.proc_root, &bpf))
+	if (cli_open_sampler(CMD, source, &dopts, &bpf, &d, &t))
 		return CLI_EXIT_FAIL;
-	if (cli_open_tracker(CMD, &dopts, &d, &t)) {
-		dac_bpf_close(bpf);
-		return CLI_EXIT_FAIL;
-	}
 	ret = cli_source_sample(bpf, t, d, profile, &st);
 	if (!ret && interval) {
 		sleep_ns(interval);
@@ -144,9 +140,7 @@ static int cmd_list(int argc, char **argv)
 	fprintf(stderr, "drmacct %s: source: %s\n", CMD, cli_source_name(bpf));
 	rc = CLI_EXIT_OK;
 out:
-	dac_tracker_free(t);
-	dac_discover_free(d);
-	dac_bpf_close(bpf);
+	cli_close_sampler(bpf, d, t);
 	return rc;
 }
 

@@ -740,11 +740,8 @@ done:
 		cli_error(CMD, "writing %s failed: %s", out, strerror(errno));
 		rc = CLI_EXIT_FAIL;
 	}
-	if (bpf)
-		dac_bpf_close(bpf);
 	free_state(&s);
-	dac_tracker_free(t);
-	dac_discover_free(d);
+	cli_close_sampler(bpf, d, t);
 	return rc;
 }
 

@@ -452,12 +452,8 @@ static int cmd_top(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 
-	if (cli_source_open(CMD, source, dopts.pid || dopts.proc_root, &tp.bpf))
+	if (cli_open_sampler(CMD, source, &dopts, &tp.bpf, &tp.d, &tp.t))
 		return CLI_EXIT_FAIL;
-	if (cli_open_tracker(CMD, &dopts, &tp.d, &tp.t)) {
-		dac_bpf_close(tp.bpf);
-		return CLI_EXIT_FAIL;
-	}
 
 	tty = !batch && isatty(STDOUT_FILENO);
 	tp.keys = tty && isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &term_orig);
@@ -518,9 +514,7 @@ static int cmd_top(int argc, char **argv)
 	if (got_signal) {
 		int sig = got_signal;
 
-		dac_tracker_free(tp.t);
-		dac_discover_free(tp.d);
-		dac_bpf_close(tp.bpf);
+		cli_close_sampler(tp.bpf, tp.d, tp.t);
 		free(comm);
 		signal(sig, SIG_DFL);
 		raise(sig);
@@ -545,9 +539,7 @@ static int cmd_top(int argc, char **argv)
 		cli_note_discovery(CMD, &tp.st);
 	}
 	free(comm);
-	dac_tracker_free(tp.t);
-	dac_discover_free(tp.d);
-	dac_bpf_close(tp.bpf);
+	cli_close_sampler(tp.bpf, tp.d, tp.t);
 	return rc;
 }
 

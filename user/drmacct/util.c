@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 
+#include "bpf.h"
 #include "cli.h"
 #include "json.h"
 
@@ -189,6 +190,28 @@ int cli_open_tracker(const char *cmd, const struct dac_discover_opts *o,
 		return -1;
 	}
 	return 0;
+}
+
+int cli_open_sampler(const char *cmd, enum cli_source src, const struct dac_discover_opts *o,
+		     struct dac_bpf **b, struct dac_discover **d, struct dac_tracker **t)
+{
+	*d = NULL;
+	*t = NULL;
+	if (cli_source_open(cmd, src, o->pid || o->proc_root, b))
+		return -1;
+	if (cli_open_tracker(cmd, o, d, t)) {
+		dac_bpf_close(*b);
+		*b = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void cli_close_sampler(struct dac_bpf *b, struct dac_discover *d, struct dac_tracker *t)
+{
+	dac_tracker_free(t);
+	dac_discover_free(d);
+	dac_bpf_close(b);
 }
 
 const char *cli_dev_name(unsigned int maj, unsigned int min, char *buf, size_t len)
