@@ -13,10 +13,14 @@
  * (drm_run_job) to done (drm_sched_process_job) by the address of its
  * finished fence, and charged done - max(run, previous completion on the
  * ring), so jobs pipelined into the hardware queue are not counted twice.
+ * Kernels from 6.17 renamed these events and name jobs by the finished
+ * fence's (context, seqno) instead: a third set (btf617_*, tp617_*) follows
+ * them the same way and also charges per DRM client id.
  *
  * Every program exists twice: tp_btf (typed arguments, needs module BTF) and
  * plain tracepoint (the trace record's layout). The loader enables one of
- * each pair with bpf_program__set_autoload() before loading.
+ * each pair, and one scheduler set, with bpf_program__set_autoload() before
+ * loading; programs left out are neither relocated nor loaded.
  *
  * No kernel pointer reaches userspace: pointers are only keys of the
  * scheduler join maps (ring_ids, inflight), which are created BPF_F_WRONLY
@@ -142,6 +146,7 @@ struct inflight_val {
 	__u64 queued_ns;
 	__u64 run_ns;
 	__u64 cookie;
+	__u64 client_id;	/* 6.17 set: DRM client id, 0 = unknown */
 	__u32 tgid;
 	__u32 ring_id;
 	char comm[DAC_COMM_LEN];
@@ -162,6 +167,26 @@ struct {
 	__type(key, struct dac_sched_key);
 	__type(value, struct dac_sched_val);
 } sched_usage SEC(".maps");
+
+/*
+ * 6.17+ set: {fence context, seqno} of the finished fence -> job being
+ * followed. No kernel address in key or value, but not pinned either: it is
+ * the programs' working state.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct dac_fence_key);
+	__type(value, struct inflight_val);
+} inflight617 SEC(".maps");
+
+/* 6.17+ set: busy time per (DRM client id, ring); empty on older kernels. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct dac_sched_client_key);
+	__type(value, struct dac_sched_client_val);
+} sched_clients SEC(".maps");
 
 /* Scratch for building one CLIENT_EXIT record. */
 struct exit_buf {
@@ -652,20 +677,17 @@ static __always_inline void on_sched_run(__u64 fence, __u32 ring_id)
 	v->ring_id = ring_id;
 }
 
-static __always_inline void on_sched_done(__u64 fence)
+/*
+ * Charge the finished job @v: busy = now - max(run, previous completion on
+ * its ring); the ring's last completion becomes now. Returns the charge.
+ */
+static __always_inline __u64 charge_job(const struct inflight_val *v)
 {
-	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
 	struct dac_sched_val szero = {}, *s;
 	struct dac_sched_key k = {};
 	struct dac_ring_val *r;
 	__u64 now = bpf_ktime_get_ns(), start, busy = 0;
 
-	if (!v || !v->run_ns || !v->ring_id) {
-		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
-		if (v)
-			bpf_map_delete_elem(&inflight, &fence);
-		return;
-	}
 	k.tgid = v->tgid;
 	k.ring_id = v->ring_id;
 	r = bpf_map_lookup_elem(&rings, &k.ring_id);
@@ -685,6 +707,20 @@ static __always_inline void on_sched_done(__u64 fence)
 		__sync_fetch_and_add(&s->busy_ns, busy);
 		__sync_fetch_and_add(&s->jobs, 1);
 	}
+	return busy;
+}
+
+static __always_inline void on_sched_done(__u64 fence)
+{
+	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
+
+	if (!v || !v->run_ns || !v->ring_id) {
+		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
+		if (v)
+			bpf_map_delete_elem(&inflight, &fence);
+		return;
+	}
+	charge_job(v);
 	bpf_map_delete_elem(&inflight, &fence);
 }
 
@@ -800,6 +836,188 @@ SEC("tracepoint/gpu_scheduler/drm_sched_process_job")
 int tp_process_job(struct tp_sched_process_job *ctx)
 {
 	on_sched_done(ctx->fence);
+	return 0;
+}
+
+/* ---- gpu_scheduler 6.17+: renamed events, joined by fence context:seqno */
+
+/*
+ * 6.17 renamed the events (drm_sched_job_queue, drm_sched_job_run,
+ * drm_sched_job_done) and dropped the pointers from their records: jobs are
+ * named by the finished fence's context and seqno, the queue and run events
+ * carry the DRM client id. The charge rule is the one above; each job is
+ * also charged to its client in sched_clients.
+ */
+static __always_inline void on617_queue(__u64 ctx, __u64 seqno, __u64 client_id)
+{
+	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
+	struct inflight_val v = {};
+
+	v.queued_ns = bpf_ktime_get_ns();
+	v.tgid = bpf_get_current_pid_tgid() >> 32;
+	v.cookie = cookie_of_current();
+	v.client_id = client_id;
+	bpf_get_current_comm(v.comm, sizeof(v.comm));
+	if (bpf_map_update_elem(&inflight617, &k, &v, BPF_ANY))
+		stat_inc(DAC_STAT_SCHED_INFLIGHT_FULL);
+}
+
+static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, __u32 ring_id)
+{
+	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
+	struct inflight_val *v = bpf_map_lookup_elem(&inflight617, &k);
+
+	if (!v)
+		return;		/* queued before attach: counted at done */
+	v->run_ns = bpf_ktime_get_ns();
+	v->ring_id = ring_id;
+	if (!v->client_id)
+		v->client_id = client_id;
+}
+
+static __always_inline void on617_done(__u64 ctx, __u64 seqno)
+{
+	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
+	struct inflight_val *v = bpf_map_lookup_elem(&inflight617, &k);
+	struct dac_sched_client_key ck = {};
+	struct dac_sched_client_val czero = {}, *c;
+	__u64 busy;
+
+	if (!v || !v->run_ns || !v->ring_id) {
+		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
+		if (v)
+			bpf_map_delete_elem(&inflight617, &k);
+		return;
+	}
+	busy = charge_job(v);
+	if (v->client_id) {
+		ck.client_id = v->client_id;
+		ck.ring_id = v->ring_id;
+		czero.tgid = v->tgid;
+		c = lookup_or_init(&sched_clients, &ck, &czero, DAC_STAT_SCHED_INFLIGHT_FULL);
+		if (c) {
+			__sync_fetch_and_add(&c->busy_ns, busy);
+			__sync_fetch_and_add(&c->jobs, 1);
+		}
+	}
+	bpf_map_delete_elem(&inflight617, &k);
+}
+
+/* tp_btf: the 6.17 types, relocated by CO-RE against gpu_sched's BTF. */
+struct dma_fence___dac617 {
+	__u64 context;
+	__u64 seqno;
+} __attribute__((preserve_access_index));
+
+struct drm_sched_fence___dac617 {
+	struct dma_fence___dac617 finished;
+	__u64 drm_client_id;
+} __attribute__((preserve_access_index));
+
+struct drm_sched_job___dac617 {
+	struct drm_gpu_scheduler___dac *sched;
+	struct drm_sched_fence___dac617 *s_fence;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 fence617_client(struct drm_sched_fence___dac617 *sf)
+{
+	if (bpf_core_field_exists(sf->drm_client_id))
+		return BPF_CORE_READ(sf, drm_client_id);
+	return 0;
+}
+
+SEC("tp_btf/drm_sched_job_queue")
+int BPF_PROG(btf617_job_queue, struct drm_sched_job___dac617 *job, void *entity)
+{
+	struct drm_sched_fence___dac617 *sf = BPF_CORE_READ(job, s_fence);
+
+	on617_queue(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno),
+		    fence617_client(sf));
+	return 0;
+}
+
+SEC("tp_btf/drm_sched_job_run")
+int BPF_PROG(btf617_job_run, struct drm_sched_job___dac617 *job, void *entity)
+{
+	struct drm_sched_fence___dac617 *sf = BPF_CORE_READ(job, s_fence);
+	struct drm_gpu_scheduler___dac *sched = BPF_CORE_READ(job, sched);
+	__u64 ident = (__u64)sched;
+	__u32 *idp = bpf_map_lookup_elem(&ring_ids, &ident), id;
+	char name[DAC_NAME_LEN] = {};
+
+	if (idp) {
+		id = *idp;
+	} else {
+		if (bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(sched, name)) < 0)
+			stat_inc(DAC_STAT_READ_FAULT);
+		id = ring_id_of(ident, name);
+	}
+	on617_run(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno),
+		  fence617_client(sf), id);
+	return 0;
+}
+
+SEC("tp_btf/drm_sched_job_done")
+int BPF_PROG(btf617_job_done, struct drm_sched_fence___dac617 *sf)
+{
+	on617_done(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno));
+	return 0;
+}
+
+/* Plain tracepoints: the 6.17 record layouts (checked by the loader). */
+struct tp617_sched_job {
+	struct trace_entry ent;
+	__u32 name_loc;		/* __data_loc char[]: ring name */
+	__u32 job_count;
+	__s32 hw_job_count;
+	__u32 dev_loc;		/* __data_loc char[]: dev_name() */
+	__u64 fence_context;
+	__u64 fence_seqno;
+	__u64 client_id;
+};
+
+struct tp617_job_done {
+	struct trace_entry ent;
+	__u64 fence_context;
+	__u64 fence_seqno;
+};
+
+SEC("tracepoint/gpu_scheduler/drm_sched_job_queue")
+int tp617_job_queue(struct tp617_sched_job *ctx)
+{
+	on617_queue(ctx->fence_context, ctx->fence_seqno, ctx->client_id);
+	return 0;
+}
+
+SEC("tracepoint/gpu_scheduler/drm_sched_job_run")
+int tp617_job_run(struct tp617_sched_job *ctx)
+{
+	char name[DAC_NAME_LEN] = {}, dev[DAC_NAME_LEN] = {};
+	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a over dev, '/', name */
+
+	/* A ring is (dev, name): the record names both, no pointer. */
+	if (bpf_probe_read_kernel_str(dev, sizeof(dev), DATA_LOC(ctx, ctx->dev_loc)) < 0 ||
+	    bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, ctx->name_loc)) < 0)
+		stat_inc(DAC_STAT_READ_FAULT);
+	for (int i = 0; i < DAC_NAME_LEN; i++) {
+		if (!dev[i])
+			break;
+		hash = (hash ^ (__u8)dev[i]) * 0x100000001b3ull;
+	}
+	hash = (hash ^ (__u8)'/') * 0x100000001b3ull;
+	for (int i = 0; i < DAC_NAME_LEN; i++) {
+		if (!name[i])
+			break;
+		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
+	}
+	on617_run(ctx->fence_context, ctx->fence_seqno, ctx->client_id, ring_id_of(hash, name));
+	return 0;
+}
+
+SEC("tracepoint/gpu_scheduler/drm_sched_job_done")
+int tp617_job_done(struct tp617_job_done *ctx)
+{
+	on617_done(ctx->fence_context, ctx->fence_seqno);
 	return 0;
 }
 

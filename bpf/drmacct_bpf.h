@@ -124,6 +124,26 @@ struct dac_sched_val {
 	char comm[DAC_COMM_LEN];
 };
 
+/* 6.17+ scheduler events: a job is named by its finished fence. */
+struct dac_fence_key {
+	__u64 context;
+	__u64 seqno;
+};
+
+/* sched_clients (6.17+ set only): busy time per (DRM client id, ring) */
+struct dac_sched_client_key {
+	__u64 client_id;	/* drm_sched_fence.drm_client_id (drm-client-id) */
+	__u32 ring_id;
+	__u32 pad;
+};
+
+struct dac_sched_client_val {
+	__u64 busy_ns;
+	__u64 jobs;
+	__u32 tgid;		/* process that queued the client's first job */
+	__u32 pad;
+};
+
 /* ---- records (ring buffer) ---------------------------------------------- */
 enum dac_rec_type {
 	DAC_REC_CLIENT_EXIT = 1,

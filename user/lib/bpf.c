@@ -33,7 +33,7 @@
 
 enum dac_map_idx {
 	M_CLIENTS, M_USAGE, M_MEM, M_TOTALS, M_RECORDS, M_STATS, M_MUTED, M_NAMES,
-	M_TRACKED, M_RINGS, M_SCHED, M_COOKIE_USAGE, M_COOKIE_MEM, M__COUNT
+	M_TRACKED, M_RINGS, M_SCHED, M_COOKIE_USAGE, M_COOKIE_MEM, M_SCHED_CLIENTS, M__COUNT
 };
 
 static const char *const map_names[M__COUNT] = {
@@ -42,6 +42,7 @@ static const char *const map_names[M__COUNT] = {
 	[M_MUTED] = "muted", [M_NAMES] = "names", [M_TRACKED] = "tracked",
 	[M_RINGS] = "rings", [M_SCHED] = "sched_usage",
 	[M_COOKIE_USAGE] = "cookie_usage", [M_COOKIE_MEM] = "cookie_mem",
+	[M_SCHED_CLIENTS] = "sched_clients",
 };
 
 struct dac_bpf {
@@ -136,141 +137,16 @@ static bool path_exists(const char *p)
 	return access(p, F_OK) == 0;
 }
 
-static bool tracefs_has(const char *sys)
+static void set_autoload(struct bpf_program *const *p, size_t n, bool on)
 {
-	char p[256];
-
-	snprintf(p, sizeof(p), "/sys/kernel/tracing/events/%s", sys);
-	if (path_exists(p))
-		return true;
-	snprintf(p, sizeof(p), "/sys/kernel/debug/tracing/events/%s", sys);
-	return path_exists(p);
+	for (size_t i = 0; i < n; i++)
+		bpf_program__set_autoload(p[i], on);
 }
 
-/* Decide one source: 1 tp_btf, 0 tracepoint, -errno unavailable. */
-static int pick_variant(enum dac_bpf_attach mode, const char *btf_mod, const char *tp_sys)
-{
-	char p[128];
-	bool btf, tp;
+#define N(a) (sizeof(a) / sizeof((a)[0]))
 
-	snprintf(p, sizeof(p), "/sys/kernel/btf/%s", btf_mod);
-	btf = path_exists(p);
-	tp = tracefs_has(tp_sys);
-	switch (mode) {
-	case DAC_BPF_ATTACH_BTF:
-		return btf ? 1 : -ENOENT;
-	case DAC_BPF_ATTACH_TRACEPOINT:
-		/* Without tracefs mounted, a loaded module's BTF still says it is there. */
-		return tp || btf ? 0 : -ENOENT;
-	default:
-		return btf ? 1 : tp ? 0 : -ENOENT;
-	}
-}
-
-/*
- * The plain tracepoint programs read trace records at fixed offsets (struct
- * tp_* in drmacct.bpf.c). Check them against the kernel's format files so a
- * kernel with another layout is refused instead of misread.
- */
-struct tp_field {
-	const char *event;	/* system/event */
-	const char *field;
-	unsigned int offset;
-	const char *type;	/* the declaration must contain this; NULL: any */
-};
-
-static const struct tp_field drmacct_fields[] = {
-	{ "drmacct/drmacct_client_open", "client_id", 8, NULL },
-	{ "drmacct/drmacct_client_open", "device_id", 16, NULL },
-	{ "drmacct/drmacct_client_open", "driver", 20, "__data_loc" },
-	{ "drmacct/drmacct_client_close", "client_id", 8, NULL },
-	{ "drmacct/drmacct_client_close", "device_id", 16, NULL },
-	{ "drmacct/drmacct_client_close", "num_engines", 20, NULL },
-	{ "drmacct/drmacct_client_close", "busy_ns", 24, "__data_loc" },
-	{ "drmacct/drmacct_client_close", "cycles", 28, "__data_loc" },
-	{ "drmacct/drmacct_job_begin", "client_id", 8, NULL },
-	{ "drmacct/drmacct_job_begin", "ts_ns", 16, NULL },
-	{ "drmacct/drmacct_job_begin", "engine", 24, NULL },
-	{ "drmacct/drmacct_job_end", "client_id", 8, NULL },
-	{ "drmacct/drmacct_job_end", "ts_ns", 16, NULL },
-	{ "drmacct/drmacct_job_end", "busy_ns", 24, NULL },
-	{ "drmacct/drmacct_job_end", "cycles", 32, NULL },
-	{ "drmacct/drmacct_job_end", "engine", 40, NULL },
-	{ "drmacct/drmacct_mem_change", "client_id", 8, NULL },
-	{ "drmacct/drmacct_mem_change", "size", 16, NULL },
-	{ "drmacct/drmacct_mem_change", "region", 24, NULL },
-	{ "drmacct/drmacct_mem_change", "op", 28, NULL },
-	{ NULL, NULL, 0, NULL }
-};
-
-static const struct tp_field sched_fields[] = {
-	{ "gpu_scheduler/drm_sched_job", "fence", 16, "*" },
-	{ "gpu_scheduler/drm_run_job", "fence", 16, "*" },
-	{ "gpu_scheduler/drm_run_job", "name", 24, "__data_loc" },
-	{ "gpu_scheduler/drm_sched_process_job", "fence", 8, "*" },
-	{ NULL, NULL, 0, NULL }
-};
-
-/*
- * Offset of @field in @text (a format file), or -1; -2 when its declaration
- * does not contain @type.
- */
-static long format_offset(const char *text, const char *field, const char *type)
-{
-	size_t flen = strlen(field);
-
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		const char *semi = strchr(l, ';'), *off, *nl = strchr(l, '\n');
-
-		if (strncmp(l, "\tfield:", 7))
-			continue;
-		if (!semi || (nl && semi > nl) || (size_t)(semi - l) < flen + 1)
-			continue;
-		if (strncmp(semi - flen, field, flen) ||
-		    (semi[-(long)flen - 1] != ' ' && semi[-(long)flen - 1] != ']'))
-			continue;
-		off = strstr(semi, "offset:");
-		if (!off || (nl && off > nl))
-			return -1;
-		if (type) {
-			const char *t = strstr(l, type);
-
-			if (!t || t > semi)
-				return -2;
-		}
-		return strtol(off + 7, NULL, 10);
-	}
-	return -1;
-}
-
-static int check_layout(const struct tp_field *f)
-{
-	static const char *const roots[] = { "/sys/kernel/tracing/events",
-					     "/sys/kernel/debug/tracing/events" };
-
-	for (; f->event; f++) {
-		char path[256], text[8192];
-		ssize_t n = -1;
-		int fd = -1;
-
-		for (size_t r = 0; r < 2 && fd < 0; r++) {
-			snprintf(path, sizeof(path), "%s/%s/format", roots[r], f->event);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-		}
-		if (fd < 0)
-			return -ENOENT;
-		n = read(fd, text, sizeof(text) - 1);
-		close(fd);
-		if (n <= 0)
-			return -EIO;
-		text[n] = '\0';
-		if (format_offset(text, f->field, f->type) != (long)f->offset)
-			return -EPROTO;
-	}
-	return 0;
-}
-
-static void set_group(struct drmacct_bpf *s, bool drmacct, int variant)
+/* Enable exactly the programs @p asks for; every other one stays unloaded. */
+static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 {
 	struct bpf_program *btf[] = {
 		s->progs.btf_client_open, s->progs.btf_client_close, s->progs.btf_job_begin,
@@ -286,18 +162,20 @@ static void set_group(struct drmacct_bpf *s, bool drmacct, int variant)
 	struct bpf_program *stp[] = {
 		s->progs.tp_sched_job, s->progs.tp_run_job, s->progs.tp_process_job,
 	};
+	struct bpf_program *s617btf[] = {
+		s->progs.btf617_job_queue, s->progs.btf617_job_run, s->progs.btf617_job_done,
+	};
+	struct bpf_program *s617tp[] = {
+		s->progs.tp617_job_queue, s->progs.tp617_job_run, s->progs.tp617_job_done,
+	};
+	bool s61 = p->sched_set == DAC_SCHED_SET_61, s617 = p->sched_set == DAC_SCHED_SET_617;
 
-	if (drmacct) {
-		for (size_t i = 0; i < sizeof(btf) / sizeof(btf[0]); i++) {
-			bpf_program__set_autoload(btf[i], variant == 1);
-			bpf_program__set_autoload(tp[i], variant == 0);
-		}
-	} else {
-		for (size_t i = 0; i < sizeof(sbtf) / sizeof(sbtf[0]); i++) {
-			bpf_program__set_autoload(sbtf[i], variant == 1);
-			bpf_program__set_autoload(stp[i], variant == 0);
-		}
-	}
+	set_autoload(btf, N(btf), p->drmacct == 1);
+	set_autoload(tp, N(tp), p->drmacct == 0);
+	set_autoload(sbtf, N(sbtf), p->sched == 1 && s61);
+	set_autoload(stp, N(stp), p->sched == 0 && s61);
+	set_autoload(s617btf, N(s617btf), p->sched == 1 && s617);
+	set_autoload(s617tp, N(s617tp), p->sched == 0 && s617);
 }
 
 static void take_fds(struct dac_bpf *b)
@@ -309,7 +187,7 @@ static void take_fds(struct dac_bpf *b)
 		[M_STATS] = s->maps.stats, [M_MUTED] = s->maps.muted, [M_NAMES] = s->maps.names,
 		[M_TRACKED] = s->maps.tracked, [M_RINGS] = s->maps.rings,
 		[M_SCHED] = s->maps.sched_usage, [M_COOKIE_USAGE] = s->maps.cookie_usage,
-		[M_COOKIE_MEM] = s->maps.cookie_mem,
+		[M_COOKIE_MEM] = s->maps.cookie_mem, [M_SCHED_CLIENTS] = s->maps.sched_clients,
 	};
 
 	for (int i = 0; i < M__COUNT; i++)
@@ -319,8 +197,9 @@ static void take_fds(struct dac_bpf *b)
 int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
 {
 	struct dac_bpf_load_opts o = {};
+	struct dac_bpf_plan plan;
 	struct dac_bpf *b;
-	int dv = -ENOENT, sv = -ENOENT, err;
+	int err;
 	long page = sysconf(_SC_PAGESIZE);
 
 	if (opts)
@@ -329,16 +208,15 @@ int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
 	if (o.ringbuf_bytes && (o.ringbuf_bytes < page ||
 				(o.ringbuf_bytes & (o.ringbuf_bytes - 1))))
 		return -EINVAL;
-	if (!o.no_drmacct)
-		dv = pick_variant(o.attach, "drmacct", "drmacct");
-	if (!o.no_sched)
-		sv = pick_variant(o.attach, "gpu_sched", "gpu_scheduler");
-	if (dv < 0 && sv < 0)
-		return -ENODEV;
-	/* Plain tracepoints: the record layouts must be the ones we read. */
-	if (dv == 0 && (err = check_layout(drmacct_fields)))
+	err = dac_bpf_plan(NULL, &o, &plan);
+	if (err)
 		return err;
-	if (sv == 0 && (err = check_layout(sched_fields)))
+	/* Plain tracepoints: the record layouts must be the ones we read. */
+	if (plan.drmacct == 0 && (err = dac_bpf_check_layout(NULL, dac_bpf_drmacct_fields)))
+		return err;
+	if (plan.sched == 0 &&
+	    (err = dac_bpf_check_layout(NULL, plan.sched_set == DAC_SCHED_SET_617 ?
+					dac_bpf_sched617_fields : dac_bpf_sched61_fields)))
 		return err;
 
 	libbpf_set_print(libbpf_print);
@@ -350,8 +228,7 @@ int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
 		err = -errno;
 		goto fail;
 	}
-	set_group(b->skel, true, dv);
-	set_group(b->skel, false, sv);
+	set_groups(b->skel, &plan);
 	if (o.ringbuf_bytes)
 		bpf_map__set_max_entries(b->skel->maps.records, o.ringbuf_bytes);
 	if (o.max_clients)
@@ -363,16 +240,33 @@ int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
 	if (err)
 		goto fail;
 	take_fds(b);
-	b->info.drmacct = dv >= 0;
-	b->info.drmacct_btf = dv == 1;
-	b->info.sched = sv >= 0;
-	b->info.sched_btf = sv == 1;
+	b->info.drmacct = plan.drmacct >= 0;
+	b->info.drmacct_btf = plan.drmacct == 1;
+	b->info.sched = plan.sched >= 0;
+	b->info.sched_btf = plan.sched == 1;
+	b->info.sched_617 = plan.sched >= 0 && plan.sched_set == DAC_SCHED_SET_617;
 	b->info.ringbuf_bytes = bpf_map__max_entries(b->skel->maps.records);
 	*out = b;
 	return 0;
 fail:
 	dac_bpf_close(b);
 	return err < 0 ? err : -EINVAL;
+}
+
+int dac_bpf_prog_state(struct dac_bpf *b, const char *name, const char **sec)
+{
+	struct bpf_program *prog;
+
+	if (!b->skel)
+		return -EINVAL;
+	prog = bpf_object__find_program_by_name(b->skel->obj, name);
+	if (!prog)
+		return -ENOENT;
+	if (sec)
+		*sec = bpf_program__section_name(prog);
+	if (!bpf_program__autoload(prog))
+		return 0;
+	return bpf_program__fd(prog) >= 0 ? 2 : 1;
 }
 
 static uint64_t stat_get(struct dac_bpf *b, uint32_t which)
@@ -519,10 +413,14 @@ int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out)
 	b->info.drmacct_btf = path_exists(p);
 	join(p, sizeof(p), dir, "links/tp_job_end", NULL);
 	b->info.drmacct = b->info.drmacct_btf || path_exists(p);
-	join(p, sizeof(p), dir, "links/btf_process_job", NULL);
+	join(p, sizeof(p), dir, "links/btf617_job_done", NULL);
 	b->info.sched_btf = path_exists(p);
+	join(p, sizeof(p), dir, "links/tp617_job_done", NULL);
+	b->info.sched_617 = b->info.sched_btf || path_exists(p);
+	join(p, sizeof(p), dir, "links/btf_process_job", NULL);
+	b->info.sched_btf = b->info.sched_btf || path_exists(p);
 	join(p, sizeof(p), dir, "links/tp_process_job", NULL);
-	b->info.sched = b->info.sched_btf || path_exists(p);
+	b->info.sched = b->info.sched_btf || b->info.sched_617 || path_exists(p);
 	if (!bpf_obj_get_info_by_fd(b->fd[M_RECORDS], &mi, &len))
 		b->info.ringbuf_bytes = mi.max_entries;
 	b->pin_dir = strdup(dir);
@@ -588,98 +486,42 @@ static void fallback_name(bool region, uint32_t index, char *buf, size_t len)
 /* Parse our own fdinfo of @fd: client id, engine and region names in order. */
 static int learn_from_fd(struct dac_bpf *b, int fd)
 {
-	char path[64], line[512], *key;
-	uint64_t client_id = 0;
+	struct dac_probe_names pn;
 	struct dac_client_val cv;
 	uint32_t muted = 1;
-	char (*eng)[DAC_NAME_LEN] = NULL, (*reg)[DAC_NAME_LEN] = NULL;
-	uint64_t *caps = NULL;
-	size_t ne = 0, nr = 0;
+	char path[64];
 	FILE *f;
-	int err = 0;
+	int err;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-		char (**arr)[DAC_NAME_LEN] = NULL;
-		size_t *n = NULL;
-		void *tmp;
-
-		if (!colon)
-			continue;
-		*colon = '\0';
-		key = line;
-		if (!strcmp(key, "drm-client-id")) {
-			client_id = strtoull(colon + 1, NULL, 10);
-			continue;
-		}
-		if (!strncmp(key, "drm-engine-capacity-", 20)) {
-			/* Capacity of an engine listed before it (drmacct's order). */
-			unsigned long long cap = strtoull(colon + 1, NULL, 10);
-
-			for (size_t i = 0; i < ne && caps; i++)
-				if (!strcmp(eng[i], key + 20))
-					caps[i] = cap;
-			continue;
-		}
-		if (!strncmp(key, "drm-engine-", 11)) {
-			key += 11;
-			arr = &eng;
-			n = &ne;
-		} else if (!strncmp(key, "drm-total-", 10) && strncmp(key, "drm-total-cycles-", 17)) {
-			key += 10;
-			arr = &reg;
-			n = &nr;
-		} else {
-			continue;
-		}
-		if (*n >= UINT16_MAX)
-			continue;
-		tmp = realloc(*arr, (*n + 1) * sizeof(**arr));
-		if (!tmp) {
-			err = -ENOMEM;
-			break;
-		}
-		*arr = tmp;
-		if (arr == &eng) {
-			uint64_t *c = realloc(caps, (*n + 1) * sizeof(*c));
-
-			if (!c) {
-				err = -ENOMEM;
-				break;
-			}
-			caps = c;
-			caps[*n] = 1;
-		}
-		memset((*arr)[*n], 0, DAC_NAME_LEN);
-		copy_str((*arr)[*n], DAC_NAME_LEN, key, strlen(key));
-		(*n)++;
-	}
+	err = dac_bpf_parse_probe(f, &pn);
 	fclose(f);
+	if (err)
+		return err;
 	/* Our probe client must not show up as a CLIENT_EXIT record. */
-	if (client_id)
-		bpf_map_update_elem(b->fd[M_MUTED], &client_id, &muted, BPF_ANY);
-	if (!err && client_id && !bpf_map_lookup_elem(b->fd[M_CLIENTS], &client_id, &cv)) {
-		for (size_t i = 0; i < ne + nr; i++) {
+	if (pn.client_id)
+		bpf_map_update_elem(b->fd[M_MUTED], &pn.client_id, &muted, BPF_ANY);
+	if (pn.client_id && !bpf_map_lookup_elem(b->fd[M_CLIENTS], &pn.client_id, &cv)) {
+		for (size_t i = 0; i < pn.ne + pn.nr; i++) {
 			struct dac_name_key k = {
 				.device_id = cv.device_id,
-				.kind = i < ne ? DAC_NAME_ENGINE : DAC_NAME_REGION,
-				.index = i < ne ? i : i - ne,
+				.kind = i < pn.ne ? DAC_NAME_ENGINE : DAC_NAME_REGION,
+				.index = i < pn.ne ? i : i - pn.ne,
 			};
 
 			if (bpf_map_update_elem(b->fd[M_NAMES], &k,
-						i < ne ? eng[i] : reg[i - ne], BPF_ANY)) {
+						i < pn.ne ? pn.eng[i] : pn.reg[i - pn.ne], BPF_ANY)) {
 				err = -errno;
 				break;
 			}
-			if (i < ne) {
+			if (i < pn.ne) {
 				char v[DAC_NAME_LEN] = "";
 
 				k.kind = DAC_NAME_CAPACITY;
-				snprintf(v, sizeof(v), "%llu", (unsigned long long)caps[i]);
+				snprintf(v, sizeof(v), "%llu", (unsigned long long)pn.caps[i]);
 				if (bpf_map_update_elem(b->fd[M_NAMES], &k, v, BPF_ANY)) {
 					err = -errno;
 					break;
@@ -697,14 +539,12 @@ static int learn_from_fd(struct dac_bpf *b, int fd)
 					err = -errno;
 			}
 		}
-	} else if (!err && client_id) {
+	} else if (pn.client_id) {
 		/* Not seen opening (collection not attached to drmacct): no names. */
-		bpf_map_delete_elem(b->fd[M_MUTED], &client_id);
+		bpf_map_delete_elem(b->fd[M_MUTED], &pn.client_id);
 		err = -ENOENT;
 	}
-	free(eng);
-	free(reg);
-	free(caps);
+	dac_probe_names_free(&pn);
 	return err;
 }
 
@@ -816,16 +656,14 @@ static int grow(void **p, size_t *cap, size_t want, size_t elem)
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct dac_bpf *b = ctx;
-	const struct dac_rec_exit *r = data;
+	const struct dac_rec_exit *r;
 	struct dac_bpf_event ev = { .type = DAC_BPF_CLIENT_EXIT };
 	struct dac_bpf_client_exit *x = &ev.exit;
 	const struct dac_rec_engine *re;
 	const struct dac_rec_region *rr;
 	int ret;
 
-	if (size < sizeof(*r) || r->type != DAC_REC_CLIENT_EXIT || r->size > size ||
-	    r->num_engines > DAC_EXIT_MAX_ENGINES || r->num_regions > DAC_EXIT_MAX_REGIONS ||
-	    sizeof(*r) + r->num_engines * sizeof(*re) + r->num_regions * sizeof(*rr) > r->size)
+	if (dac_bpf_decode_exit(data, size, &r, &re, &rr))
 		return 0;	/* not ours: skip, never trust its sizes */
 	if (grow((void **)&b->eng, &b->eng_cap, r->num_engines + 1, sizeof(*b->eng)) ||
 	    grow((void **)&b->reg, &b->reg_cap, r->num_regions + 1, sizeof(*b->reg))) {
@@ -848,8 +686,6 @@ static int on_record(void *ctx, void *data, size_t size)
 	x->num_regions = r->num_regions;
 	x->engines = b->eng;
 	x->regions = b->reg;
-	re = (const void *)(r + 1);
-	rr = (const void *)(re + r->num_engines);
 	for (uint32_t i = 0; i < r->num_engines; i++) {
 		dac_bpf_name(b, r->device_id, false, i, b->eng[i].name, sizeof(b->eng[i].name));
 		b->eng[i].busy_ns = re[i].busy_ns;

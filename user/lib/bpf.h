@@ -79,6 +79,7 @@ struct dac_bpf_info {
 	bool sched;			/* gpu_scheduler programs attached */
 	bool drmacct_btf;		/* ... as tp_btf (else plain tracepoint) */
 	bool sched_btf;
+	bool sched_617;			/* the 6.17+ scheduler set (renamed events) */
 	uint32_t ringbuf_bytes;
 };
 int dac_bpf_info(struct dac_bpf *b, struct dac_bpf_info *info);

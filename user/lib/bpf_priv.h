@@ -5,6 +5,7 @@
 #ifndef DRMACCT_BPF_PRIV_H
 #define DRMACCT_BPF_PRIV_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "bpf.h"
@@ -27,5 +28,108 @@ int dac_bpf_client_insert(struct dac_bpf *b, uint64_t client_id,
  * of drmacct device ids and device numbers.
  */
 int dac_bpf_known_devices(struct dac_bpf *b, uint32_t **ids, dev_t **rdevs, size_t *n);
+
+/*
+ * dac_bpf_prog_state - how program @name of a collection loaded by
+ * dac_bpf_load() stands: 0 autoload off (not loaded), 1 autoload on but no
+ * fd, 2 loaded; -ENOENT no such program in the object, -EINVAL for a
+ * pinned handle. @sec (may be NULL) gets its ELF section name.
+ */
+int dac_bpf_prog_state(struct dac_bpf *b, const char *name, const char **sec);
+
+/* ---- load-time decisions (bpf_parse.c; no BPF needed) ------------------ */
+
+/*
+ * Where the loader looks at the running kernel. NULL members (or a NULL
+ * env) mean the real places: /sys/kernel/tracing/events, then
+ * /sys/kernel/debug/tracing/events; /sys/kernel/btf.
+ */
+struct dac_bpf_env {
+	const char *events_root;	/* a tracefs "events" directory */
+	const char *btf_dir;		/* holds vmlinux and <module> BTF files */
+};
+
+/* The gpu_scheduler program sets: 6.1 event names, 6.17 renamed events. */
+enum dac_sched_set {
+	DAC_SCHED_SET_61 = 1,		/* drm_sched_job, drm_run_job, drm_sched_process_job */
+	DAC_SCHED_SET_617 = 2,		/* drm_sched_job_queue, _run, _done */
+};
+
+struct dac_bpf_plan {
+	int drmacct;			/* 1 tp_btf, 0 plain tracepoint, -ENOENT none */
+	int sched;			/* the same for gpu_scheduler */
+	int sched_set;			/* enum dac_sched_set when sched >= 0, else 0 */
+};
+
+/*
+ * dac_bpf_plan - decide what to load. A source is tp_btf when its module's
+ * BTF file exists (AUTO, BTF), else a plain tracepoint when its tracefs
+ * system directory exists. The scheduler set comes from gpu_sched's BTF
+ * (typedef btf_trace_drm_sched_job_run vs btf_trace_drm_run_job) for tp_btf,
+ * else (and when that BTF is unreadable) from the event directories in
+ * tracefs; the 6.17 names win when both exist. Returns 0, or -ENODEV when
+ * no source is available.
+ */
+int dac_bpf_plan(const struct dac_bpf_env *env, const struct dac_bpf_load_opts *o,
+		 struct dac_bpf_plan *p);
+
+/* One offset the plain tracepoint programs read from a trace record. */
+struct dac_tp_field {
+	const char *event;		/* "system/event" */
+	const char *field;
+	unsigned int offset;
+	const char *type;		/* the declaration must contain it; NULL: any */
+};
+
+/* The tables the loader checks, each ending with a NULL event. */
+extern const struct dac_tp_field dac_bpf_drmacct_fields[];
+extern const struct dac_tp_field dac_bpf_sched61_fields[];
+extern const struct dac_tp_field dac_bpf_sched617_fields[];
+
+/*
+ * dac_bpf_format_offset - offset of @field in the text of a tracefs format
+ * file, -1 when the field is absent or its offset unreadable, -2 when its
+ * declaration does not contain @type (NULL: any type).
+ */
+long dac_bpf_format_offset(const char *text, const char *field, const char *type);
+
+/*
+ * dac_bpf_check_layout - check every entry of @f against the format files
+ * under @env's events root(s): 0, -ENOENT (no format file), -EIO (empty),
+ * -EPROTO (another layout), -ENOMEM.
+ */
+int dac_bpf_check_layout(const struct dac_bpf_env *env, const struct dac_tp_field *f);
+
+struct dac_rec_exit;
+struct dac_rec_engine;
+struct dac_rec_region;
+
+/*
+ * dac_bpf_decode_exit - validate one ring-buffer sample of @size bytes as a
+ * CLIENT_EXIT record and point at its parts (inside @data). -EBADMSG when
+ * it is not one or its counts do not fit its sizes; nothing is trusted.
+ */
+int dac_bpf_decode_exit(const void *data, size_t size, const struct dac_rec_exit **hdr,
+			const struct dac_rec_engine **eng, const struct dac_rec_region **reg);
+
+/* What the name probe learns from its own fdinfo. */
+struct dac_probe_names {
+	uint64_t client_id;		/* 0: the file printed none */
+	char (*eng)[32];		/* engine names in index order (DAC_NAME_LEN) */
+	uint64_t *caps;			/* capacity per engine, 1 unless printed */
+	size_t ne;
+	char (*reg)[32];		/* region names (drm-total-<r>) in order */
+	size_t nr;
+};
+
+/*
+ * dac_bpf_parse_probe - parse drmacct's fdinfo text from @f: drm-client-id,
+ * drm-engine-<e> (and drm-engine-capacity-<e> after it), drm-total-<r>
+ * (not drm-total-cycles-). Lines of any length. Names are cut to 31 bytes.
+ * -EBADMSG for an unreadable client id or capacity, -EIO, -ENOMEM; on error
+ * @pn is empty. Free with dac_probe_names_free().
+ */
+int dac_bpf_parse_probe(FILE *f, struct dac_probe_names *pn);
+void dac_probe_names_free(struct dac_probe_names *pn);
 
 #endif /* DRMACCT_BPF_PRIV_H */

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The loader picks the gpu_scheduler program set the running kernel has.
+ * This guest runs 6.1, so it must pick the 6.1 set (drm_sched_job,
+ * drm_run_job, drm_sched_process_job), while the 6.17 set (btf617_*,
+ * tp617_* on drm_sched_job_queue/_run/_done) is in the object with autoload
+ * off: not relocated, not loaded, and the load succeeds although this
+ * kernel has none of its attach points. The expected set comes from the
+ * kernel release (uname), not from the loader's own probing.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "bpf.h"
+#include "bpf_priv.h"
+#include "dtest.h"
+
+static const char *const set61[] = { "btf_sched_job", "btf_run_job", "btf_process_job",
+				     "tp_sched_job", "tp_run_job", "tp_process_job" };
+static const char *const set617[] = { "btf617_job_queue", "btf617_job_run", "btf617_job_done",
+				      "tp617_job_queue", "tp617_job_run", "tp617_job_done" };
+static const char *const set617_sec[] = {
+	"tp_btf/drm_sched_job_queue", "tp_btf/drm_sched_job_run", "tp_btf/drm_sched_job_done",
+	"tracepoint/gpu_scheduler/drm_sched_job_queue",
+	"tracepoint/gpu_scheduler/drm_sched_job_run",
+	"tracepoint/gpu_scheduler/drm_sched_job_done",
+};
+
+/* The set this kernel must have, from its release number. */
+static int expected_set(void)
+{
+	struct utsname u;
+	unsigned int major = 0, minor = 0;
+
+	DT_ASSERT_EQ(uname(&u), 0);
+	DT_ASSERT_EQ(sscanf(u.release, "%u.%u", &major, &minor), 2);
+	dt_info("kernel %s", u.release);
+	return major > 6 || (major == 6 && minor >= 17) ? DAC_SCHED_SET_617 : DAC_SCHED_SET_61;
+}
+
+DT_TEST(plan_picks_this_kernels_set)
+{
+	struct dac_bpf_load_opts o = { .no_drmacct = true };
+	struct dac_bpf_plan p;
+	int want = expected_set();
+
+	if (access("/sys/kernel/tracing/events/gpu_scheduler", F_OK))
+		DT_SKIP("gpu_sched not loaded");
+	DT_ASSERT_EQ(dac_bpf_plan(NULL, &o, &p), 0);
+	DT_EXPECT_EQ(p.sched, access("/sys/kernel/btf/gpu_sched", F_OK) ? 0 : 1);
+	DT_EXPECT_EQ(p.sched_set, want);
+	o.attach = DAC_BPF_ATTACH_TRACEPOINT;
+	DT_ASSERT_EQ(dac_bpf_plan(NULL, &o, &p), 0);
+	DT_EXPECT_EQ(p.sched, 0);
+	DT_EXPECT_EQ(p.sched_set, want);
+	if (!access("/sys/kernel/btf/gpu_sched", F_OK)) {
+		/* From gpu_sched's BTF typedefs alone, tracefs hidden. */
+		struct dac_bpf_env env = { .events_root = "/nonexistent" };
+
+		o.attach = DAC_BPF_ATTACH_BTF;
+		DT_ASSERT_EQ(dac_bpf_plan(&env, &o, &p), 0);
+		DT_EXPECT_EQ(p.sched, 1);
+		DT_EXPECT_EQ(p.sched_set, want);
+	}
+}
+
+DT_TEST(layout_check_matches_this_kernel)
+{
+	bool is617 = expected_set() == DAC_SCHED_SET_617;
+
+	if (access("/sys/kernel/tracing/events/gpu_scheduler", F_OK))
+		DT_SKIP("gpu_sched not loaded");
+	DT_EXPECT_EQ(dac_bpf_check_layout(NULL, dac_bpf_sched61_fields), is617 ? -ENOENT : 0);
+	DT_EXPECT_EQ(dac_bpf_check_layout(NULL, dac_bpf_sched617_fields), is617 ? 0 : -ENOENT);
+}
+
+static void check_loaded(enum dac_bpf_attach mode)
+{
+	struct dac_bpf_load_opts o = { .attach = mode, .no_drmacct = true };
+	bool is617 = expected_set() == DAC_SCHED_SET_617;
+	struct dac_bpf_prog_stats *st = NULL;
+	struct dac_bpf_info info;
+	struct dac_bpf *b = NULL;
+	size_t n = 0;
+	int err;
+
+	if (getuid())
+		DT_SKIP("needs root");
+	err = dac_bpf_load(&o, &b);
+	if (err == -ENOENT && mode == DAC_BPF_ATTACH_BTF)
+		DT_SKIP("no gpu_sched BTF");
+	DT_ASSERT_EQ(err, 0);
+	DT_ASSERT_EQ(dac_bpf_info(b, &info), 0);
+	DT_EXPECT_TRUE(info.sched);
+	DT_EXPECT_EQ(info.sched_btf, mode == DAC_BPF_ATTACH_BTF);
+	DT_EXPECT_EQ(info.sched_617, is617);
+	for (size_t i = 0; i < 6; i++) {
+		const char *sec = NULL;
+		bool wanted_kind = (i < 3) == (mode == DAC_BPF_ATTACH_BTF);
+
+		DT_EXPECT_EQ(dac_bpf_prog_state(b, set617[i], &sec), is617 && wanted_kind ? 2 : 0);
+		DT_ASSERT_TRUE(sec != NULL);
+		DT_EXPECT_STREQ(sec, set617_sec[i]);
+		DT_EXPECT_EQ(dac_bpf_prog_state(b, set61[i], NULL), !is617 && wanted_kind ? 2 : 0);
+	}
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "no_such_prog", NULL), -ENOENT);
+	/* What the kernel holds: exactly three scheduler programs plus track_fork. */
+	DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &st, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		dt_info("loaded: %s", st[i].name);
+		DT_EXPECT_EQ(strstr(st[i].name, "617") != NULL, is617);
+	}
+	DT_EXPECT_EQ(n, (size_t)4);
+	free(st);
+	dac_bpf_close(b);
+}
+
+DT_TEST_TIMEOUT(load_btf_enables_only_this_kernels_set, 120)
+{
+	check_loaded(DAC_BPF_ATTACH_BTF);
+}
+
+DT_TEST_TIMEOUT(load_tracepoint_enables_only_this_kernels_set, 120)
+{
+	check_loaded(DAC_BPF_ATTACH_TRACEPOINT);
+}
+
+DT_MAIN
