@@ -117,6 +117,13 @@ size_t *cli_sorted_procs(const struct dac_tracker *t, enum cli_sort key, bool re
 int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 		     const struct dac_discover_stats *st, bool pretty);
 
+/*
+ * The end of a command's output to stdout: @ret is how writing it went (0 or
+ * -errno); stdout is flushed too. When either failed, says "writing the
+ * output failed" on stderr. Returns 0 or a negative errno.
+ */
+int cli_output_done(const char *cmd, int ret);
+
 /* Print the discovery shortfall (if any) as a note on stderr. */
 void cli_note_discovery(const char *cmd, const struct dac_discover_stats *st);
 

@@ -129,12 +129,8 @@ static int cmd_list(int argc, char **argv)
 		ret = cli_json_tracker(stdout, t, &st, true);
 	else
 		ret = cli_print_table(stdout, t, sort, reverse, procs);
-	if (!ret && fflush(stdout))
-		ret = -EIO;
-	if (ret) {
-		cli_error(CMD, "writing the output failed");
+	if (cli_output_done(CMD, ret))
 		goto out;
-	}
 	if (!json)
 		cli_note_discovery(CMD, &st);
 	fprintf(stderr, "drmacct %s: source: %s\n", CMD, cli_source_name(bpf));

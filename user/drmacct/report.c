@@ -763,12 +763,8 @@ static int cmd_report(int argc, char **argv)
 		ret = print_json(stdout, &rp);
 	else if (!trace || strcmp(trace, "-"))
 		print_text(stdout, &rp);
-	if (!ret && fflush(stdout))
-		ret = -EIO;
-	if (ret) {
-		cli_error(CMD, "writing the output failed");
+	if (cli_output_done(CMD, ret))
 		goto out;
-	}
 	for (i = 0; i < r.nproblems; i++)
 		cli_error(CMD, "%s: offset %" PRIu64 ": %s: %s", path, r.problems[i].offset,
 			  drec_problem_name(r.problems[i].kind), r.problems[i].msg);

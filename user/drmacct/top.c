@@ -531,10 +531,8 @@ static int cmd_top(int argc, char **argv)
 		       (int)dopts.pid, comm ? " (" : "",
 		       comm ? cli_printable(comm, nbuf, sizeof(nbuf)) : "", comm ? ")" : "",
 		       (unsigned long long)tp.shown, tp.shown == 1 ? "" : "s");
-		if (fflush(stdout)) {
-			cli_error(CMD, "writing the output failed");
+		if (cli_output_done(CMD, 0))
 			rc = CLI_EXIT_FAIL;
-		}
 	} else if (!tty && !ret) {
 		cli_note_discovery(CMD, &tp.st);
 	}

@@ -436,6 +436,15 @@ size_t *cli_sorted_procs(const struct dac_tracker *t, enum cli_sort key, bool re
 	return sorted(t, dac_tracker_nprocs(t), key, reverse, cmp_procs);
 }
 
+int cli_output_done(const char *cmd, int ret)
+{
+	if (!ret && fflush(stdout))
+		ret = -EIO;
+	if (ret)
+		cli_error(cmd, "writing the output failed");
+	return ret;
+}
+
 void cli_note_discovery(const char *cmd, const struct dac_discover_stats *st)
 {
 	char buf[512];

@@ -469,10 +469,8 @@ static int cmd_validate(int argc, char **argv)
 		dac_json_u64(&vs.j, "shared_fds", vs.dup_fds);
 		dac_json_obj_end(&vs.j);
 		dac_json_obj_end(&vs.j);
-		if (dac_json_finish(&vs.j)) {
-			cli_error(CMD, "writing the output failed");
+		if (cli_output_done(CMD, dac_json_finish(&vs.j)))
 			return CLI_EXIT_FAIL;
-		}
 	} else {
 		printf("%zu checked against the %s spec: %zu error%s, %zu warning%s, %zu note%s",
 		       vs.sources - vs.read_failures, dac_profile_name(vs.profile), vs.errors,
@@ -487,10 +485,8 @@ static int cmd_validate(int argc, char **argv)
 			printf(", %zu DRM fd%s without usage stats skipped", vs.no_stats,
 			       vs.no_stats == 1 ? "" : "s");
 		printf("\n");
-		if (fflush(stdout)) {
-			cli_error(CMD, "writing the output failed");
+		if (cli_output_done(CMD, 0))
 			return CLI_EXIT_FAIL;
-		}
 	}
 	return vs.errors || vs.read_failures ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
