@@ -42,7 +42,8 @@ struct vstate {
 	bool all;		/* --all: fds without usage stats are skipped */
 	struct dac_json j;
 	const char *proc_root;
-	size_t sources, errors, warnings, notes, read_failures, no_stats, dup_fds;
+	size_t checked, errors, warnings, notes, read_failures, no_stats, dup_fds;
+	/* checked: sources read and checked; read_failures: operands or sources not read */
 	struct vclient *clients;	/* of the walk in progress */
 	size_t nclients, cap_clients;
 };
@@ -99,10 +100,10 @@ static void report(struct vstate *vs, const char *source, const struct vholder *
 	char pbuf[CLI_PRINTABLE_MAX];
 	size_t e = 0, w = 0, n = 0, i;
 
-	vs->sources++;
 	if (read_err) {
 		vs->read_failures++;
 	} else {
+		vs->checked++;
 		e = dac_fdinfo_count(fi, DAC_SEV_ERROR);
 		w = dac_fdinfo_count(fi, DAC_SEV_WARNING);
 		n = dac_fdinfo_count(fi, DAC_SEV_NOTE);
@@ -324,11 +325,17 @@ static void drop_clients(struct vstate *vs)
 	vs->cap_clients = 0;
 }
 
+/* Sources report() has seen so far, read or not. */
+static size_t reported(const struct vstate *vs)
+{
+	return vs->checked + vs->read_failures;
+}
+
 static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
 {
 	struct dac_discover_opts o = { .proc_root = vs->proc_root, .pid = pid, .fd = fd };
 	struct dac_discover_stats st;
-	size_t before = vs->sources;
+	size_t before = reported(vs);
 	struct dac_discover *d;
 	int ret;
 
@@ -352,11 +359,11 @@ static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
 		cli_error(CMD, "%s: %s", operand, strerror(-ret));
 	else if (st.denied_procs || st.denied_fds)
 		cli_error(CMD, "%s: permission denied", operand);
-	else if (vs->sources == before && pid > 0 && !st.gone_fds && !st.gone_procs)
+	else if (reported(vs) == before && pid > 0 && !st.gone_fds && !st.gone_procs)
 		cli_error(CMD, "%s: process has no DRM or accel fds", operand);
-	else if (vs->sources == before && pid > 0)
+	else if (reported(vs) == before && pid > 0)
 		cli_error(CMD, "%s: the process or fd went away", operand);
-	if (ret < 0 || (pid > 0 && vs->sources == before))
+	if (ret < 0 || (pid > 0 && reported(vs) == before))
 		vs->read_failures++;
 	if (pid == 0) {
 		if (!vs->json)
@@ -460,7 +467,7 @@ static int cmd_validate(int argc, char **argv)
 	if (vs.json) {
 		dac_json_arr_end(&vs.j);
 		dac_json_obj_begin(&vs.j, "summary");
-		dac_json_u64(&vs.j, "sources", vs.sources - vs.read_failures);
+		dac_json_u64(&vs.j, "sources", vs.checked);
 		dac_json_u64(&vs.j, "errors", vs.errors);
 		dac_json_u64(&vs.j, "warnings", vs.warnings);
 		dac_json_u64(&vs.j, "notes", vs.notes);
@@ -473,7 +480,7 @@ static int cmd_validate(int argc, char **argv)
 			return CLI_EXIT_FAIL;
 	} else {
 		printf("%zu checked against the %s spec: %zu error%s, %zu warning%s, %zu note%s",
-		       vs.sources - vs.read_failures, dac_profile_name(vs.profile), vs.errors,
+		       vs.checked, dac_profile_name(vs.profile), vs.errors,
 		       vs.errors == 1 ? "" : "s", vs.warnings, vs.warnings == 1 ? "" : "s",
 		       vs.notes, vs.notes == 1 ? "" : "s");
 		if (vs.read_failures)
