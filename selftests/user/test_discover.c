@@ -489,4 +489,21 @@ DT_TEST(describe_formats_each_cause)
 	DT_EXPECT_EQ(strlen(tiny), (size_t)7);
 }
 
+/* The kernel's node names: DRM minors 0-63 card, 128-191 renderD; accel. */
+DT_TEST(dev_name_of_each_node_kind)
+{
+	char buf[32], tiny[6];
+
+	DT_EXPECT_STREQ(dac_dev_name(226, 0, buf, sizeof(buf)), "card0");
+	DT_EXPECT_STREQ(dac_dev_name(226, 63, buf, sizeof(buf)), "card63");
+	DT_EXPECT_STREQ(dac_dev_name(226, 64, buf, sizeof(buf)), "226:64");
+	DT_EXPECT_STREQ(dac_dev_name(226, 127, buf, sizeof(buf)), "226:127");
+	DT_EXPECT_STREQ(dac_dev_name(226, 128, buf, sizeof(buf)), "renderD128");
+	DT_EXPECT_STREQ(dac_dev_name(226, 191, buf, sizeof(buf)), "renderD191");
+	DT_EXPECT_STREQ(dac_dev_name(226, 192, buf, sizeof(buf)), "226:192");
+	DT_EXPECT_STREQ(dac_dev_name(261, 3, buf, sizeof(buf)), "accel3");
+	DT_EXPECT_STREQ(dac_dev_name(1, 3, buf, sizeof(buf)), "1:3");
+	DT_EXPECT_STREQ(dac_dev_name(226, 128, tiny, sizeof(tiny)), "rende");
+}
+
 DT_MAIN

@@ -69,8 +69,6 @@ int cli_opt_proc_root(const char *cmd, const char *arg, const char **out);	/* --
 int cli_open_tracker(const char *cmd, const struct dac_discover_opts *o,
 		     struct dac_discover **d, struct dac_tracker **t);
 
-/* "renderD128", "card0", "accel0", or "226:300" when unknown. */
-const char *cli_dev_name(unsigned int major, unsigned int minor, char *buf, size_t len);
 /*
  * Text from fdinfo or /proc (comm, driver, names, finding messages) is data
  * any process controls. Before it goes to a terminal: @s itself when it is

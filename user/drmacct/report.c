@@ -405,7 +405,7 @@ static void dev_label(const struct drec_reader *r, uint32_t dev, char *buf, size
 	else if (!d->major)
 		snprintf(buf, len, "drmacct-dev%u", d->minor);
 	else
-		cli_dev_name(d->major, d->minor, buf, len);
+		dac_dev_name(d->major, d->minor, buf, len);
 }
 
 static uint64_t eng_delta(const struct eng_acc *e)

@@ -269,7 +269,7 @@ static void draw(struct top *tp)
 				const struct dac_tk_agg_engine *e = &p->agg.engines[k];
 
 				bar_line(f, cols, &row, rows,
-					 cli_dev_name(major(e->rdev), minor(e->rdev), dev,
+					 dac_dev_name(major(e->rdev), minor(e->rdev), dev,
 						      sizeof(dev)),
 					 cli_printable(e->name, nb, sizeof(nb)), e->util);
 			}
@@ -292,7 +292,7 @@ static void draw(struct top *tp)
 			line(f, cols, &row, rows, "%-8s %-16s %-10s %-11s %-8s %-8s", pid,
 			     cli_printable(c->nholders ? c->holders[0].comm : "", cb, sizeof(cb)),
 			     c->driver ? cli_printable(c->driver, db, sizeof(db)) : "-",
-			     cli_dev_name(c->major, c->minor, dev, sizeof(dev)), id,
+			     dac_dev_name(c->major, c->minor, dev, sizeof(dev)), id,
 			     cli_fmt_bytes(cli_client_mem(c), mem, sizeof(mem)));
 			for (k = 0; k < c->nengines; k++)
 				if (c->engines[k].present)

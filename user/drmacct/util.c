@@ -214,19 +214,6 @@ void cli_close_sampler(struct dac_bpf *b, struct dac_discover *d, struct dac_tra
 	dac_bpf_close(b);
 }
 
-const char *cli_dev_name(unsigned int maj, unsigned int min, char *buf, size_t len)
-{
-	if (maj == DAC_DRM_MAJOR && min < 64)
-		snprintf(buf, len, "card%u", min);
-	else if (maj == DAC_DRM_MAJOR && min >= 128 && min < 192)
-		snprintf(buf, len, "renderD%u", min);
-	else if (maj == DAC_ACCEL_MAJOR)
-		snprintf(buf, len, "accel%u", min);
-	else
-		snprintf(buf, len, "%u:%u", maj, min);
-	return buf;
-}
-
 /*
  * Bytes of a safe character at @s (@n left), or 0 for a byte to replace:
  * C0 controls, DEL, C1 controls (U+0080..U+009F, which some terminals obey
@@ -465,7 +452,7 @@ static void json_device(struct dac_json *j, dev_t rdev)
 	dac_json_obj_begin(j, "device");
 	dac_json_u64(j, "major", major(rdev));
 	dac_json_u64(j, "minor", minor(rdev));
-	dac_json_str(j, "name", cli_dev_name(major(rdev), minor(rdev), name, sizeof(name)));
+	dac_json_str(j, "name", dac_dev_name(major(rdev), minor(rdev), name, sizeof(name)));
 	dac_json_obj_end(j);
 }
 

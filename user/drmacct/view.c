@@ -90,7 +90,7 @@ static void print_agg(FILE *f, const struct dac_tk_agg *a)
 
 		fmt_util(e->util, u, sizeof(u));
 		fprintf(f, "    %-10s %-16s busy %7llu.%09llu s  util %s\n",
-			cli_dev_name(major(e->rdev), minor(e->rdev), dev, sizeof(dev)),
+			dac_dev_name(major(e->rdev), minor(e->rdev), dev, sizeof(dev)),
 			cli_printable(e->name, nb, sizeof(nb)),
 			(unsigned long long)(e->busy_ns / 1000000000ull),
 			(unsigned long long)(e->busy_ns % 1000000000ull), u);
@@ -98,7 +98,7 @@ static void print_agg(FILE *f, const struct dac_tk_agg *a)
 	for (i = 0; i < a->nregions; i++) {
 		const struct dac_tk_agg_region *r = &a->regions[i];
 
-		fprintf(f, "    %-10s %-16s total %s", cli_dev_name(major(r->rdev), minor(r->rdev),
+		fprintf(f, "    %-10s %-16s total %s", dac_dev_name(major(r->rdev), minor(r->rdev),
 							      dev, sizeof(dev)),
 			cli_printable(r->name, nb, sizeof(nb)), cli_fmt_bytes(r->total, b, sizeof(b)));
 		fprintf(f, " resident %s\n", cli_fmt_bytes(r->resident, b, sizeof(b)));
@@ -143,7 +143,7 @@ int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, boo
 			fprintf(f, "%-12s %-16s %-10s %-11s %-8s %-8s %s\n", pids,
 				cli_printable(c->nholders ? c->holders[0].comm : "", cb, sizeof(cb)),
 				c->driver ? cli_printable(c->driver, db, sizeof(db)) : "-",
-				cli_dev_name(c->major, c->minor, dev, sizeof(dev)), id,
+				dac_dev_name(c->major, c->minor, dev, sizeof(dev)), id,
 				cli_fmt_bytes(cli_client_mem(c), mem, sizeof(mem)),
 				cli_printable(c->client_name, nb, sizeof(nb)));
 			for (k = 0; k < c->nengines; k++)

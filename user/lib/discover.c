@@ -385,6 +385,19 @@ static size_t add_part(char *buf, size_t len, size_t pos, const char *fmt, uint6
 	return w < 0 ? pos : pos + (size_t)w;
 }
 
+const char *dac_dev_name(unsigned int maj, unsigned int min, char *buf, size_t len)
+{
+	if (maj == DAC_DRM_MAJOR && min < 64)
+		snprintf(buf, len, "card%u", min);
+	else if (maj == DAC_DRM_MAJOR && min >= 128 && min < 192)
+		snprintf(buf, len, "renderD%u", min);
+	else if (maj == DAC_ACCEL_MAJOR)
+		snprintf(buf, len, "accel%u", min);
+	else
+		snprintf(buf, len, "%u:%u", maj, min);
+	return buf;
+}
+
 void dac_discover_describe(const struct dac_discover_stats *st, char *buf, size_t len)
 {
 	size_t pos = 0;

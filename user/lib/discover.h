@@ -97,4 +97,11 @@ bool dac_is_drm_rdev(unsigned int major);
  */
 void dac_discover_describe(const struct dac_discover_stats *st, char *buf, size_t len);
 
+/*
+ * The /dev/dri or /dev/accel name of device @major:@minor in @buf (cut to
+ * @len - 1 bytes): "card0" (DRM minors 0..63), "renderD128" (128..191),
+ * "accel0", or "MAJOR:MINOR" for anything else. Returns @buf.
+ */
+const char *dac_dev_name(unsigned int major, unsigned int minor, char *buf, size_t len);
+
 #endif /* DRMACCT_DISCOVER_H */

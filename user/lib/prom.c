@@ -160,20 +160,6 @@ void dac_prom_label_value(FILE *out, const char *s)
 	}
 }
 
-static void dev_name(dev_t rdev, char *buf, size_t len)
-{
-	unsigned int maj = major(rdev), min = minor(rdev);
-
-	if (maj == DAC_DRM_MAJOR && min < 64)
-		snprintf(buf, len, "card%u", min);
-	else if (maj == DAC_DRM_MAJOR && min >= 128 && min < 192)
-		snprintf(buf, len, "renderD%u", min);
-	else if (maj == DAC_ACCEL_MAJOR)
-		snprintf(buf, len, "accel%u", min);
-	else
-		snprintf(buf, len, "%u:%u", maj, min);
-}
-
 static void family(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
@@ -184,7 +170,7 @@ static void client_labels(FILE *f, const char *name, const struct dac_tk_client 
 {
 	char dn[32];
 
-	dev_name(c->rdev, dn, sizeof(dn));
+	dac_dev_name(major(c->rdev), minor(c->rdev), dn, sizeof(dn));
 	fprintf(f, "%s{driver=\"", name);
 	dac_prom_label_value(f, c->driver);
 	fprintf(f, "\",device=\"%s\",client_id=\"", dn);
@@ -370,7 +356,7 @@ static void write_all(const struct dac_prom *p, FILE *f)
 		}
 		if (!first)
 			continue;
-		dev_name(c->rdev, dn, sizeof(dn));
+		dac_dev_name(major(c->rdev), minor(c->rdev), dn, sizeof(dn));
 		fputs("drmacct_clients{driver=\"", f);
 		dac_prom_label_value(f, c->driver);
 		fprintf(f, "\",device=\"%s\"} %zu\n", dn, cnt);
