@@ -14,6 +14,18 @@
 
 #define CLI_SANITIZER_EXIT 86
 
+/*
+ * Like DT_EXPECT_TRUE(strstr(hay, needle)), but the message shows the text
+ * that lacks @needle (for checking command output). Needs dtest.h and
+ * string.h where it is used.
+ */
+#define EXPECT_HAS(hay, needle)						\
+	do {								\
+		if (!strstr((hay), (needle)))				\
+			dt__fail_here(__FILE__, __LINE__, false,	\
+				      "missing \"%s\" in:\n%s", (needle), (hay)); \
+	} while (0)
+
 struct cli_result {
 	int status;	/* exit code, or 128 + signal */
 	char *out;	/* stdout, NUL-terminated */

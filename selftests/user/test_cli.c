@@ -46,13 +46,6 @@ static void write_tmp(char *path, size_t len, const char *text)
 	close(fd);
 }
 
-#define EXPECT_HAS(hay, needle)						\
-	do {								\
-		if (!strstr((hay), (needle)))				\
-			dt__fail_here(__FILE__, __LINE__, false,	\
-				      "missing \"%s\" in:\n%s", (needle), (hay)); \
-	} while (0)
-
 /* ---- dispatch ---- */
 
 DT_TEST(dispatch_and_help)

@@ -176,13 +176,6 @@ static char *wait_query(const struct dt_fx_pr *self, const char *q, int want, co
 	return NULL;
 }
 
-#define EXPECT_HAS(hay, needle)						\
-	do {								\
-		if (!strstr((hay), (needle)))				\
-			dt__fail_here(__FILE__, __LINE__, false,	\
-				      "missing \"%s\" in:\n%s", (needle), (hay)); \
-	} while (0)
-
 DT_TEST_F_TIMEOUT(pr, scraped_series_and_values, 180)
 {
 	char cfg[300], data[300], log[300], listen[64], cfgarg[320], dataarg[320];

@@ -22,13 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXPECT_HAS(hay, needle)						\
-	do {								\
-		if (!strstr((hay), (needle)))				\
-			dt__fail_here(__FILE__, __LINE__, false,	\
-				      "missing \"%s\" in:\n%s", (needle), (hay)); \
-	} while (0)
-
 #define FD_A(busy) \
 	"pos:\t0\n" \
 	"drm-driver:\tsimgpu\n" \
