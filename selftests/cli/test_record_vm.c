@@ -458,4 +458,63 @@ DT_TEST_F_TIMEOUT(rv, lost_records_counted, 240)
 	free(buf);
 }
 
+/*
+ * An exit that happened before the recording started (still unread in the
+ * BPF ring) is not part of the recording; one after the start is.
+ */
+DT_TEST_F_TIMEOUT(rv, exits_before_the_recording_are_not_in_it, 240)
+{
+	struct client_result before, after;
+	struct drec_reader rd;
+	struct drec_record rec;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	int p[2], rc, exits_before = 0, exits_after = 0;
+	struct stat st;
+	pid_t pid;
+	time_t end;
+
+	rc = wait_exit(spawn(REC_LOG, "bpf", "start", NULL));
+	if (rc && !wait_exit(spawn(NULL, "bpf", "status", NULL)))
+		DT_SKIP("a BPF collection is already running; this test needs a fresh ring");
+	if (rc) {
+		show_log(REC_LOG);
+		DT_FAIL("drmacct bpf start failed (%d)", rc);
+	}
+	self->started_bpf = true;
+	DT_ASSERT_EQ(pipe(p), 0);
+	pid = client(p[1], 1, 20000000ull, 0);
+	get_result(p[0], pid, &before);
+	self->rec = spawn(REC_LOG, "record", "-o", REC_FILE, "-i", "500", NULL);
+	end = time(NULL) + 60;
+	while ((stat(REC_FILE, &st) || st.st_size < DREC_FILE_HEADER_SIZE) && time(NULL) < end)
+		usleep(50000);
+	DT_ASSERT_GE(st.st_size, (off_t)DREC_FILE_HEADER_SIZE);
+	pid = client(p[1], 1, 20000000ull, 0);
+	get_result(p[0], pid, &after);
+	close(p[0]);
+	close(p[1]);
+	sleep(2);
+	kill(self->rec, SIGINT);
+	rc = wait_exit(self->rec);
+	self->rec = 0;
+	show_log(REC_LOG);
+	DT_ASSERT_EQ(rc, 0);
+	DT_ASSERT_EQ(drec_read_file(REC_FILE, &buf, &len), 0);
+	DT_ASSERT_EQ(drec_reader_init(&rd, buf, len), 0);
+	while (drec_next(&rd, &rec) == 1) {
+		if (rec.type != DREC_CLIENT_EXIT)
+			continue;
+		exits_before += rec.client.client_id == before.client_id;
+		exits_after += rec.client.client_id == after.client_id;
+	}
+	dt_info("client %llu closed before the recording, %llu during it: %d and %d exits",
+		(unsigned long long)before.client_id, (unsigned long long)after.client_id,
+		exits_before, exits_after);
+	DT_EXPECT_EQ(exits_before, 0);
+	DT_EXPECT_EQ(exits_after, 1);
+	drec_reader_free(&rd);
+	free(buf);
+}
+
 DT_MAIN

@@ -69,6 +69,7 @@ struct rec_state {
 	size_t nseen, cap_seen;
 	uint64_t samples, exits, lost, overflows;
 	uint64_t start_ns;		/* time of the first sample */
+	pid_t pid_filter;		/* --pid: only this process's exits */
 	int err;
 };
 
@@ -378,6 +379,14 @@ static int on_bpf_event(void *ctx, const struct dac_bpf_event *ev)
 	if (ev->type != DAC_BPF_CLIENT_EXIT)
 		return 0;
 	x = &ev->exit;
+	/*
+	 * The ring may hold exits from before this recording (nobody read them
+	 * yet): they are not part of it. With --pid, neither are other
+	 * processes' clients.
+	 */
+	if (x->close_ns < s->start_ns ||
+	    (s->pid_filter && (pid_t)(x->tgid ? x->tgid : x->pid) != s->pid_filter))
+		return 0;
 	snprintf(drv, sizeof(drv), "%.*s", DAC_BPF_NAME_LEN, x->driver);
 	/*
 	 * Which stream device? The one the client was sampled on (and then we
@@ -571,8 +580,15 @@ static int cmd_record(int argc, char **argv)
 				       argv[optind]);
 
 	memset(&s, 0, sizeof(s));
+	s.pid_filter = dopts.pid;
 	if (cli_open_tracker(CMD, &dopts, &d, &t))
 		return CLI_EXIT_FAIL;
+	if (use_bpf && dopts.proc_root) {
+		/* BPF sees this machine's clients, not those of another tree. */
+		fprintf(stderr, "drmacct record: --proc-root given: not using BPF collection; "
+			"recording SAMPLE records only\n");
+		use_bpf = false;
+	}
 	if (use_bpf) {
 		ret = dac_bpf_open_pinned(NULL, &bpf);
 		if (ret) {
