@@ -186,9 +186,8 @@ static int cmd_check(int argc, char **argv)
 			  dac_bpf_strerror(err));
 		return CLI_EXIT_FAIL;
 	}
-	d = dac_discover_new(&o);
+	d = cli_open_discover("check", &o);
 	if (!d) {
-		cli_error("check", "cannot open /proc: %s", strerror(errno));
 		dac_bpf_close(st.b);
 		return CLI_EXIT_FAIL;
 	}

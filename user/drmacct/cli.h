@@ -63,6 +63,12 @@ int cli_opt_spec(const char *cmd, const char *arg, enum dac_profile *out);	/* --
 int cli_opt_proc_root(const char *cmd, const char *arg, const char **out);	/* --proc-root */
 
 /*
+ * Open the /proc walk described by @o; on failure prints "cannot open
+ * <proc root>: <why>" and returns NULL.
+ */
+struct dac_discover *cli_open_discover(const char *cmd, const struct dac_discover_opts *o);
+
+/*
  * Open the /proc walk described by @o and a tracker (list, top). Prints why
  * on failure and returns -1; 0 on success.
  */

@@ -448,11 +448,9 @@ static int stat_poll(char **argv, const struct filter *f, const char *cmd, uint6
 			"  clients that open and close between two polls, and the work each\n"
 			"  client does after its last poll. `drmacct bpf start` (root) makes\n"
 			"  this exact.\n", why, interval / 1e9);
-	d = dac_discover_new(&o);
-	if (!d) {
-		cli_error("stat", "cannot open /proc: %s", strerror(errno));
+	d = cli_open_discover("stat", &o);
+	if (!d)
 		return CLI_EXIT_FAIL;
-	}
 	pid = spawn(argv, gate);
 	if (pid < 0) {
 		cli_error("stat", "cannot start '%s': %s", argv[0], strerror(errno));

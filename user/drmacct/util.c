@@ -172,16 +172,23 @@ int cli_common_opt(const char *cmd, const struct cli_common_opts *co, char **arg
 	return ret ? CLI_EXIT_USAGE : CLI_OPT_NEXT;
 }
 
+struct dac_discover *cli_open_discover(const char *cmd, const struct dac_discover_opts *o)
+{
+	struct dac_discover *d = dac_discover_new(o);
+
+	if (!d)
+		cli_error(cmd, "cannot open %s: %s", o->proc_root ? o->proc_root : "/proc",
+			  strerror(errno));
+	return d;
+}
+
 int cli_open_tracker(const char *cmd, const struct dac_discover_opts *o,
 		     struct dac_discover **d, struct dac_tracker **t)
 {
 	*t = NULL;
-	*d = dac_discover_new(o);
-	if (!*d) {
-		cli_error(cmd, "cannot open %s: %s", o->proc_root ? o->proc_root : "/proc",
-			  strerror(errno));
+	*d = cli_open_discover(cmd, o);
+	if (!*d)
 		return -1;
-	}
 	*t = dac_tracker_new();
 	if (!*t) {
 		cli_error(cmd, "out of memory");

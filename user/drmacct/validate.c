@@ -339,9 +339,8 @@ static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
 	struct dac_discover *d;
 	int ret;
 
-	d = dac_discover_new(&o);
+	d = cli_open_discover(CMD, &o);
 	if (!d) {
-		cli_error(CMD, "cannot open %s: %s", vs->proc_root, strerror(errno));
 		vs->read_failures++;
 		return 0;
 	}
