@@ -291,6 +291,8 @@ static __always_inline void on_job_begin(__u64 client_id, __u32 engine, __u64 ts
 	u = lookup_or_init(&usage, &k, &zero, DAC_STAT_USAGE_FULL);
 	if (!u)
 		return;
+	if (!u->device_id)
+		u->device_id = zero.device_id;	/* client placed since (seeded) */
 	/*
 	 * start_sum before running: a reader that sees the new running
 	 * count also sees the start it belongs to (both are atomic adds on
@@ -313,6 +315,8 @@ static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_n
 	zero.device_id = device_of(client_id);
 	u = lookup_or_init(&usage, &k, &zero, DAC_STAT_USAGE_FULL);
 	if (u) {
+		if (!u->device_id)
+			u->device_id = zero.device_id;	/* client placed since (seeded) */
 		__sync_fetch_and_add(&u->busy_ns, busy_ns);
 		__sync_fetch_and_add(&u->cycles, cycles);
 		__sync_fetch_and_add(&u->jobs, 1);

@@ -20,6 +20,7 @@
 
 #define DAC_COMM_LEN		16
 #define DAC_NAME_LEN		32	/* driver, engine, region, ring names */
+#define DAC_CLIENT_NAME_LEN	72	/* drm-client-name: up to 64 bytes + NUL, padded */
 
 /*
  * Engines and regions carried in one CLIENT_EXIT record. drmacct's devices
@@ -39,6 +40,12 @@ struct dac_client_val {
 	__u32 pad;
 	char comm[DAC_COMM_LEN];
 	char driver[DAC_NAME_LEN];
+	/*
+	 * drm-client-name, "" when unknown: only the loader fills it, from
+	 * the fdinfo of a client that was open before collection started
+	 * (no tracepoint reports the name).
+	 */
+	char name[DAC_CLIENT_NAME_LEN];
 };
 
 /* ---- per-(client, engine) usage ------------------------------------------ */

@@ -9,6 +9,7 @@
  *   saying what it may miss.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +28,7 @@
 #include "../../bpf/drmacct_bpf.h"
 #include "dtest.h"
 #include "sgtest.h"
+#include "tracker.h"
 
 #define DRMACCT "/usr/bin/drmacct"
 #define LOAD "/usr/bin/simgpu-load"
@@ -337,6 +340,220 @@ DT_TEST_TIMEOUT(clients_open_before_start_are_in_the_table, 60)
 	DT_EXPECT_TRUE(found);
 	free(c);
 	dac_bpf_close(b);
+	close(fd);
+	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf stop >/dev/null 2>&1"), 0);
+}
+
+/*
+ * A client that was open before `bpf start`, holding buffers and a name,
+ * runs a job after it: every reader files it under its real device (the
+ * one the programs saw for a client opened after start), with the engine
+ * and region names of fdinfo, the exact bytes it holds and its name; no
+ * device-0 row appears anywhere.
+ */
+static int set_client_name(int fd, const char *s)
+{
+	struct drm_simgpu_set_client_name a;
+
+	memset(&a, 0, sizeof(a));
+	a.name = (uintptr_t)s;
+	a.len = (uint32_t)strlen(s);
+	return ioctl(fd, DRM_IOCTL_SIMGPU_SET_CLIENT_NAME, &a);
+}
+
+/* The line of @text's section @section (up to the blank line) starting with @start. */
+static const char *section_line(const char *text, const char *section, const char *start)
+{
+	const char *p = strstr(text, section), *end;
+	size_t sl = strlen(start);
+
+	if (!p)
+		return NULL;
+	end = strstr(p, "\n\n");
+	for (p = strchr(p, '\n'); p && (!end || p < end); p = strchr(p + 1, '\n'))
+		if (!strncmp(p + 1, start, sl))
+			return p + 1;
+	return NULL;
+}
+
+DT_TEST_TIMEOUT(client_open_before_start_filed_under_its_device, 90)
+{
+	char name[SIMGPU_CLIENT_NAME_MAX + 1], region[64] = "", key[96], *out;
+	const uint64_t bytes = (4ull << 20) + (8 << 10);	/* 4 MiB + 8 KiB */
+	struct dac_bpf_client *c = NULL;
+	struct dac_bpf_usage *u = NULL;
+	struct dac_bpf_total *t = NULL;
+	struct dac_bpf_mem *m = NULL;
+	struct dac_tracker *tk;
+	const struct dac_tk_client *tc = NULL;
+	const struct sg_engine *eng;
+	struct drm_simgpu_wait w;
+	struct sg_fdinfo fi;
+	struct sg_dev dev;
+	struct dac_bpf *b = NULL;
+	uint64_t id, id2, now, truth;
+	uint32_t dev_id = 0, dev_id2 = 0;
+	size_t nc = 0, nu = 0, nt = 0, nm = 0;
+	int fd, fd2, found;
+	const char *line;
+
+	if (!sg_is_root())
+		DT_SKIP("needs root");
+	sg_sh(DRMACCT " bpf stop >/dev/null 2>&1");
+	/* The longest name simgpu takes: nothing may be cut. */
+	memset(name, 'n', SIMGPU_CLIENT_NAME_MAX);
+	memcpy(name, "before-start-", 13);
+	name[SIMGPU_CLIENT_NAME_MAX] = '\0';
+	fd = sg_open();
+	id = sg_client_id(fd);
+	sg_query(fd, &dev);
+	eng = sg_engine_simple(&dev);
+	DT_ASSERT_TRUE(eng != NULL);
+	DT_ASSERT_EQ(set_client_name(fd, name), 0);
+	sg_bo_create(fd, 4 << 20);
+	sg_bo_create(fd, 8 << 10);
+	/* The region's name, from the kernel's own fdinfo. */
+	sg_fdinfo_read(fd, &fi);
+	for (size_t i = 0; i < fi.n; i++)
+		if (!strncmp(fi.kv[i].key, "drm-total-", 10) &&
+		    strncmp(fi.kv[i].key, "drm-total-cycles-", 17) && !region[0])
+			snprintf(region, sizeof(region), "%s", fi.kv[i].key + 10);
+	sg_fdinfo_free(&fi);
+	DT_ASSERT_TRUE(region[0] != '\0');
+
+	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf start >/tmp/bpf-start.out 2>&1"), 0);
+	out = sg_read_file("/tmp/bpf-start.out", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	DT_EXPECT_TRUE(strstr(out, "clients already open:") != NULL);
+	free(out);
+	/* A client opened after start: its device comes from the tracepoint. */
+	fd2 = sg_open();
+	id2 = sg_client_id(fd2);
+	sg_wait(fd, sg_submit_busy(fd, eng->index, SIMGPU_INSTANCE_ANY, 40 * NSEC_PER_MSEC), &w);
+	truth = w.end_ns - w.start_ns;
+
+	DT_ASSERT_EQ(dac_bpf_open_pinned(NULL, &b), 0);
+	DT_ASSERT_EQ(dac_bpf_read_clients(b, &c, &nc), 0);
+	for (size_t i = 0; i < nc; i++) {
+		if (c[i].client_id == id2)
+			dev_id2 = c[i].device_id;
+		if (c[i].client_id != id)
+			continue;
+		dev_id = c[i].device_id;
+		DT_EXPECT_STREQ(c[i].name, name);
+		DT_EXPECT_STREQ(c[i].driver, "simgpu");
+	}
+	DT_EXPECT_NE(dev_id2, 0u);
+	DT_EXPECT_EQ(dev_id, dev_id2);
+
+	DT_ASSERT_EQ(dac_bpf_read_usage(b, &now, &u, &nu), 0);
+	found = 0;
+	for (size_t i = 0; i < nu; i++) {
+		if (u[i].client_id != id)
+			continue;
+		found++;
+		DT_EXPECT_EQ(u[i].engine, eng->index);
+		DT_EXPECT_EQ(u[i].device_id, dev_id2);
+		DT_EXPECT_STREQ(u[i].name, eng->q.name);
+		DT_EXPECT_EQ(u[i].jobs, (uint64_t)1);
+		DT_EXPECT_NEAR(u[i].busy_ns, truth, truth / 100);
+	}
+	DT_EXPECT_EQ(found, 1);
+
+	DT_ASSERT_EQ(dac_bpf_read_mem(b, &m, &nm), 0);
+	found = 0;
+	for (size_t i = 0; i < nm; i++) {
+		if (m[i].client_id != id)
+			continue;
+		found++;
+		DT_EXPECT_STREQ(m[i].name, region);
+		DT_EXPECT_EQ(m[i].total, bytes);
+		DT_EXPECT_EQ(m[i].peak, bytes);
+	}
+	DT_EXPECT_EQ(found, 1);
+
+	DT_ASSERT_EQ(dac_bpf_read_totals(b, &t, &nt), 0);
+	found = 0;
+	for (size_t i = 0; i < nt; i++) {
+		DT_EXPECT_NE(t[i].device_id, 0u);
+		if (t[i].device_id == dev_id2 && t[i].engine == eng->index && t[i].jobs) {
+			found++;
+			DT_EXPECT_STREQ(t[i].name, eng->q.name);
+		}
+	}
+	DT_EXPECT_EQ(found, 1);
+
+	/* The tracker feed of list/top: name, device node, memory. */
+	tk = dac_tracker_new();
+	DT_ASSERT_TRUE(tk != NULL);
+	DT_ASSERT_EQ(dac_bpf_tracker_sample(b, tk, NULL), 0);
+	for (size_t i = 0; i < dac_tracker_nclients(tk); i++)
+		if (dac_tracker_client(tk, i)->client_id == id)
+			tc = dac_tracker_client(tk, i);
+	DT_ASSERT_TRUE(tc != NULL);
+	DT_EXPECT_TRUE(tc->client_name && !strcmp(tc->client_name, name));
+	found = 0;
+	for (size_t i = 0; i < tc->nregions; i++) {
+		if (strcmp(tc->regions[i].name, region))
+			continue;
+		found++;
+		DT_EXPECT_EQ(tc->regions[i].total, bytes);
+	}
+	DT_EXPECT_EQ(found, 1);
+	dac_tracker_free(tk);
+
+	/* bpf dump: the engine's name, the bytes, no device-0 totals row. */
+	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf dump >/tmp/dump.out 2>&1"), 0);
+	out = sg_read_file("/tmp/dump.out", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	dt_info("dump:\n%s", out);
+	snprintf(key, sizeof(key), "%8" PRIu64 " %-12s ", id, eng->q.name);
+	DT_EXPECT_TRUE(section_line(out, "\nusage (", key) != NULL);
+	snprintf(key, sizeof(key), "%8" PRIu64 " %-12s %14" PRIu64 " ", id, region, bytes);
+	DT_EXPECT_TRUE(section_line(out, "\nmemory (", key) != NULL);
+	snprintf(key, sizeof(key), "%6u ", 0u);
+	line = section_line(out, "\ntotals since start (", key);
+	DT_EXPECT_TRUE(line == NULL);
+	snprintf(key, sizeof(key), "%6u %-12s ", dev_id2, eng->q.name);
+	DT_EXPECT_TRUE(section_line(out, "\ntotals since start (", key) != NULL);
+	free(out);
+
+	/* list --source=bpf: the same client with its name and its bytes. */
+	DT_ASSERT_EQ(sg_sh(DRMACCT " list --source=bpf -j -i 0 >/tmp/list.out 2>&1"), 0);
+	out = sg_read_file("/tmp/list.out", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	snprintf(key, sizeof(key), "\"client_id\": %" PRIu64, id);
+	for (line = strstr(out, key); line && isdigit((unsigned char)line[strlen(key)]);
+	     line = strstr(line + 1, key))
+		;
+	if (!line)
+		dt_info("list:\n%s", out);
+	DT_ASSERT_TRUE(line != NULL);
+	{
+		const char *next = strstr(line + 1, "\"client_id\":");
+		size_t len = next ? (size_t)(next - line) : strlen(line);
+		char *rec = strndup(line, len);
+
+		DT_ASSERT_TRUE(rec != NULL);
+		snprintf(key, sizeof(key), "\"client_name\": \"%s\"", name);
+		DT_EXPECT_TRUE(strstr(rec, key) != NULL);
+		snprintf(key, sizeof(key), "\"total\": %" PRIu64, bytes);
+		DT_EXPECT_TRUE(strstr(rec, key) != NULL);
+		snprintf(key, sizeof(key), "\"name\": \"%s\"", eng->q.name);
+		DT_EXPECT_TRUE(strstr(rec, key) != NULL);
+		if (!strstr(rec, "\"client_name\""))
+			dt_info("list record:\n%s", rec);
+		free(rec);
+	}
+	free(out);
+
+	free(c);
+	free(u);
+	free(m);
+	free(t);
+	dac_bpf_close(b);
+	sg_dev_free(&dev);
+	close(fd2);
 	close(fd);
 	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf stop >/dev/null 2>&1"), 0);
 }

@@ -64,6 +64,8 @@ struct dac_bpf {
 	/* devices whose names we tried to learn */
 	uint32_t *learned;
 	size_t nlearned;
+	/* clients seeded inside dac_bpf_load(), or its -errno; reported once */
+	int load_seeded;
 };
 
 /*
@@ -178,6 +180,40 @@ static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 	set_autoload(s617tp, N(s617tp), p->sched == 0 && s617);
 }
 
+/*
+ * Attach every loaded program of the skeleton that has no link yet; with
+ * @first only the ones that place clients (client open/close) and follow
+ * their memory, which must run before the loader seeds the open clients.
+ */
+static int attach_progs(struct drmacct_bpf *s, bool first)
+{
+	struct bpf_program **progs = (struct bpf_program **)&s->progs;
+	struct bpf_link **links = (struct bpf_link **)&s->links;
+	size_t nprog = sizeof(s->progs) / sizeof(progs[0]);
+	const struct bpf_program *early[] = {
+		s->progs.btf_client_open, s->progs.btf_client_close, s->progs.btf_mem_change,
+		s->progs.tp_client_open, s->progs.tp_client_close, s->progs.tp_mem_change,
+	};
+
+	for (size_t i = 0; i < nprog; i++) {
+		bool is_early = false;
+
+		if (links[i] || !bpf_program__autoload(progs[i]))
+			continue;
+		for (size_t j = 0; j < N(early); j++)
+			is_early |= early[j] == progs[i];
+		if (first && !is_early)
+			continue;
+		links[i] = bpf_program__attach(progs[i]);
+		if (!links[i]) {
+			int err = -errno;
+
+			return err < 0 ? err : -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static void take_fds(struct dac_bpf *b)
 {
 	struct drmacct_bpf *s = b->skel;
@@ -236,9 +272,6 @@ int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
 	err = drmacct_bpf__load(b->skel);
 	if (err)
 		goto fail;
-	err = drmacct_bpf__attach(b->skel);
-	if (err)
-		goto fail;
 	take_fds(b);
 	b->info.drmacct = plan.drmacct >= 0;
 	b->info.drmacct_btf = plan.drmacct == 1;
@@ -246,6 +279,23 @@ int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
 	b->info.sched_btf = plan.sched == 1;
 	b->info.sched_617 = plan.sched >= 0 && plan.sched_set == DAC_SCHED_SET_617;
 	b->info.ringbuf_bytes = bpf_map__max_entries(b->skel->maps.records);
+	/*
+	 * Clients already open go into the table before the job programs
+	 * run: a job of theirs counted before they were placed would be
+	 * filed under device 0 (unknown) for good, in usage and in totals.
+	 * Name learning needs the client-open program (it finds the device
+	 * of its probe client in the table).
+	 */
+	if (b->info.drmacct) {
+		err = attach_progs(b->skel, true);
+		if (err)
+			goto fail;
+		dac_bpf_learn_names(b);
+		b->load_seeded = dac_bpf_seed_clients(b);
+	}
+	err = attach_progs(b->skel, false);
+	if (err)
+		goto fail;
 	*out = b;
 	return 0;
 fail:
@@ -833,6 +883,7 @@ static int client_cb(const void *key, const void *val, void *arg)
 	o->tgid = c->tgid;
 	copy_str(o->comm, sizeof(o->comm), c->comm, sizeof(c->comm));
 	copy_str(o->driver, sizeof(o->driver), c->driver, sizeof(c->driver));
+	copy_str(o->name, sizeof(o->name), c->name, sizeof(c->name));
 	return 0;
 }
 
@@ -1107,6 +1158,33 @@ int dac_bpf_client_insert(struct dac_bpf *b, uint64_t client_id,
 			  const struct dac_client_val *cv)
 {
 	return bpf_map_update_elem(b->fd[M_CLIENTS], &client_id, cv, BPF_NOEXIST) ? -errno : 0;
+}
+
+int dac_bpf_mem_seed(struct dac_bpf *b, uint64_t client_id, uint32_t region, uint64_t total)
+{
+	struct dac_mem_key k = { .client_id = client_id, .region = region };
+	struct dac_mem_val v = { 0 };
+
+	/*
+	 * The fdinfo total includes every change made before it was read,
+	 * those the programs counted since attaching too, so it replaces
+	 * the entry rather than adding to it; only a change between that
+	 * read and this update is lost.
+	 */
+	if (bpf_map_lookup_elem(b->fd[M_MEM], &k, &v) && errno != ENOENT)
+		return -errno;
+	v.total = total;
+	if (v.peak < total)
+		v.peak = total;
+	return bpf_map_update_elem(b->fd[M_MEM], &k, &v, BPF_ANY) ? -errno : 0;
+}
+
+int dac_bpf_take_load_seeded(struct dac_bpf *b)
+{
+	int n = b->load_seeded;
+
+	b->load_seeded = 0;
+	return n;
 }
 
 struct known_arg {

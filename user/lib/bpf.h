@@ -31,6 +31,7 @@
 #define DAC_BPF_PIN_DIR		"/sys/fs/bpf/drmacct"
 #define DAC_BPF_COMM_LEN	16
 #define DAC_BPF_NAME_LEN	32
+#define DAC_BPF_CLIENT_NAME_LEN	72	/* drm-client-name (<= 64 bytes) + NUL */
 
 struct dac_bpf;		/* opaque handle on a loaded or pinned collection */
 
@@ -49,7 +50,13 @@ struct dac_bpf_load_opts {
 };
 
 /*
- * Load and attach the programs (not pinned). -ENOENT when a source the
+ * Load and attach the programs (not pinned). With drmacct's tracepoints,
+ * the clients that are already open are put in place before any usage is
+ * counted: the client open/close and memory programs are attached first,
+ * then the devices' names are learned (dac_bpf_learn_names()) and the open
+ * clients are added from their fdinfo (dac_bpf_seed_clients()), and only
+ * then are the job programs attached, so every job of such a client is
+ * filed under its real device. -ENOENT when a source the
  * options ask for has no tracepoints in this kernel (module not loaded),
  * -EPERM/-EACCES without CAP_BPF/CAP_PERFMON.
  */
@@ -155,7 +162,13 @@ struct dac_bpf_client {
 	uint32_t pid, tgid;
 	char comm[DAC_BPF_COMM_LEN];
 	char driver[DAC_BPF_NAME_LEN];
+	char name[DAC_BPF_CLIENT_NAME_LEN];	/* drm-client-name; "" unknown (see below) */
 };
+/*
+ * The client table. A client's name is known only for clients that were
+ * already open when collection started (read from their fdinfo then); no
+ * tracepoint reports a name set later.
+ */
 int dac_bpf_read_clients(struct dac_bpf *b, struct dac_bpf_client **out, size_t *n);
 
 struct dac_bpf_usage {
@@ -285,9 +298,12 @@ int dac_bpf_learn_names(struct dac_bpf *b);
 /*
  * Add the clients that were already open when collection started to the
  * client table, from a /proc walk (each DRM fd whose device node matches a
- * device whose names were learned). Their open time is unknown (0) and
- * their usage counts from the start of collection. Returns the number
- * added or -errno.
+ * device whose names were learned), with what their fdinfo says: device,
+ * driver, drm-client-name, and the bytes held per region (drm-total-<r>,
+ * which becomes the memory map's total and peak). Their open time is
+ * unknown (0) and their busy time counts from the start of collection.
+ * dac_bpf_load() already does this once; on its handle the first call
+ * also counts the clients added then. Returns the number added or -errno.
  */
 int dac_bpf_seed_clients(struct dac_bpf *b);
 

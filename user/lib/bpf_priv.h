@@ -24,6 +24,16 @@ int dac_bpf_client_insert(struct dac_bpf *b, uint64_t client_id,
 			  const struct dac_client_val *cv);
 
 /*
+ * Set client @client_id's memory in region @region to @total bytes (peak
+ * at least @total): the loader's seeding of a client that was open before
+ * collection started, from its fdinfo's drm-total-<r>.
+ */
+int dac_bpf_mem_seed(struct dac_bpf *b, uint64_t client_id, uint32_t region, uint64_t total);
+
+/* Clients the seeding inside dac_bpf_load() added, not yet reported. */
+int dac_bpf_take_load_seeded(struct dac_bpf *b);
+
+/*
  * Devices whose node is known from name learning: parallel malloc'd arrays
  * of drmacct device ids and device numbers.
  */

@@ -81,6 +81,8 @@ static void client_text(struct dac_bpf *b, const struct dac_bpf_client *c,
 
 	add(t, "drm-driver:\t%s\ndrm-client-id:\t%" PRIu64 "\n", c->driver[0] ? c->driver : "unknown",
 	    c->client_id);
+	if (c->name[0])
+		add(t, "drm-client-name:\t%s\n", c->name);
 	/* Engines: every one the device has (learned names), or that has usage. */
 	while (!dac_bpf_name_raw(b, c->device_id, DAC_NAME_ENGINE, neng, name, sizeof(name)))
 		neng++;
@@ -187,6 +189,32 @@ struct seed {
 	int err;
 };
 
+/*
+ * The bytes client @client_id of device @device_id holds per region, from
+ * its fdinfo: each drm-total-<r> whose <r> is a learned region name of the
+ * device (the programs number regions by the device's order).
+ */
+static int seed_mem(struct dac_bpf *b, uint32_t device_id, uint64_t client_id,
+		    const struct dac_fdinfo *fi)
+{
+	char name[DAC_BPF_NAME_LEN];
+
+	for (uint32_t r = 0;
+	     !dac_bpf_name_raw(b, device_id, DAC_NAME_REGION, r, name, sizeof(name)); r++) {
+		for (size_t i = 0; i < fi->nregions; i++) {
+			const struct dac_region *reg = &fi->regions[i];
+			int err;
+
+			if (!reg->has_total || !reg->name || strcmp(reg->name, name))
+				continue;
+			err = dac_bpf_mem_seed(b, client_id, r, reg->total);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
 static int seed_cb(const struct dac_fd_info *fdi, void *arg)
 {
 	struct seed *s = arg;
@@ -209,11 +237,18 @@ static int seed_cb(const struct dac_fd_info *fdi, void *arg)
 		snprintf(cv.comm, sizeof(cv.comm), "%.*s", (int)sizeof(cv.comm) - 1, fdi->comm);
 		snprintf(cv.driver, sizeof(cv.driver), "%.*s", (int)sizeof(cv.driver) - 1,
 			 fi.driver ? fi.driver : "");
-		/* BPF_NOEXIST: a client the programs saw open keeps its entry. */
+		snprintf(cv.name, sizeof(cv.name), "%.*s", (int)sizeof(cv.name) - 1,
+			 fi.client_name ? fi.client_name : "");
+		/*
+		 * BPF_NOEXIST: a client the programs saw open keeps its entry,
+		 * and its memory, which they have followed since.
+		 */
 		err = dac_bpf_client_insert(s->b, fi.client_id, &cv);
-		if (!err)
+		if (!err) {
 			s->added++;
-		else if (err != -EEXIST)
+			err = seed_mem(s->b, cv.device_id, fi.client_id, &fi);
+		}
+		if (err && err != -EEXIST && !s->err)
 			s->err = err;
 	}
 	dac_fdinfo_free(&fi);
@@ -225,8 +260,15 @@ int dac_bpf_seed_clients(struct dac_bpf *b)
 	struct dac_discover_opts o = { .fd = -1 };
 	struct seed s = { .b = b };
 	struct dac_discover *d;
-	int err;
+	int at_load, err;
 
+	/*
+	 * Clients dac_bpf_load() added count here (this walk finds them in
+	 * the table); an error of that walk is superseded by this one.
+	 */
+	at_load = dac_bpf_take_load_seeded(b);
+	if (at_load > 0)
+		s.added = at_load;
 	err = dac_bpf_known_devices(b, &s.dev_ids, &s.rdevs, &s.ndev);
 	if (err)
 		return err;
