@@ -360,6 +360,63 @@ DT_TEST_F(rc, report_sums_and_utilization)
 	cli_result_free(&r);
 }
 
+/*
+ * Names in a record file come from processes and drivers: the text report
+ * shows every control byte, C1 control and invalid UTF-8 byte of a comm,
+ * driver, engine or region name as '?', the JSON report keeps them escaped.
+ */
+DT_TEST_F(rc, report_hostile_names)
+{
+	struct drec_engine_desc eng[1] = { { "r\033[1men", 1, 0 } };
+	const char *regions[1] = { "sys\033]0;t\007" };
+	struct drec_device dev = { .dev = 0, .major = 226, .minor = 128,
+				   .driver = "ev\033[2Jil", .pdev = "", .nengines = 1,
+				   .engines = eng, .nregions = 1, .regions = regions };
+	struct drec_file_info fi = { .start_mono_ns = 1000000000ull, .interval_ns = 1000000000ull };
+	struct drec_engine_val ev = { .engine = 0, .flags = DREC_E_BUSY };
+	struct drec_region_val rv = { .region = 0, .flags = DREC_R_TOTAL, .total = 4096 };
+	struct drec_writer w;
+	struct cli_result r;
+	FILE *f = fopen(self->out, "w");
+
+	DT_ASSERT_NE(f, NULL);
+	DT_ASSERT_EQ(drec_writer_init(&w, f, &fi, &dev, 1), 0);
+	for (int i = 0; i < 2; i++) {
+		struct drec_client c = { .time_ns = (uint64_t)(i + 1) * 1000000000ull,
+					 .client_id = 5, .pid = 42, .flags = DREC_C_CLIENT_ID,
+					 .nengines = 1, .engines = &ev, .nregions = 1,
+					 .regions = &rv };
+
+		/* ESC, a C1 CSI (2 bytes), 2 invalid bytes, a valid e-acute */
+		snprintf(c.comm, sizeof(c.comm), "a\033[31m\xc2\x9b\xff\xfe\xc3\xa9");
+		ev.busy_ns = (uint64_t)i * 300000000ull;
+		DT_ASSERT_EQ(drec_write_client(&w, DREC_SAMPLE, &c), 0);
+	}
+	DT_ASSERT_EQ(drec_writer_finish(&w), 0);
+	fclose(f);
+
+	cli_run(&r, "report", self->out, NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(strchr(r.out, '\033') == NULL);
+	DT_EXPECT_TRUE(strchr(r.out, '\007') == NULL);
+	DT_EXPECT_TRUE(strstr(r.out, "\xc2\x9b") == NULL);
+	EXPECT_HAS(r.out, "client 5 on renderD128 (ev?[2Jil): a?[31m????\xc3\xa9[42]");
+	EXPECT_HAS(r.out, "    r?[1men          busy     0.300000 s");
+	EXPECT_HAS(r.out, "    memory sys?]0;t? peak 4.0K");
+	EXPECT_HAS(r.out, "  a?[31m????\xc3\xa9[42]: 1 client\n");
+	EXPECT_HAS(r.out, "renderD128 r?[1men          busy     0.300000 s");
+	cli_result_free(&r);
+
+	cli_run(&r, "report", "--json", self->out, NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(cli_json_valid(r.out));
+	EXPECT_HAS(r.out, "\"comm\": \"a\\u001b[31m\xc2\x9b\\ufffd\\ufffd\xc3\xa9\"");
+	EXPECT_HAS(r.out, "\"driver\": \"ev\\u001b[2Jil\"");
+	EXPECT_HAS(r.out, "\"name\": \"r\\u001b[1men\"");
+	EXPECT_HAS(r.out, "\"region\": \"sys\\u001b]0;t\\u0007\"");
+	cli_result_free(&r);
+}
+
 /* Whole records reach the file after every sample (readable live); SIGINT
  * ends the recording cleanly. */
 DT_TEST_F_TIMEOUT(rc, readable_while_recording_and_sigint, 60)

@@ -427,7 +427,7 @@ static void print_text(FILE *f, struct rep *rp)
 {
 	const struct drec_reader *r = rp->r;
 	size_t i, k, p;
-	char dn[32], b1[32], b2[32];
+	char dn[32], b1[32], b2[32], nb[CLI_PRINTABLE_MAX];
 
 	fprintf(f, "Recording: version %u.%u, %" PRIu64 " records, %.3f s, interval %.0f ms, "
 		"BPF %s\n", r->info.version_major, r->info.version_minor, rp->records,
@@ -445,16 +445,18 @@ static void print_text(FILE *f, struct rep *rp)
 
 		dev_label(r, x->dev, dn, sizeof(dn));
 		fprintf(f, "  client %s%" PRIu64 " on %s (%s):", x->has_id ? "" : "pid:", x->id, dn,
-			d && d->driver[0] ? d->driver : "?");
+			d && d->driver[0] ? cli_printable(d->driver, nb, sizeof(nb)) : "?");
 		for (p = 0; p < x->npids; p++)
-			fprintf(f, " %s[%u]", x->pids[p].comm, x->pids[p].pid);
+			fprintf(f, " %s[%u]", cli_printable(x->pids[p].comm, nb, sizeof(nb)),
+				x->pids[p].pid);
 		fprintf(f, ", %" PRIu64 " samples over %.3f s%s\n", x->samples,
 			(double)(x->last_ns - x->first_ns) / 1e9, x->exited ? ", exited" : "");
 		for (k = 0; k < x->neng; k++) {
 			const struct eng_acc *e = &x->eng[k];
 			double u = eng_util(rp, x, e);
 
-			fprintf(f, "    %-16s busy %12.6f s", eng_name(rp, x->dev, e->idx),
+			fprintf(f, "    %-16s busy %12.6f s",
+				cli_printable(eng_name(rp, x->dev, e->idx), nb, sizeof(nb)),
 				(double)eng_delta(e) / 1e9);
 			if (!isnan(u))
 				fprintf(f, "  avg %6.2f%%", u * 100.0);
@@ -470,7 +472,7 @@ static void print_text(FILE *f, struct rep *rp)
 		}
 		for (k = 0; k < x->nreg; k++)
 			fprintf(f, "    memory %-9s peak %s, last %s\n",
-				reg_name(rp, x->dev, x->reg[k].idx),
+				cli_printable(reg_name(rp, x->dev, x->reg[k].idx), nb, sizeof(nb)),
 				cli_fmt_bytes(x->reg[k].peak_total, b1, sizeof(b1)),
 				cli_fmt_bytes(x->reg[k].last_total, b2, sizeof(b2)));
 	}
@@ -479,11 +481,13 @@ static void print_text(FILE *f, struct rep *rp)
 	for (i = 0; i < rp->nprocs; i++) {
 		const struct proc_acc *pa = &rp->procs[i];
 
-		fprintf(f, "  %s[%u]: %zu client%s\n", pa->comm, pa->pid, pa->nclients,
+		fprintf(f, "  %s[%u]: %zu client%s\n", cli_printable(pa->comm, nb, sizeof(nb)),
+			pa->pid, pa->nclients,
 			pa->nclients == 1 ? "" : "s");
 		for (k = 0; k < pa->neng; k++) {
 			dev_label(r, pa->eng[k].dev, dn, sizeof(dn));
-			fprintf(f, "    %-10s %-16s busy %12.6f s\n", dn, pa->eng[k].name,
+			fprintf(f, "    %-10s %-16s busy %12.6f s\n", dn,
+				cli_printable(pa->eng[k].name, nb, sizeof(nb)),
 				(double)pa->eng[k].busy_ns / 1e9);
 		}
 	}
