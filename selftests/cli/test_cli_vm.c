@@ -10,7 +10,9 @@
  *    held by both processes, counted once in the totals;
  *  - utilisation of a fully busy engine is ~100 % (capacity 1) and ~50 %
  *    with one job on a capacity-2 engine;
- *  - `top` runs in batch mode.
+ *  - `top` runs in batch mode;
+ *  - with a private BPF collection: `check -v` and `bpf dump` show a comm
+ *    with an escape sequence and invalid UTF-8 as '?', never the raw bytes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -472,6 +475,81 @@ DT_TEST_TIMEOUT(busy_engine_utilisation_full, 120)
 DT_TEST_TIMEOUT(busy_engine_utilisation_half_of_capacity_2, 120)
 {
 	busy_util(2, 0.45, 0.53);
+}
+
+/* ---- check and bpf dump, with a collection pinned where no one else looks ---- */
+
+#define PRIV_BPF_DIR "/sys/fs/bpf/drmacct-cli-vm"
+
+DT_FIXTURE(privbpf) {
+	bool started;
+};
+
+DT_SETUP(privbpf)
+{
+	struct run r;
+
+	drmacct(&r, "bpf", "stop", "--dir", PRIV_BPF_DIR, NULL);	/* a leftover */
+	free(r.out);
+	drmacct(&r, "bpf", "start", "--dir", PRIV_BPF_DIR, NULL);
+	free(r.out);
+	if (r.status)
+		DT_FAIL("drmacct bpf start --dir %s failed (%d)", PRIV_BPF_DIR, r.status);
+	self->started = true;
+}
+
+DT_TEARDOWN(privbpf)
+{
+	struct run r;
+
+	if (!self->started)
+		return;
+	drmacct(&r, "bpf", "stop", "--dir", PRIV_BPF_DIR, NULL);
+	free(r.out);
+	if (r.status)
+		dt_info("drmacct bpf stop --dir %s failed (%d)", PRIV_BPF_DIR, r.status);
+}
+
+/*
+ * A client opened by a process whose comm holds ESC sequences and an invalid
+ * UTF-8 byte: both tables show '?' for them, and no ESC reaches the output.
+ */
+DT_TEST_F_TIMEOUT(privbpf, check_and_dump_filter_hostile_comm, 120)
+{
+	static const char comm[] = "x\033[31m\xff\033]0;t\007";
+	unsigned int n;
+	struct run r;
+	char want[64];
+	uint64_t id;
+	int fd;
+
+	DT_ASSERT_EQ(prctl(PR_SET_NAME, comm, 0, 0, 0), 0);
+	fd = open_simgpu();
+	id = client_id(fd, &n);
+	DT_ASSERT_GT(n, 0u);
+	wait_job(fd, submit_busy(fd, 0, 20000000ull));
+
+	drmacct(&r, "bpf", "dump", "--dir", PRIV_BPF_DIR, NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(strchr(r.out, '\033') == NULL);
+	DT_EXPECT_TRUE(strchr(r.out, '\007') == NULL);
+	DT_EXPECT_TRUE(strchr(r.out, '\xff') == NULL);
+	snprintf(want, sizeof(want), "%8llu %8d %8d %-16s ", (unsigned long long)id,
+		 (int)getpid(), (int)getpid(), "x?[31m??]0;t?");
+	if (!strstr(r.out, want))
+		DT_FAIL("no \"%s\" in:\n%s", want, r.out);
+	free(r.out);
+
+	drmacct(&r, "check", "--dir", PRIV_BPF_DIR, "--interval", "0.2", "-v", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(strchr(r.out, '\033') == NULL);
+	DT_EXPECT_TRUE(strchr(r.out, '\xff') == NULL);
+	snprintf(want, sizeof(want), "%8llu %8d x?[31m??]0;t? ", (unsigned long long)id,
+		 (int)getpid());
+	if (!strstr(r.out, want))
+		DT_FAIL("no \"%s\" in:\n%s", want, r.out);
+	free(r.out);
+	close(fd);
 }
 
 DT_MAIN

@@ -166,6 +166,7 @@ static int do_dump(const char *dir)
 	struct dac_bpf_total *t = NULL;
 	struct dac_bpf_mem *m = NULL;
 	size_t nc = 0, nu = 0, ns = 0, nt = 0, nm = 0;
+	char b1[CLI_PRINTABLE_MAX], b2[CLI_PRINTABLE_MAX];
 	uint64_t now;
 	struct dac_bpf *b;
 	int err = dac_bpf_open_pinned(dir, &b);
@@ -184,27 +185,29 @@ static int do_dump(const char *dir)
 	       "DRIVER", "DEVICE");
 	for (size_t i = 0; i < nc; i++)
 		printf("%8" PRIu64 " %8u %8u %-16s %-12s %6u\n", c[i].client_id, c[i].pid,
-		       c[i].tgid, c[i].comm, c[i].driver, c[i].device_id);
+		       c[i].tgid, cli_printable(c[i].comm, b1, sizeof(b1)),
+		       cli_printable(c[i].driver, b2, sizeof(b2)), c[i].device_id);
 	printf("\nusage (%zu):\n%8s %-12s %16s %16s %10s %7s\n", nu, "ID", "ENGINE", "BUSY_NS",
 	       "CYCLES", "JOBS", "RUNNING");
 	for (size_t i = 0; i < nu; i++)
 		printf("%8" PRIu64 " %-12s %16" PRIu64 " %16" PRIu64 " %10" PRIu64 " %7u\n",
-		       u[i].client_id, u[i].name, u[i].busy_ns, u[i].cycles, u[i].jobs,
+		       u[i].client_id, cli_printable(u[i].name, b1, sizeof(b1)), u[i].busy_ns, u[i].cycles, u[i].jobs,
 		       u[i].running);
 	printf("\nmemory (%zu):\n%8s %-12s %14s %14s\n", nm, "ID", "REGION", "TOTAL", "PEAK");
 	for (size_t i = 0; i < nm; i++)
 		printf("%8" PRIu64 " %-12s %14" PRIu64 " %14" PRIu64 "\n", m[i].client_id,
-		       m[i].name, m[i].total, m[i].peak);
+		       cli_printable(m[i].name, b1, sizeof(b1)), m[i].total, m[i].peak);
 	printf("\ntotals since start (%zu):\n%6s %-12s %16s %16s %10s\n", nt, "DEVICE", "ENGINE",
 	       "BUSY_NS", "CYCLES", "JOBS");
 	for (size_t i = 0; i < nt; i++)
 		printf("%6u %-12s %16" PRIu64 " %16" PRIu64 " %10" PRIu64 "\n", t[i].device_id,
-		       t[i].name, t[i].busy_ns, t[i].cycles, t[i].jobs);
+		       cli_printable(t[i].name, b1, sizeof(b1)), t[i].busy_ns, t[i].cycles, t[i].jobs);
 	printf("\ngpu_scheduler (%zu):\n%8s %-16s %-16s %16s %10s\n", ns, "TGID", "COMM", "RING",
 	       "BUSY_NS", "JOBS");
 	for (size_t i = 0; i < ns; i++)
-		printf("%8u %-16s %-16s %16" PRIu64 " %10" PRIu64 "\n", s[i].tgid, s[i].comm,
-		       s[i].ring, s[i].busy_ns, s[i].jobs);
+		printf("%8u %-16s %-16s %16" PRIu64 " %10" PRIu64 "\n", s[i].tgid,
+		       cli_printable(s[i].comm, b1, sizeof(b1)),
+		       cli_printable(s[i].ring, b2, sizeof(b2)), s[i].busy_ns, s[i].jobs);
 out:
 	free(c);
 	free(u);

@@ -146,6 +146,7 @@ static int cmd_check(int argc, char **argv)
 	double tol = 1.0;
 	bool verbose = false;
 	size_t compared = 0, bad = 0;
+	char cb[CLI_PRINTABLE_MAX], nb[CLI_PRINTABLE_MAX];
 	int c, err;
 
 	while ((c = getopt_long(argc, argv, ":i:t:vd:h", opts, NULL)) != -1) {
@@ -237,7 +238,8 @@ static int cmd_check(int argc, char **argv)
 			if (!verbose && ok)
 				continue;
 			printf("%8" PRIu64 " %8d %-16s %-12s %16" PRIu64 " %16" PRIu64 " %8.3f%%%s\n",
-			       p->client_id, (int)p->pid, p->comm, p->name, df, db,
+			       p->client_id, (int)p->pid, cli_printable(p->comm, cb, sizeof(cb)),
+			       cli_printable(p->name, nb, sizeof(nb)), df, db,
 			       df ? 100.0 * diff / df : (diff ? 100.0 : 0.0), ok ? "" : "  <-");
 		}
 		if (pass == 0 && !bad && !verbose)

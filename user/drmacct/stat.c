@@ -114,7 +114,7 @@ static void print_report(const struct report *r, const struct filter *f, const c
 			 const char *source, uint64_t elapsed_ns)
 {
 	double el = elapsed_ns / 1e9;
-	char b[32];
+	char b[32], nb[CLI_PRINTABLE_MAX], cb[CLI_PRINTABLE_MAX];
 
 	fprintf(stderr, "\n GPU usage of '%s' and its children (source: %s):\n\n", cmd, source);
 	fprintf(stderr, "  %-6s %-14s %16s %8s %8s %16s\n", "DEVICE", "ENGINE", "BUSY_NS", "UTIL",
@@ -129,8 +129,8 @@ static void print_report(const struct report *r, const struct filter *f, const c
 			snprintf(jobs, sizeof(jobs), "%" PRIu64, x->jobs);
 		if (x->has_cycles)
 			snprintf(cyc, sizeof(cyc), "%" PRIu64, x->cycles);
-		fprintf(stderr, "  %-6u %-14s %16" PRIu64 " %7.2f%% %8s %16s\n", x->device, x->name,
-			x->busy_ns, elapsed_ns ? 100.0 * x->busy_ns / elapsed_ns : 0.0, jobs, cyc);
+		fprintf(stderr, "  %-6u %-14s %16" PRIu64 " %7.2f%% %8s %16s\n", x->device,
+			cli_printable(x->name, nb, sizeof(nb)), x->busy_ns, elapsed_ns ? 100.0 * x->busy_ns / elapsed_ns : 0.0, jobs, cyc);
 	}
 	for (size_t i = 0; i < f->n; i++) {
 		bool seen = false;
@@ -144,7 +144,8 @@ static void print_report(const struct report *r, const struct filter *f, const c
 	if (r->nmem) {
 		fprintf(stderr, "\n  %-6s %-14s %16s\n", "DEVICE", "REGION", "PEAK");
 		for (size_t i = 0; i < r->nmem; i++)
-			fprintf(stderr, "  %-6u %-14s %16s\n", r->mem[i].device, r->mem[i].name,
+			fprintf(stderr, "  %-6u %-14s %16s\n", r->mem[i].device,
+				cli_printable(r->mem[i].name, nb, sizeof(nb)),
 				cli_fmt_bytes(r->mem[i].peak, b, sizeof(b)));
 	}
 	if (r->nrings) {
@@ -153,7 +154,8 @@ static void print_report(const struct report *r, const struct filter *f, const c
 			"JOBS");
 		for (size_t i = 0; i < r->nrings; i++)
 			fprintf(stderr, "  %-8u %-16s %-14s %16" PRIu64 " %8" PRIu64 "\n",
-				r->rings[i].tgid, r->rings[i].comm, r->rings[i].ring,
+				r->rings[i].tgid, cli_printable(r->rings[i].comm, cb, sizeof(cb)),
+				cli_printable(r->rings[i].ring, nb, sizeof(nb)),
 				r->rings[i].busy_ns, r->rings[i].jobs);
 	}
 	fprintf(stderr, "\n  %12.6f seconds time elapsed\n\n", el);
