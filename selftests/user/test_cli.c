@@ -626,6 +626,44 @@ DT_TEST(hostile_names_table_and_json)
 	proc_tree_cleanup(&pt);
 }
 
+/*
+ * stat exits as a shell would: the command's own status, 128 + N when
+ * signal N ended it, 127 when the command is not found and 126 when it
+ * cannot be run -- never 1 for a command that did not run. (--no-bpf: the
+ * /proc polling path; the BPF path shares spawn() and the status code.)
+ */
+DT_TEST_TIMEOUT(stat_exit_status_like_a_shell, 60)
+{
+	static const struct {
+		const char *cmd[4];
+		int status;
+		const char *err;
+	} cases[] = {
+		{ { "/bin/sh", "-c", "exit 3", NULL }, 3, "seconds time elapsed" },
+		{ { "/bin/sh", "-c", "exit 0", NULL }, 0, "seconds time elapsed" },
+		{ { "/bin/sh", "-c", "kill -TERM $$", NULL }, 128 + SIGTERM, "seconds time elapsed" },
+		{ { "drmacct-no-such-command", NULL }, 127,
+		  "cannot run 'drmacct-no-such-command': No such file or directory" },
+		{ { "/nonexistent/dir/cmd", NULL }, 127, "cannot run '/nonexistent/dir/cmd'" },
+		{ { "/dev/null", NULL }, 126, "cannot run '/dev/null': Permission denied" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[10] = { "stat", "--no-bpf", "--interval", "0.05", "--" };
+		struct cli_result r;
+		size_t n = 5;
+
+		for (size_t k = 0; cases[i].cmd[k]; k++)
+			args[n++] = cases[i].cmd[k];
+		args[n] = NULL;
+		cli_runv(&r, args);
+		dt_info("stat -- %s: %d", cases[i].cmd[0], r.status);
+		DT_EXPECT_EQ(r.status, cases[i].status);
+		EXPECT_HAS(r.err, cases[i].err);
+		cli_result_free(&r);
+	}
+}
+
 /* top on a pseudo terminal. */
 struct ptyrun {
 	int master, slave;

@@ -417,6 +417,58 @@ DT_TEST_F(rc, report_hostile_names)
 	cli_result_free(&r);
 }
 
+/*
+ * record -- CMD exits with CMD's status as a shell would (127 not found, 126
+ * not runnable, 128 + N for signal N, else CMD's own), and the file is
+ * complete in every case.
+ */
+DT_TEST_F_TIMEOUT(rc, record_exit_status_is_the_commands, 90)
+{
+	static const struct {
+		const char *cmd[4];
+		int status;
+		const char *err;
+	} cases[] = {
+		{ { "/bin/sh", "-c", "sleep 0.1; exit 3", NULL }, 3,
+		  "the command exited with status 3" },
+		{ { "/bin/sh", "-c", "sleep 0.1; kill -TERM $$", NULL }, 128 + SIGTERM,
+		  "the command was killed by signal 15" },
+		{ { "/bin/true", NULL }, 0, "samples" },
+		{ { "drmacct-no-such-command", NULL }, 127,
+		  "cannot run drmacct-no-such-command: No such file or directory" },
+		{ { "/dev/null", NULL }, 126, "cannot run /dev/null: Permission denied" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[16] = { "record", "--no-bpf", "--proc-root", self->pt.root,
+					 "-o", self->out, "-i", "20", "--" };
+		struct drec_reader rd;
+		struct drec_record rec;
+		struct cli_result r;
+		unsigned char *buf;
+		size_t len, n = 9, samples = 0;
+
+		for (size_t k = 0; cases[i].cmd[k]; k++)
+			args[n++] = cases[i].cmd[k];
+		args[n] = NULL;
+		unlink(self->out);
+		cli_runv(&r, args);
+		dt_info("record -- %s: %d", cases[i].cmd[0], r.status);
+		DT_EXPECT_EQ(r.status, cases[i].status);
+		EXPECT_HAS(r.err, cases[i].err);
+		cli_result_free(&r);
+		/* a complete file: header, the client's samples, no problem */
+		load(self->out, &buf, &len);
+		DT_ASSERT_EQ(drec_reader_init(&rd, buf, len), 0);
+		while (drec_next(&rd, &rec) == 1)
+			samples += rec.type == DREC_SAMPLE && rec.client.client_id == 7;
+		DT_EXPECT_GE(samples, (size_t)2);
+		DT_EXPECT_EQ(rd.nproblems, (size_t)0);
+		drec_reader_free(&rd);
+		free(buf);
+	}
+}
+
 /* Whole records reach the file after every sample (readable live); SIGINT
  * ends the recording cleanly. */
 DT_TEST_F_TIMEOUT(rc, readable_while_recording_and_sigint, 60)

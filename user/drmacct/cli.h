@@ -8,6 +8,8 @@
  *
  * Exit codes of every subcommand: 0 success, 1 failure (including spec errors
  * found by validate), 2 usage error (always with a message on stderr).
+ * Commands that run a command (stat, record) exit with that command's
+ * status instead, as a shell does: see cli_exec_status(), cli_wait_status().
  */
 #ifndef DRMACCT_CLI_H
 #define DRMACCT_CLI_H
@@ -37,6 +39,14 @@ struct drmacct_cmd {
 		       aligned(__alignof__(struct drmacct_cmd)))) = {	\
 		.name = #id, .run = fn, .summary = text,		\
 	}
+
+/*
+ * Exit status for a command that could not be started, as a shell has it:
+ * 127 when execvp() said ENOENT (not found), else 126 (found, not runnable).
+ */
+int cli_exec_status(int err);
+/* Exit status of a waited-for command: its own, or 128 + the signal. */
+int cli_wait_status(int wstatus);
 
 /* Prints "drmacct CMD: <msg>" and a hint to --help on stderr; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

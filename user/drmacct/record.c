@@ -31,8 +31,10 @@ static void usage(FILE *f)
 		"record per DRM client every interval and, when BPF collection runs\n"
 		"('drmacct bpf start'), a CLIENT_EXIT record with the final totals of every\n"
 		"client that closes and LOST records for events the ring buffer dropped.\n"
-		"With COMMAND: record while it runs (and one last sample after it exits).\n"
-		"Without: until SIGINT/SIGTERM, --duration or --count.\n\n"
+		"With COMMAND: record while it runs (and one last sample after it exits);\n"
+		"the exit status is then COMMAND's (127 not found, 126 not runnable,\n"
+		"128 + N killed by signal N). Without: until SIGINT/SIGTERM, --duration\n"
+		"or --count.\n\n"
 		"Options:\n"
 		"  -o, --output=FILE      where to write (default drmacct.rec; '-' = stdout)\n"
 		"  -i, --interval=MS      sampling interval in milliseconds (default 1000)\n"
@@ -494,14 +496,16 @@ static void sleep_until(uint64_t deadline)
 static pid_t spawn(char **argv)
 {
 	pid_t pid = fork();
+	int e;
 
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGCHLD, SIG_DFL);
 		execvp(argv[0], argv);
-		fprintf(stderr, "drmacct record: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+		e = errno;
+		fprintf(stderr, "drmacct record: cannot run %s: %s\n", argv[0], strerror(e));
+		_exit(cli_exec_status(e));
 	}
 	return pid;
 }
@@ -532,7 +536,7 @@ static int cmd_record(int argc, char **argv)
 	struct dac_bpf *bpf = NULL;
 	struct sigaction sa;
 	struct timespec rt;
-	bool use_bpf = true, wrote_header = false;
+	bool use_bpf = true, wrote_header = false, ok = false;
 	pid_t child = -1;
 	const struct cli_common_opts co = {
 		.pid = &dopts.pid, .profile = &profile, .proc_root = &dopts.proc_root,
@@ -739,7 +743,9 @@ static int cmd_record(int argc, char **argv)
 		fprintf(stderr, "drmacct record: the command %s %d\n",
 			WIFEXITED(cstatus) ? "exited with status" : "was killed by signal",
 			WIFEXITED(cstatus) ? WEXITSTATUS(cstatus) : WTERMSIG(cstatus));
-	rc = CLI_EXIT_OK;
+	/* A command that ended by itself: its status, as from a shell. */
+	ok = true;
+	rc = child == 0 ? cli_wait_status(cstatus) : CLI_EXIT_OK;
 	goto done;
 write_err:
 	cli_error(CMD, "writing %s failed: %s", out, strerror(-ret));
@@ -748,11 +754,11 @@ done:
 		kill(child, SIGTERM);
 		waitpid(child, NULL, 0);
 	}
-	if (wrote_header && rc != CLI_EXIT_OK)
+	if (wrote_header && !ok)
 		drec_writer_finish(&s.w);
 	else if (!wrote_header)
 		free(s.w.buf);
-	if (f && f != stdout && fclose(f) && rc == CLI_EXIT_OK) {
+	if (f && f != stdout && fclose(f) && ok) {
 		cli_error(CMD, "writing %s failed: %s", out, strerror(errno));
 		rc = CLI_EXIT_FAIL;
 	}

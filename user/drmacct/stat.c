@@ -10,7 +10,8 @@
  * Without it, /proc is polled and the report says what that misses.
  *
  * The report goes to stderr (stdout belongs to the command); the exit status
- * is the command's.
+ * is the command's (128 + signal when a signal ended it), 127 when it was not
+ * found and 126 when it could not be run, as in a shell.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,7 +43,8 @@ static void usage(FILE *f)
 		"can miss.\n\n"
 		"  -e, --engines LIST  only these engines (comma-separated names)\n"
 		"      --no-bpf        poll /proc even when BPF runs\n"
-		"The report goes to stderr; the exit status is CMD's.\n");
+		"The report goes to stderr. Exit status: CMD's (128 + N when signal N\n"
+		"ended it); 127 when CMD was not found, 126 when it could not be run.\n");
 }
 
 static uint64_t mono_ns(void)
@@ -190,8 +192,8 @@ static pid_t spawn(char **argv, int *gate)
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
+			_exit(cli_exec_status(e));
+		_exit(cli_exec_status(e));
 	}
 	close(p[0]);
 	close(err[1]);
@@ -212,15 +214,6 @@ static int release(int gate[2])
 		e = 0;
 	close(gate[1]);
 	return e;
-}
-
-static int exit_status(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return CLI_EXIT_FAIL;
 }
 
 /* ---- BPF mode -------------------------------------------------------------- */
@@ -261,11 +254,11 @@ static int stat_bpf(struct dac_bpf *b, char **argv, const struct filter *f, cons
 		}
 	}
 	t1 = mono_ns();
-	*cmd_status = exit_status(status);
+	*cmd_status = cli_wait_status(status);
 	if (err) {
 		cli_error("stat", "cannot run '%s': %s", argv[0], strerror(err));
 		dac_bpf_untrack(b, cookie);
-		return CLI_EXIT_FAIL;
+		return cli_exec_status(err);
 	}
 	err = dac_bpf_read_cookie(b, cookie, &e, &ne, &m, &nm);
 	if (!err)
@@ -443,7 +436,7 @@ static int stat_poll(char **argv, const struct filter *f, const char *cmd, uint6
 	struct report r = { 0 };
 	struct dac_discover *d;
 	uint64_t t0, t1, polls = 0;
-	int gate[2], status = 0, err;
+	int gate[2], status = 0, err, ret = CLI_EXIT_OK;
 	pid_t pid;
 
 	fprintf(stderr, "drmacct stat: %s; polling /proc every %.3f s instead. Polling misses\n"
@@ -474,10 +467,12 @@ static int stat_poll(char **argv, const struct filter *f, const char *cmd, uint6
 		nanosleep(&ts, NULL);
 	}
 	t1 = mono_ns();
-	*cmd_status = exit_status(status);
+	*cmd_status = cli_wait_status(status);
 	dac_discover_free(d);
 	if (err) {
 		cli_error("stat", "cannot run '%s': %s", argv[0], strerror(err));
+		ret = cli_exec_status(err);
+		err = 0;
 		goto out;
 	}
 	if (st.oom) {
@@ -546,7 +541,7 @@ out:
 	free(st.c);
 	free(r.rows);
 	free(r.mem);
-	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	return err ? CLI_EXIT_FAIL : ret;
 }
 
 static int cmd_stat(int argc, char **argv)

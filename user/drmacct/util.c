@@ -11,10 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 
 #include "bpf.h"
 #include "cli.h"
 #include "json.h"
+
+int cli_exec_status(int err)
+{
+	return err == ENOENT ? 127 : 126;
+}
+
+int cli_wait_status(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return CLI_EXIT_FAIL;
+}
 
 static void vmsg(const char *cmd, const char *fmt, va_list ap)
 {
