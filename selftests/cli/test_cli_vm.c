@@ -11,8 +11,9 @@
  *  - utilisation of a fully busy engine is ~100 % (capacity 1) and ~50 %
  *    with one job on a capacity-2 engine;
  *  - `top` runs in batch mode;
- *  - with a private BPF collection: `check -v` and `bpf dump` show a comm
- *    with an escape sequence and invalid UTF-8 as '?', never the raw bytes.
+ *  - with a private BPF collection: `check` says when it had nothing to
+ *    compare (exit 4), and `check -v` and `bpf dump` show a comm with an
+ *    escape sequence and invalid UTF-8 as '?', never the raw bytes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -508,6 +509,22 @@ DT_TEARDOWN(privbpf)
 	free(r.out);
 	if (r.status)
 		dt_info("drmacct bpf stop --dir %s failed (%d)", PRIV_BPF_DIR, r.status);
+}
+
+/*
+ * No client open: nothing was compared, and check says so and exits 4
+ * instead of claiming that "0 pairs agree" with exit 0.
+ */
+DT_TEST_F_TIMEOUT(privbpf, check_with_nothing_to_compare, 120)
+{
+	struct run r;
+
+	drmacct(&r, "check", "--dir", PRIV_BPF_DIR, "--interval", "0.2", NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 4);
+	DT_EXPECT_TRUE(strstr(r.out, "nothing to compare: no live DRM client") != NULL);
+	DT_EXPECT_TRUE(strstr(r.out, "agree") == NULL);
+	free(r.out);
 }
 
 /*

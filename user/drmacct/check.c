@@ -10,7 +10,9 @@
  * job, which the allowance includes on top of the 1% (--tolerance).
  *
  * Exit status: 0 all agree, 1 some disagree (a table says which) or BPF is
- * not running, 2 usage error.
+ * not running, 2 usage error, 4 nothing to compare (no live client open in
+ * both samples: not a pass, as nothing was checked, and not a disagreement;
+ * 4 is what kselftest uses for "skipped").
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +26,8 @@
 #include "bpf.h"
 #include "cli.h"
 
+#define CHECK_EXIT_NOTHING	4
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -31,8 +35,9 @@ static void usage(FILE *f)
 		"Compare the busy time fdinfo and the BPF collection report for every\n"
 		"live client and engine over the same interval (default 1 s). Exit 1\n"
 		"with a table when any pair differs by more than PERCENT (default 1)\n"
-		"of the fdinfo value; -v prints the table always. Needs root and\n"
-		"`drmacct bpf start`.\n");
+		"of the fdinfo value; -v prints the table always. Exit 4 when there\n"
+		"was nothing to compare (no live client open in both samples). Needs\n"
+		"root and `drmacct bpf start`.\n");
 }
 
 struct pair {
@@ -214,6 +219,11 @@ static int cmd_check(int argc, char **argv)
 			continue;
 		compared++;
 	}
+	if (!compared) {
+		printf("drmacct check: nothing to compare: no live DRM client with engine busy "
+		       "time was open in both samples (%.3f s apart)\n", interval / 1e9);
+		goto out;
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1)
 			printf("%8s %8s %-16s %-12s %16s %16s %9s\n", "CLIENT", "PID", "COMM",
@@ -255,6 +265,8 @@ out:
 	dac_bpf_close(st.b);
 	if (err || st.err)
 		return CLI_EXIT_FAIL;
+	if (!compared)
+		return CHECK_EXIT_NOTHING;
 	return bad ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 

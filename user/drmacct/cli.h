@@ -10,6 +10,7 @@
  * found by validate), 2 usage error (always with a message on stderr).
  * Commands that run a command (stat, record) exit with that command's
  * status instead, as a shell does: see cli_exec_status(), cli_wait_status().
+ * check exits 4 when it had nothing to compare.
  */
 #ifndef DRMACCT_CLI_H
 #define DRMACCT_CLI_H
