@@ -257,7 +257,7 @@ int cli_source_open(const char *cmd, enum cli_source src, bool proc_only, struct
 		err = -ENODEV;
 	}
 	if (src == CLI_SOURCE_AUTO)
-		return 0;	/* /proc it is; cli_note_source() says so */
+		return 0;	/* /proc it is; list and top name it (cli_source_name()) */
 	cli_error(cmd, "--source=bpf: %s", err == -ENODEV ?
 		  "the BPF collection is not attached to drmacct's tracepoints" :
 		  dac_bpf_strerror(err));
