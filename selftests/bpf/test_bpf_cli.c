@@ -646,7 +646,7 @@ DT_TEST_F_TIMEOUT(pinned, bad_input_is_refused_clearly, 60)
 		{ DRMACCT " bpf start", 1, "already running" },
 		{ DRMACCT " stat", 2, "missing the command" },
 		{ DRMACCT " stat -e , -- true", 2, "engine names" },
-		{ DRMACCT " stat -- /nonexistent/cmd", 1, "cannot run" },
+		{ DRMACCT " stat -- /nonexistent/cmd", 127, "cannot run" },
 		{ DRMACCT " check --tolerance lots", 2, "--tolerance" },
 		{ DRMACCT " check extra", 2, "unexpected argument" },
 	};
