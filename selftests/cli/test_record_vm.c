@@ -249,6 +249,50 @@ DT_TEARDOWN(rv)
 	unlink(REC_FILE);
 }
 
+/* Starts `drmacct record` every @interval_ms and waits for its file header. */
+static void start_recorder(struct dt_fx_rv *self, const char *interval_ms)
+{
+	struct stat st;
+	time_t end = time(NULL) + 60;
+
+	self->rec = spawn(REC_LOG, "record", "-o", REC_FILE, "-i", interval_ms, NULL);
+	/* the header is written once BPF is open */
+	while ((stat(REC_FILE, &st) || st.st_size < DREC_FILE_HEADER_SIZE) && time(NULL) < end)
+		usleep(50000);
+	DT_ASSERT_GE(st.st_size, (off_t)DREC_FILE_HEADER_SIZE);
+}
+
+/* Ends the recorder with SIGINT; it must exit 0. */
+static void stop_recorder(struct dt_fx_rv *self)
+{
+	int rc;
+
+	kill(self->rec, SIGINT);
+	rc = wait_exit(self->rec);
+	self->rec = 0;
+	show_log(REC_LOG);
+	DT_ASSERT_EQ(rc, 0);
+}
+
+/*
+ * Starts a BPF collection of this test's own (ring of @ringbuf bytes, NULL
+ * for the default); skips when another one runs, since the test needs @why.
+ */
+static void start_own_bpf(struct dt_fx_rv *self, const char *ringbuf, const char *why)
+{
+	int rc = ringbuf ? wait_exit(spawn(REC_LOG, "bpf", "start", "--ringbuf", ringbuf, NULL))
+			 : wait_exit(spawn(REC_LOG, "bpf", "start", NULL));
+
+	if (rc && !wait_exit(spawn(NULL, "bpf", "status", NULL)))
+		DT_SKIP("a BPF collection is already running; this test needs %s", why);
+	if (rc) {
+		show_log(REC_LOG);
+		DT_FAIL("drmacct bpf start%s%s failed (%d)", ringbuf ? " --ringbuf " : "",
+			ringbuf ? ringbuf : "", rc);
+	}
+	self->started_bpf = true;
+}
+
 DT_TEST_F_TIMEOUT(rv, exit_records_from_bpf, 240)
 {
 	struct client_result shortc, longc;
@@ -260,8 +304,6 @@ DT_TEST_F_TIMEOUT(rv, exit_records_from_bpf, 240)
 	uint64_t last_long = 0;
 	bool seen_short_sample = false;
 	pid_t ps, pl;
-	struct stat st;
-	time_t end;
 
 	rc = wait_exit(spawn(REC_LOG, "bpf", "start", NULL));
 	if (rc && wait_exit(spawn(NULL, "bpf", "status", NULL))) {
@@ -274,12 +316,7 @@ DT_TEST_F_TIMEOUT(rv, exit_records_from_bpf, 240)
 	DT_ASSERT_EQ(pipe(q), 0);
 	/* long-lived client: sampled; closes after the short one */
 	pl = client(q[1], 3, 50000000ull, 3000);
-	self->rec = spawn(REC_LOG, "record", "-o", REC_FILE, "-i", "1000", NULL);
-	/* wait until the recorder wrote its header (BPF open by then) */
-	end = time(NULL) + 60;
-	while ((stat(REC_FILE, &st) || st.st_size < DREC_FILE_HEADER_SIZE) && time(NULL) < end)
-		usleep(50000);
-	DT_ASSERT_GE(st.st_size, (off_t)DREC_FILE_HEADER_SIZE);
+	start_recorder(self, "1000");
 	/* short-lived client: opens and closes, likely between two samples */
 	ps = client(p[1], 1, 100000000ull, 0);
 	get_result(p[0], ps, &shortc);
@@ -290,11 +327,7 @@ DT_TEST_F_TIMEOUT(rv, exit_records_from_bpf, 240)
 	close(q[1]);
 	/* one more sample and poll after both closed, then stop it */
 	sleep(2);
-	kill(self->rec, SIGINT);
-	rc = wait_exit(self->rec);
-	self->rec = 0;
-	show_log(REC_LOG);
-	DT_ASSERT_EQ(rc, 0);
+	stop_recorder(self);
 	dt_info("short client %llu (pid %d): %s busy %llu ns; long client %llu (pid %d): %llu ns",
 		(unsigned long long)shortc.client_id, (int)ps, shortc.engine,
 		(unsigned long long)shortc.busy_ns, (unsigned long long)longc.client_id, (int)pl,
@@ -394,23 +427,10 @@ DT_TEST_F_TIMEOUT(rv, lost_records_counted, 240)
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	uint64_t lost = 0;
-	int rc, exits = 0, overflows = 0, others = 0;
-	struct stat st;
-	time_t end;
+	int exits = 0, overflows = 0, others = 0;
 
-	rc = wait_exit(spawn(REC_LOG, "bpf", "start", "--ringbuf", "4096", NULL));
-	if (rc && !wait_exit(spawn(NULL, "bpf", "status", NULL)))
-		DT_SKIP("a BPF collection is already running; this test needs its own 4 KiB ring");
-	if (rc) {
-		show_log(REC_LOG);
-		DT_FAIL("drmacct bpf start --ringbuf 4096 failed (%d)", rc);
-	}
-	self->started_bpf = true;
-	self->rec = spawn(REC_LOG, "record", "-o", REC_FILE, "-i", "500", NULL);
-	end = time(NULL) + 60;
-	while ((stat(REC_FILE, &st) || st.st_size < DREC_FILE_HEADER_SIZE) && time(NULL) < end)
-		usleep(50000);
-	DT_ASSERT_GE(st.st_size, (off_t)DREC_FILE_HEADER_SIZE);
+	start_own_bpf(self, "4096", "its own 4 KiB ring");
+	start_recorder(self, "500");
 	DT_ASSERT_EQ(kill(self->rec, SIGSTOP), 0);
 	for (int i = 0; i < N; i++) {
 		struct drm_simgpu_query_device qd = { 0 };
@@ -423,11 +443,7 @@ DT_TEST_F_TIMEOUT(rv, lost_records_counted, 240)
 	}
 	DT_ASSERT_EQ(kill(self->rec, SIGCONT), 0);
 	sleep(2);
-	kill(self->rec, SIGINT);
-	rc = wait_exit(self->rec);
-	self->rec = 0;
-	show_log(REC_LOG);
-	DT_ASSERT_EQ(rc, 0);
+	stop_recorder(self);
 
 	DT_ASSERT_EQ(drec_read_file(REC_FILE, &buf, &len), 0);
 	DT_ASSERT_EQ(drec_reader_init(&rd, buf, len), 0);
@@ -469,37 +485,20 @@ DT_TEST_F_TIMEOUT(rv, exits_before_the_recording_are_not_in_it, 240)
 	struct drec_record rec;
 	unsigned char *buf = NULL;
 	size_t len = 0;
-	int p[2], rc, exits_before = 0, exits_after = 0;
-	struct stat st;
+	int p[2], exits_before = 0, exits_after = 0;
 	pid_t pid;
-	time_t end;
 
-	rc = wait_exit(spawn(REC_LOG, "bpf", "start", NULL));
-	if (rc && !wait_exit(spawn(NULL, "bpf", "status", NULL)))
-		DT_SKIP("a BPF collection is already running; this test needs a fresh ring");
-	if (rc) {
-		show_log(REC_LOG);
-		DT_FAIL("drmacct bpf start failed (%d)", rc);
-	}
-	self->started_bpf = true;
+	start_own_bpf(self, NULL, "a fresh ring");
 	DT_ASSERT_EQ(pipe(p), 0);
 	pid = client(p[1], 1, 20000000ull, 0);
 	get_result(p[0], pid, &before);
-	self->rec = spawn(REC_LOG, "record", "-o", REC_FILE, "-i", "500", NULL);
-	end = time(NULL) + 60;
-	while ((stat(REC_FILE, &st) || st.st_size < DREC_FILE_HEADER_SIZE) && time(NULL) < end)
-		usleep(50000);
-	DT_ASSERT_GE(st.st_size, (off_t)DREC_FILE_HEADER_SIZE);
+	start_recorder(self, "500");
 	pid = client(p[1], 1, 20000000ull, 0);
 	get_result(p[0], pid, &after);
 	close(p[0]);
 	close(p[1]);
 	sleep(2);
-	kill(self->rec, SIGINT);
-	rc = wait_exit(self->rec);
-	self->rec = 0;
-	show_log(REC_LOG);
-	DT_ASSERT_EQ(rc, 0);
+	stop_recorder(self);
 	DT_ASSERT_EQ(drec_read_file(REC_FILE, &buf, &len), 0);
 	DT_ASSERT_EQ(drec_reader_init(&rd, buf, len), 0);
 	while (drec_next(&rd, &rec) == 1) {
