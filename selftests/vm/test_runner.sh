@@ -26,18 +26,27 @@ check() { # check NAME CONDITION-STATUS DETAILFILE
 	fi
 }
 
+# selfcheck_run NAME PROGRAM [run-vm args...]: boots the guest running one
+# selfcheck program; sets out, vm_rc and sum_rc (the summary's exit status,
+# its output in $out.summary and appended to $out).
+selfcheck_run() {
+	local name=$1 prog=$2
+	shift 2
+	out=$work/$name.out
+	"$run_vm" --kernel "$kernel" --initrd "$initrd" --mode test --timeout 300 \
+		--testdir /opt/drmacct/selfcheck --only "$prog" "$@" --log "$work/$name" >"$out" 2>&1
+	vm_rc=$?
+	"$summary" "$work/$name/serial.log" "$work/$name/vm-run.tap" >"$out.summary" 2>&1
+	sum_rc=$?
+	cat "$out.summary" >>"$out"
+}
+
 say "# drmacct-vm: begin test_runner"
 say "TAP version 13"
 say "1..3"
 
 # 1. failing guest test
-out=$work/fail.out
-"$run_vm" --kernel "$kernel" --initrd "$initrd" --mode test --timeout 300 \
-	--testdir /opt/drmacct/selfcheck --only test_must_fail --log "$work/fail" >"$out" 2>&1
-vm_rc=$?
-"$summary" "$work/fail/serial.log" "$work/fail/vm-run.tap" >"$out.summary" 2>&1
-sum_rc=$?
-cat "$out.summary" >>"$out"
+selfcheck_run fail test_must_fail
 ok=1
 # vm-setup / vm-run blocks pass too, so check counts by name rather than totals.
 if [ "$vm_rc" = 1 ] && [ "$sum_rc" = 1 ] &&
@@ -62,14 +71,7 @@ fi
 check "hung guest is killed at the timeout with a clear message" $ok "$out"
 
 # 3. kernel WARNING
-out=$work/warn.out
-"$run_vm" --kernel "$kernel" --initrd "$initrd" --mode test --timeout 300 \
-	--testdir /opt/drmacct/selfcheck --only test_passes --mods dt_warn:trigger=1 \
-	--log "$work/warn" >"$out" 2>&1
-vm_rc=$?
-"$summary" "$work/warn/serial.log" "$work/warn/vm-run.tap" >"$out.summary" 2>&1
-sum_rc=$?
-cat "$out.summary" >>"$out"
+selfcheck_run warn test_passes --mods dt_warn:trigger=1
 ok=1
 if [ "$vm_rc" = 1 ] && [ "$sum_rc" = 1 ] &&
    grep -q '^ok [0-9]* guest_kernel_is_the_target' "$work/warn/serial.log" &&
