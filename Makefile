@@ -240,28 +240,19 @@ $(GB)/selfcheck/%: $(GB)/obj/selftests/vm/selfcheck/%.o $(GDT)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_LDFLAGS) $^ -o $@
 
-# selftests/cli tests are guest programs too; they share the test_ pattern
-# above only by name, so give them an explicit rule each.
-define CLI_TEST_RULE
-$(GB)/tests/$(1): $(GB)/obj/selftests/cli/$(1).o $(CSUP_SRCS:%.c=$(GB)/obj/%.o) $(GDT) $(GLIB)
+# Guest programs outside selftests/kernel share the test_/bench_ names with
+# the pattern rules above, so each gets an explicit rule:
+# GUEST_PROG_RULE(program, source dir, output dir, support sources).
+# selftests/cli has support code of its own; selftests/bpf drives simgpu
+# through selftests/kernel's.
+define GUEST_PROG_RULE
+$(GB)/$(3)/$(1): $(GB)/obj/$(2)/$(1).o $(4:%.c=$(GB)/obj/%.o) $(GDT) $(GLIB)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(GUEST_LDFLAGS) $$^ $$(GUEST_LIBS) -o $$@
 endef
-$(foreach t,$(CTEST_SRCS:selftests/cli/%.c=%),$(eval $(call CLI_TEST_RULE,$(t))))
-
-# selftests/bpf tests drive simgpu through selftests/kernel's support code.
-define BPF_TEST_RULE
-$(GB)/tests/$(1): $(GB)/obj/selftests/bpf/$(1).o $(KSUP_SRCS:%.c=$(GB)/obj/%.o) $(GDT) $(GLIB)
-	@mkdir -p $$(dir $$@)
-	$$(CC) $$(GUEST_LDFLAGS) $$^ $$(GUEST_LIBS) -o $$@
-endef
-$(foreach t,$(BTEST_SRCS:selftests/bpf/%.c=%),$(eval $(call BPF_TEST_RULE,$(t))))
-define BPF_BENCH_RULE
-$(GB)/bench/$(1): $(GB)/obj/selftests/bpf/$(1).o $(KSUP_SRCS:%.c=$(GB)/obj/%.o) $(GDT) $(GLIB)
-	@mkdir -p $$(dir $$@)
-	$$(CC) $$(GUEST_LDFLAGS) $$^ $$(GUEST_LIBS) -o $$@
-endef
-$(foreach t,$(BBENCH_SRCS:selftests/bpf/%.c=%),$(eval $(call BPF_BENCH_RULE,$(t))))
+$(foreach t,$(CTEST_SRCS:selftests/cli/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/cli,tests,$(CSUP_SRCS))))
+$(foreach t,$(BTEST_SRCS:selftests/bpf/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/bpf,tests,$(KSUP_SRCS))))
+$(foreach t,$(BBENCH_SRCS:selftests/bpf/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/bpf,bench,$(KSUP_SRCS))))
 
 $(B)/fuzz/%: user/fuzz/%.c $(LIB_SRCS)
 	@mkdir -p $(dir $@)
