@@ -12,7 +12,11 @@
 # checked for BUG/WARNING/Oops/call traces/lockdep/RCU stalls; any of those
 # fails the run and the lines are printed. With --expect, every named guest
 # program must have run to its end, so a guest that silently ran fewer
-# programs than were built fails too.
+# programs than were built fails too. Before a timed-out guest is killed,
+# hang-report.sh asks QEMU's monitor where every vCPU is (symbolized RIP and
+# stack; the guest boots with nokaslr) and NMIs the guest, whose kernel
+# then panics with its own backtrace (unknown_nmi_panic): a frozen guest
+# says where it froze. The report goes to LOG/hang-report.txt and stderr.
 #
 # Environment: VM_ACCEL=tcg (default) or kvm (falls back to TCG when the
 # guest does not reach /init within VM_KVM_BOOT_TIMEOUT seconds, default 30),
@@ -40,7 +44,7 @@ while [ $# -gt 0 ]; do
 done
 [ -r "$kernel" ] || { echo "run-vm: kernel '$kernel' not readable" >&2; exit 2; }
 [ -r "$initrd" ] || { echo "run-vm: initrd '$initrd' not readable" >&2; exit 2; }
-case "$mode" in test|run|bench|shell|hang) ;; *) echo "run-vm: bad --mode $mode" >&2; exit 2 ;; esac
+case "$mode" in test|run|bench|shell|hang|kallsyms) ;; *) echo "run-vm: bad --mode $mode" >&2; exit 2 ;; esac
 case "$timeout" in ''|*[!0-9]*) echo "run-vm: --timeout wants seconds" >&2; exit 2 ;; esac
 
 mkdir -p "$log"
@@ -48,29 +52,80 @@ serial=$log/serial.log
 console=$log/console.log
 here=$(cd "$(dirname "$0")" && pwd)
 
-append="console=ttyS1 loglevel=7 panic=-1 printk.time=1 dmode=$mode"
+append="console=ttyS1 loglevel=7 panic=-1 printk.time=1 nokaslr unknown_nmi_panic dmode=$mode"
 [ -n "$only" ] && append="$append donly=$only"
 [ -n "$testdir" ] && append="$append dtestdir=$testdir"
 [ -n "$mods" ] && append="$append dmods=$mods"
 append="$append ${VM_APPEND:-}"
 
+kver=$(basename "$kernel"); kver=${kver#vmlinuz-}
+moddir=${VM_MODDIR:-build/modules}
+kallsyms=${VM_KALLSYMS:-build/vm/kallsyms-$kver.txt}
+
+watchdog() { # watchdog SECONDS: then probe where the guest is and kill it
+	local s
+	trap 'kill "$s" 2>/dev/null; exit 0' TERM
+	sleep "$1" & s=$!
+	wait "$s"
+	: >"$log/timed-out"
+	"$here/hang-report.sh" probe "$log/monitor" 2>>"$log/monitor.txt"
+	# The NMI panics the guest, which then exits; give its console time.
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		kill -0 "$(cat "$log/qemu.pid" 2>/dev/null)" 2>/dev/null || exit 0
+		sleep 1
+	done
+	kill -KILL "$(cat "$log/qemu.pid")" 2>/dev/null
+	exit 0
+}
+
+hang_report() { # after a timeout: LOG/hang-report.txt, symbolized
+	if [ ! -s "$kallsyms" ] && [ "$mode" != kallsyms ]; then
+		echo "run-vm: booting once more to read this kernel's symbols for the report"
+		"$0" --kernel "$kernel" --initrd "$initrd" --mode kallsyms --timeout 180 \
+			--log "$log/kallsyms" >/dev/null 2>&1
+		mkdir -p "$(dirname "$kallsyms")"
+		sed -n '/^# drmacct-vm: kallsyms begin/,/^# drmacct-vm: kallsyms end/p' \
+			"$log/kallsyms/serial.log" | grep -v '^#' >"$kallsyms.tmp" &&
+			[ -s "$kallsyms.tmp" ] && mv "$kallsyms.tmp" "$kallsyms"
+		rm -f "$kallsyms.tmp"
+	fi
+	"$here/hang-report.sh" show "$log/monitor.txt" "$console" "$kallsyms" "$kver" \
+		"$moddir" >"$log/hang-report.txt" 2>&1
+}
+
 boot() { # boot ACCEL LIMIT: runs QEMU, returns its status (124 on timeout)
 	local accel=$1 limit=$2 cpu=max
+	rm -f "$log/monitor.in" "$log/monitor.out" "$log/monitor.txt" "$log/timed-out" \
+		"$log/hang-report.txt"
+	mkfifo "$log/monitor.in" "$log/monitor.out" || return 3
 	local qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "${VM_MEM:-2G}"
 		-smp "${VM_SMP:-2}" -nodefaults -display none -no-reboot
 		-kernel "$kernel" -initrd "$initrd" -append "$append"
 		-serial stdio -serial "file:$console"
+		-monitor "pipe:$log/monitor" -pidfile "$log/qemu.pid"
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 	: >"$serial"
 	if [ "$mode" = shell ]; then
 		"${qemu[@]}"
 		return $?
 	fi
-	local to=()
-	[ "$limit" -gt 0 ] && to=(timeout -s KILL "$limit")
-	"${to[@]}" "${qemu[@]}" </dev/null | tr -d '\r' | tee "$serial"
+	# The watchdog reports and kills at LIMIT; timeout(1) is the backstop
+	# should the report itself hang.
+	local to=() wd=
+	if [ "$limit" -gt 0 ]; then
+		to=(timeout -s KILL $((limit + 90)))
+		watchdog "$limit" &
+		wd=$!
+	fi
+	"${to[@]}" "${qemu[@]}" </dev/null | stdbuf -oL tr -d '\r' | tee "$serial"
 	local rc=${PIPESTATUS[0]}
+	if [ -n "$wd" ]; then
+		kill "$wd" 2>/dev/null
+		wait "$wd" 2>/dev/null
+	fi
+	rm -f "$log/monitor.in" "$log/monitor.out"
 	[ "$rc" = 137 ] && [ "$limit" -gt 0 ] && rc=124
+	[ -e "$log/timed-out" ] && rc=124
 	return "$rc"
 }
 
@@ -98,6 +153,7 @@ elapsed=$(($(date +%s) - start))
 status=0
 verdict=
 if [ "$rc" = 124 ]; then
+	hang_report
 	verdict="TIMEOUT: the guest was still running after ${timeout}s and was killed"
 	status=124
 elif [ "$rc" = 1 ] && grep -q '^# drmacct-vm: done status=0' "$serial"; then
@@ -127,6 +183,7 @@ done
 		echo "ok 1 vm-complete # $verdict"
 	else
 		echo "# $verdict"
+		[ -s "$log/hang-report.txt" ] && sed 's/^/#   /' "$log/hang-report.txt"
 		echo "not ok 1 vm-complete"
 	fi
 	if [ -z "$bad" ]; then
@@ -148,8 +205,11 @@ done
 cat "$log/vm-run.tap"
 if [ "$status" != 0 ]; then
 	echo "run-vm: $verdict" >&2
+	if [ -s "$log/hang-report.txt" ]; then
+		echo "run-vm: $(cat "$log/hang-report.txt")" >&2
+	fi
 	echo "run-vm: last kernel console lines ($console):" >&2
-	tail -n 30 "$console" >&2
+	tail -n 60 "$console" >&2
 fi
 
 if [ -n "$tap" ]; then

@@ -2,7 +2,8 @@
 # test_runner.sh VMLINUZ INITRD LOG — the VM runner's own failure paths.
 #
 # 1. A failing guest test fails the run, and the summary names it.
-# 2. A guest that hangs is killed at the timeout with a clear message.
+# 2. A guest that hangs is killed at the timeout with a clear message, and
+#    the report says where each vCPU was, symbolized.
 # 3. A module that triggers a kernel WARNING fails the run, and the WARNING
 #    lines are shown.
 # Output is TAP, framed for tap-summary.sh, to stdout and LOG.
@@ -43,7 +44,7 @@ selfcheck_run() {
 
 say "# drmacct-vm: begin test_runner"
 say "TAP version 13"
-say "1..3"
+say "1..4"
 
 # 1. failing guest test
 selfcheck_run fail test_must_fail
@@ -69,6 +70,22 @@ if [ "$vm_rc" = 124 ] && grep -q 'TIMEOUT: the guest was still running after 40s
 	ok=0
 fi
 check "hung guest is killed at the timeout with a clear message" $ok "$out"
+
+# 2b. ... and the report says where each vCPU was: a symbolized RIP for
+# every vCPU, and since this guest idles, the kernel's idle loop on a
+# halted vCPU's stack; and the NMI made the guest kernel print its own
+# backtrace.
+ok=1
+smp=${VM_SMP:-2}
+rep=$work/hang/hang-report.txt
+if [ "$(grep -cE '^cpu [0-9]+: RIP [0-9a-f]{16} [a-z_0-9.]+\+0x[0-9a-f]+ \(CPL [0-3], ' "$rep")" = "$smp" ] &&
+   grep -qE '^cpu [0-9]+: .*\(CPL 0, interrupts on, halted 1\)$' "$rep" &&
+   grep -qE '^    [0-9a-f]{16} do_idle\+0x' "$rep" &&
+   grep -q 'NMI received for unknown reason' "$work/hang/console.log" &&
+   grep -q 'Kernel panic - not syncing: NMI' "$work/hang/console.log"; then
+	ok=0
+fi
+check "hung guest's report names each vCPU's place in the kernel" $ok "$work/hang/hang-report.txt"
 
 # 3. kernel WARNING
 selfcheck_run warn test_passes --mods dt_warn:trigger=1
