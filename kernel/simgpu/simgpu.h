@@ -79,6 +79,7 @@ struct simgpu_inst {
 	spinlock_t lock;		/* queue, current, clock */
 	struct list_head queue;		/* jobs handed over by drm_sched, FIFO */
 	struct simgpu_job *current_job;	/* head of @queue while it executes */
+	bool signalling;		/* a finished job's fence is being signalled */
 	struct simgpu_clock clk;
 	struct hrtimer timer;		/* completes OP_BUSY jobs */
 	struct work_struct work;	/* executes OP_FILL/OP_COPY jobs */

@@ -133,7 +133,14 @@ static void simgpu_inst_start_locked(struct simgpu_inst *inst)
 		queue_work(inst->sdev->wq, &inst->work);
 }
 
-/* The current job finished: account it, start the next, signal it. */
+/*
+ * The current job finished: account it, publish it, signal its fence, then
+ * start the next one. Starting the next only after the signal keeps the
+ * fences of the instance's context signalling in seqno order (a next job
+ * that ended at once could otherwise signal first); run() does not start a
+ * job while @signalling is set. The fence reference is ours: once the
+ * scheduler has seen the fence signalled it may drop the job's reference.
+ */
 static void simgpu_inst_complete(struct simgpu_inst *inst)
 {
 	struct simgpu_job *job;
@@ -154,13 +161,20 @@ static void simgpu_inst_complete(struct simgpu_inst *inst)
 	job->result->end_ns = end;
 	job->result->cycles = cycles;
 	list_del_init(&job->node);
-	fence = job->hw_fence;
-	simgpu_inst_start_locked(inst);
+	inst->current_job = NULL;
+	inst->signalling = true;
+	fence = dma_fence_get(job->hw_fence);
 	spin_unlock_irqrestore(&inst->lock, flags);
 
-	/* After this the scheduler may free the job at any time. */
+	/* After the signal the scheduler may free the job at any time. */
 	simgpu_job_retire(job, SIMGPU_JOB_DONE);
 	dma_fence_signal(fence);
+
+	spin_lock_irqsave(&inst->lock, flags);
+	inst->signalling = false;
+	simgpu_inst_start_locked(inst);
+	spin_unlock_irqrestore(&inst->lock, flags);
+	dma_fence_put(fence);
 }
 
 static enum hrtimer_restart simgpu_inst_timer(struct hrtimer *timer)
@@ -241,7 +255,7 @@ struct dma_fence *simgpu_engine_run(struct simgpu_inst *inst,
 		       inst->fence_context, ++inst->fence_seqno);
 	job->ran = true;
 	list_add_tail(&job->node, &inst->queue);
-	if (!inst->current_job)
+	if (!inst->current_job && !inst->signalling)
 		simgpu_inst_start_locked(inst);
 	spin_unlock_irqrestore(&inst->lock, flags);
 	return dma_fence_get(job->hw_fence);
@@ -360,10 +374,11 @@ void simgpu_engines_fini(struct simgpu_device *sdev)
 
 			if (!inst->sched_ready)
 				continue;
+			/* The engine first: nothing may signal into a stopped scheduler. */
+			cancel_work_sync(&inst->work);
+			hrtimer_cancel(&inst->timer);
 			drm_sched_fini(&inst->sched);
 			inst->sched_ready = false;
-			hrtimer_cancel(&inst->timer);
-			cancel_work_sync(&inst->work);
 		}
 	}
 }
