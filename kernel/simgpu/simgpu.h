@@ -24,7 +24,6 @@
 #define SIMGPU_NUM_ENGINES	4
 #define SIMGPU_MAX_INSTANCES	2
 #define SIMGPU_HW_QUEUE_DEPTH	4	/* jobs drm_sched hands to one instance */
-#define SIMGPU_MAX_INFLIGHT	1024	/* unfinished jobs per file; SUBMIT waits */
 #define SIMGPU_GOV_PERIOD_NS	1000000ull	/* frequency governor step */
 #define SIMGPU_REGION_SYSTEM	0	/* the only memory region */
 

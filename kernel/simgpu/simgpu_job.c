@@ -379,13 +379,22 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 	else
 		entity = &sfile->entity[args->engine][0];
 
-	ret = wait_event_interruptible(sdev->done_wq,
-				       atomic_read(&sfile->inflight) <
-				       SIMGPU_MAX_INFLIGHT);
-	if (ret)
-		goto err_result;
-
-	mutex_lock(&sfile->submit_lock);
+	/*
+	 * inflight only grows under submit_lock, so the check under the lock
+	 * holds until the increment below: concurrent submitters cannot all
+	 * pass one free slot.
+	 */
+	for (;;) {
+		ret = wait_event_interruptible(sdev->done_wq,
+					       atomic_read(&sfile->inflight) <
+					       SIMGPU_MAX_INFLIGHT);
+		if (ret)
+			goto err_result;
+		mutex_lock(&sfile->submit_lock);
+		if (atomic_read(&sfile->inflight) < SIMGPU_MAX_INFLIGHT)
+			break;
+		mutex_unlock(&sfile->submit_lock);
+	}
 	ret = xa_alloc(&sfile->results, &id, result, xa_limit_32b, GFP_KERNEL);
 	if (ret)
 		goto err_unlock;

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,6 +424,66 @@ DT_TEST(wait_poll_and_timeout)
 	/* a collected job can be collected again (results stay until close) */
 	DT_EXPECT_EQ(sg_wait_raw(c.fd, job, 0, &w), 0);
 	DT_EXPECT_GE(w.end_ns - w.start_ns, 800 * NSEC_PER_MSEC);
+	ctx_fini(&c);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * SIMGPU_MAX_INFLIGHT unfinished jobs per file: behind one long job on a
+ * one-instance engine, the next SUBMIT waits. A signal ends the wait with
+ * EINTR and leaves no job behind (the id it would have had stays unknown);
+ * without one, SUBMIT returns only once the long job has finished.
+ */
+DT_TEST(inflight_limit_waits)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct drm_simgpu_submit s;
+	struct drm_simgpu_wait w;
+	uint64_t first, last, t0, t1;
+	struct ctx c;
+	int ret;
+
+	ctx_init(&c);
+	first = sg_submit_busy(c.fd, c.busy_eng, 0, 2500 * NSEC_PER_MSEC);
+	last = first;
+	for (int i = 1; i < SIMGPU_MAX_INFLIGHT; i++)
+		last = sg_submit_busy(c.fd, c.busy_eng, 0, 1000);
+	DT_ASSERT_EQ(last, first + SIMGPU_MAX_INFLIGHT - 1);
+
+	/* no SA_RESTART: the interrupted ioctl returns EINTR */
+	DT_ASSERT_EQ(sigaction(SIGALRM, &sa, &old), 0);
+	memset(&s, 0, sizeof(s));
+	s.engine = c.busy_eng;
+	s.op = SIMGPU_OP_BUSY;
+	s.busy_ns = 1000;
+	alarm(1);
+	t0 = sg_now_ns();
+	ret = ioctl(c.fd, DRM_IOCTL_SIMGPU_SUBMIT, &s);
+	t1 = sg_now_ns();
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
+	SG_CHECK(ret == -1 && errno == EINTR,
+		 "SUBMIT over the limit, interrupted: %d/%s after %.1f ms", ret,
+		 strerrorname_dt(errno), (double)(t1 - t0) / 1e6);
+	DT_EXPECT_EQ(s.job_id, 0ull);
+	DT_EXPECT_ERRNO(sg_wait_raw(c.fd, last + 1, 0, &w), ENOENT);
+	/* the long job was still running: the wait really was for it */
+	DT_EXPECT_ERRNO(sg_wait_raw(c.fd, first, 0, &w), EBUSY);
+
+	s.job_id = 0;
+	t0 = sg_now_ns();
+	DT_ASSERT_EQ(sg_submit(c.fd, &s), last + 1);
+	t1 = sg_now_ns();
+	sg_wait(c.fd, first, &w);
+	SG_CHECK(t1 >= w.end_ns, "SUBMIT over the limit returned %.3f ms before the long job ended",
+		 (double)(w.end_ns - t1) / 1e6);
+	DT_EXPECT_GE(t1 - t0, 100 * NSEC_PER_MSEC);
+	sg_wait(c.fd, last + 1, &w);
+	DT_EXPECT_EQ(w.status, (uint32_t)SIMGPU_JOB_DONE);
 	ctx_fini(&c);
 }
 

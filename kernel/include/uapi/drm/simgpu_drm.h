@@ -94,6 +94,8 @@ struct drm_simgpu_gem_info {
 #define SIMGPU_INSTANCE_ANY	0xffffffffu
 
 #define SIMGPU_MAX_BUSY_NS	(60ull * 1000000000ull)	/* 60 s per job */
+/* Unfinished jobs per file; SUBMIT beyond them waits (interruptibly). */
+#define SIMGPU_MAX_INFLIGHT	1024
 
 struct drm_simgpu_submit {
 	__u32 engine;		/* in: engine index */
