@@ -4,12 +4,15 @@
  *
  * A platform device with a render node, four engine classes on drm_sched,
  * GEM shmem buffers, and per-client usage statistics through drmacct.
+ * With pci=1 it also drives QEMU's "edu" PCI device, so that the PCI-only
+ * parts of the usage stats (drm-pdev) are exercised on a real PCI device.
  * See Documentation/simgpu.rst.
  */
 #include <linux/ctype.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/module.h>
+#include <linux/pci.h>
 #include <linux/platform_device.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -36,6 +39,11 @@ static bool legacy_memory;
 module_param(legacy_memory, bool, 0444);
 MODULE_PARM_DESC(legacy_memory,
 		 "Also print the legacy drm-memory-<region> key (default 0)");
+
+static bool pci;
+module_param(pci, bool, 0444);
+MODULE_PARM_DESC(pci,
+		 "Also drive QEMU's edu PCI device (1234:11e8) as a simgpu (default 0)");
 
 static struct platform_device *simgpu_pdev;
 
@@ -285,29 +293,29 @@ static int simgpu_acct_init(struct simgpu_device *sdev)
 	return 0;
 }
 
-static int simgpu_probe(struct platform_device *pdev)
+/* Creates and registers a simgpu on @parent (platform or PCI device). */
+static struct simgpu_device *simgpu_device_create(struct device *parent)
 {
 	struct simgpu_device *sdev;
 	int ret;
 
-	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	ret = dma_coerce_mask_and_coherent(parent, DMA_BIT_MASK(64));
 	if (ret)
-		return ret;
+		return ERR_PTR(ret);
 
-	sdev = devm_drm_dev_alloc(&pdev->dev, &simgpu_drm_driver,
+	sdev = devm_drm_dev_alloc(parent, &simgpu_drm_driver,
 				  struct simgpu_device, drm);
 	if (IS_ERR(sdev))
-		return PTR_ERR(sdev);
+		return sdev;
 	sdev->legacy_memory = legacy_memory;
 	spin_lock_init(&sdev->jobs_lock);
 	sdev->jobs = 0;
 	init_waitqueue_head(&sdev->jobs_wq);
 	init_waitqueue_head(&sdev->done_wq);
-	platform_set_drvdata(pdev, sdev);
 
 	sdev->wq = alloc_workqueue("simgpu", WQ_UNBOUND, 0);
 	if (!sdev->wq)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	ret = simgpu_engines_init(sdev);
 	if (ret)
 		goto err_wq;
@@ -319,7 +327,7 @@ static int simgpu_probe(struct platform_device *pdev)
 	ret = drm_dev_register(&sdev->drm, 0);
 	if (ret)
 		goto err_acct;
-	return 0;
+	return sdev;
 
 err_acct:
 	drmacct_device_destroy(sdev->acct);
@@ -327,13 +335,12 @@ err_engines:
 	simgpu_engines_fini(sdev);
 err_wq:
 	destroy_workqueue(sdev->wq);
-	return ret;
+	return ERR_PTR(ret);
 }
 
-static int simgpu_remove(struct platform_device *pdev)
+/* Unregisters @sdev; the DRM device itself is freed with its parent's devres. */
+static void simgpu_device_destroy(struct simgpu_device *sdev)
 {
-	struct simgpu_device *sdev = platform_get_drvdata(pdev);
-
 	drm_dev_unregister(&sdev->drm);
 	/* Jobs of closed files may still run: let them finish. */
 	spin_lock_irq(&sdev->jobs_lock);
@@ -343,6 +350,21 @@ static int simgpu_remove(struct platform_device *pdev)
 	destroy_workqueue(sdev->wq);
 	drmacct_device_destroy(sdev->acct);
 	sdev->acct = NULL;
+}
+
+static int simgpu_probe(struct platform_device *pdev)
+{
+	struct simgpu_device *sdev = simgpu_device_create(&pdev->dev);
+
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	platform_set_drvdata(pdev, sdev);
+	return 0;
+}
+
+static int simgpu_remove(struct platform_device *pdev)
+{
+	simgpu_device_destroy(platform_get_drvdata(pdev));
 	return 0;
 }
 
@@ -354,6 +376,43 @@ static struct platform_driver simgpu_platform_driver = {
 	},
 };
 
+/*
+ * QEMU's "edu" educational device. simgpu uses none of its registers: it
+ * only needs a PCI parent. No MODULE_DEVICE_TABLE, so that the device never
+ * loads simgpu by itself; pci=1 asks for it.
+ */
+static const struct pci_device_id simgpu_pci_ids[] = {
+	{ PCI_DEVICE(0x1234, 0x11e8) },
+	{ }
+};
+
+static int simgpu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct simgpu_device *sdev;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	sdev = simgpu_device_create(&pdev->dev);
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	pci_set_drvdata(pdev, sdev);
+	return 0;
+}
+
+static void simgpu_pci_remove(struct pci_dev *pdev)
+{
+	simgpu_device_destroy(pci_get_drvdata(pdev));
+}
+
+static struct pci_driver simgpu_pci_driver = {
+	.name = DRIVER_NAME,
+	.id_table = simgpu_pci_ids,
+	.probe = simgpu_pci_probe,
+	.remove = simgpu_pci_remove,
+};
+
 static int __init simgpu_init(void)
 {
 	int ret;
@@ -363,20 +422,33 @@ static int __init simgpu_init(void)
 		return ret;
 	simgpu_pdev = platform_device_register_simple(DRIVER_NAME, -1, NULL, 0);
 	if (IS_ERR(simgpu_pdev)) {
-		platform_driver_unregister(&simgpu_platform_driver);
-		return PTR_ERR(simgpu_pdev);
+		ret = PTR_ERR(simgpu_pdev);
+		goto err_driver;
 	}
 	if (!platform_get_drvdata(simgpu_pdev)) {
 		/* probe failed; the reason is in the kernel log */
-		platform_device_unregister(simgpu_pdev);
-		platform_driver_unregister(&simgpu_platform_driver);
-		return -ENODEV;
+		ret = -ENODEV;
+		goto err_device;
+	}
+	if (pci) {
+		/* No edu device is not an error: nothing binds. */
+		ret = pci_register_driver(&simgpu_pci_driver);
+		if (ret)
+			goto err_device;
 	}
 	return 0;
+
+err_device:
+	platform_device_unregister(simgpu_pdev);
+err_driver:
+	platform_driver_unregister(&simgpu_platform_driver);
+	return ret;
 }
 
 static void __exit simgpu_exit(void)
 {
+	if (pci)
+		pci_unregister_driver(&simgpu_pci_driver);
 	platform_device_unregister(simgpu_pdev);
 	platform_driver_unregister(&simgpu_platform_driver);
 }

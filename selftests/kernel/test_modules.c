@@ -3,16 +3,20 @@
  * Module lifetime: unload/reload of simgpu and drmacct (with and without
  * clients that came and went, and with jobs still in flight of a closed
  * file), unload ordering, and simgpu's module parameters (accounting=0:
- * no engine keys but jobs still run; legacy_memory=1: drm-memory-<r>).
+ * no engine keys but jobs still run; legacy_memory=1: drm-memory-<r>;
+ * pci=1: a second device on QEMU's edu PCI device, with drm-pdev).
  * Every test leaves both modules loaded with default parameters.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <libgen.h>
 
 #include "dtest.h"
 #include "sgtest.h"
@@ -292,6 +296,127 @@ DT_TEST_F(mod, legacy_memory_key)
 	DT_EXPECT_EQ(sg_fdinfo_count_prefix(&fi, "drm-memory-"), (size_t)0);
 	sg_fdinfo_free(&fi);
 	close(fd);
+}
+
+/* Is /sys/bus/pci/devices/@bdf/@attr exactly @want (plus newline)? */
+static bool pci_attr_is(const char *bdf, const char *attr, const char *want)
+{
+	char p[300], *v;
+	bool same;
+
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/%s", bdf, attr);
+	v = sg_read_file(p, NULL);
+	if (!v)
+		return false;
+	v[strcspn(v, "\n")] = '\0';
+	same = strcmp(v, want) == 0;
+	free(v);
+	return same;
+}
+
+/* The address of QEMU's edu device (1234:11e8) into @bdf; -1 without one. */
+static int edu_bdf(char *bdf, size_t len)
+{
+	DIR *d = opendir("/sys/bus/pci/devices");
+	struct dirent *de;
+	int ret = -1;
+
+	if (!d)
+		return -1;
+	while (ret && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (pci_attr_is(de->d_name, "vendor", "0x1234") &&
+		    pci_attr_is(de->d_name, "device", "0x11e8")) {
+			ret = snprintf(bdf, len, "%s", de->d_name) < (int)len ? 0 : -1;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+/* Opens the render node whose parent device is PCI @bdf; waits up to 2 s. */
+static int open_render_of(const char *bdf)
+{
+	for (int i = 0; i < 100; i++) {
+		DIR *d = opendir("/sys/class/drm");
+		struct dirent *de;
+		int fd = -1;
+
+		DT_ASSERT_TRUE(d != NULL);
+		while (fd < 0 && (de = readdir(d))) {
+			char p[300], target[300];
+			ssize_t n;
+
+			if (strncmp(de->d_name, "renderD", 7))
+				continue;
+			snprintf(p, sizeof(p), "/sys/class/drm/%s/device", de->d_name);
+			n = readlink(p, target, sizeof(target) - 1);
+			if (n <= 0)
+				continue;
+			target[n] = '\0';
+			if (strcmp(basename(target), bdf))
+				continue;
+			snprintf(p, sizeof(p), "/dev/dri/%s", de->d_name);
+			fd = open(p, O_RDWR | O_CLOEXEC);
+		}
+		closedir(d);
+		if (fd >= 0)
+			return fd;
+		sg_sleep_ns(20 * NSEC_PER_MSEC);
+	}
+	DT_FAIL("no render node for PCI device %s after modprobe simgpu pci=1", bdf);
+	return -1;
+}
+
+/*
+ * pci=1: simgpu also drives QEMU's edu device. That device's clients print
+ * drm-pdev with its PCI address (the spec's PCI-only key) and the platform
+ * device's clients print none; a job on one device counts on it alone.
+ */
+DT_TEST_F(mod, pci_device_prints_pdev)
+{
+	struct sg_fdinfo fi, pfi;
+	struct drm_simgpu_wait w;
+	struct sg_dev dev, pdev;
+	const struct sg_kv *kv;
+	char bdf[256];
+	int fd, pfd;
+
+	(void)self;
+	if (edu_bdf(bdf, sizeof(bdf)))
+		DT_SKIP("no QEMU edu PCI device (1234:11e8); run-vm.sh adds one");
+	DT_ASSERT_EQ(sg_sh("rmmod simgpu"), 0);
+	DT_ASSERT_EQ(sg_sh("modprobe simgpu pci=1"), 0);
+	fd = open_render_of(bdf);
+	pfd = open_after_load();	/* lowest simgpu minor: the platform device */
+	sg_query(fd, &dev);
+	sg_query(pfd, &pdev);
+	DT_EXPECT_NE(dev.q.client_id, pdev.q.client_id);
+
+	sg_wait(fd, sg_submit_busy(fd, 0, SIMGPU_INSTANCE_ANY, 20 * NSEC_PER_MSEC), &w);
+	sg_fdinfo_read(fd, &fi);
+	sg_fdinfo_read(pfd, &pfi);
+	kv = sg_fdinfo_find(&fi, "drm-pdev");
+	DT_ASSERT_TRUE(kv != NULL);
+	DT_EXPECT_STREQ(kv->val, bdf);
+	kv = sg_fdinfo_find(&fi, "drm-driver");
+	DT_ASSERT_TRUE(kv != NULL);
+	DT_EXPECT_STREQ(kv->val, "simgpu");
+	DT_EXPECT_EQ(sg_fdinfo_u64(&fi, "drm-client-id", ""), dev.q.client_id);
+	DT_EXPECT_GE(sg_fdinfo_engine_ns(&fi, dev.eng[0].q.name), w.end_ns - w.start_ns);
+	DT_EXPECT_EQ(sg_fdinfo_cycles(&fi, dev.eng[0].q.name), w.cycles);
+
+	DT_EXPECT_TRUE(sg_fdinfo_find(&pfi, "drm-pdev") == NULL);
+	DT_EXPECT_EQ(sg_fdinfo_engine_ns(&pfi, pdev.eng[0].q.name), 0ull);
+	DT_EXPECT_EQ(sg_fdinfo_cycles(&pfi, pdev.eng[0].q.name), 0ull);
+
+	sg_fdinfo_free(&fi);
+	sg_fdinfo_free(&pfi);
+	sg_dev_free(&dev);
+	sg_dev_free(&pdev);
+	close(fd);
+	close(pfd);
 }
 
 DT_MAIN

@@ -103,7 +103,8 @@ boot() { # boot ACCEL LIMIT: runs QEMU, returns its status (124 on timeout)
 		-kernel "$kernel" -initrd "$initrd" -append "$append"
 		-serial stdio -serial "file:$console"
 		-monitor "pipe:$log/monitor" -pidfile "$log/qemu.pid"
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04
+		-device edu)
 	: >"$serial"
 	if [ "$mode" = shell ]; then
 		"${qemu[@]}"
