@@ -93,11 +93,21 @@ grep -o 'drmacct-vm: module [^ ]* text=0x[0-9a-f]*' "$console" 2>/dev/null |
 					n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 				return n
 			}
-			$(NF - 2) == ".text" && $3 == "F" {
+			# (mawk'"'"'s printf %x stops at 2^31: format by hand)
+			function hex8(n,   s, i, d) {
+				s = ""
+				for (i = 0; i < 8; i++) {
+					d = n % 16
+					s = substr("0123456789abcdef", d + 1, 1) s
+					n = (n - d) / 16
+				}
+				return s
+			}
+			NF >= 6 && $(NF - 2) == ".text" && $3 == "F" {
 				# the low 32 bits of base + offset; modules sit below 4 GiB of
 				# the top, so the high half is base'"'"'s
-				lo = hex(substr(base, 9)) + hex($1)
-				printf "%s%08x %s [%s]\n", substr(base, 1, 8), lo % 4294967296, $NF, m
+				lo = (hex(substr(base, 9)) + hex($1)) % 4294967296
+				printf "%s%s %s [%s]\n", substr(base, 1, 8), hex8(lo), $NF, m
 			}'
 	done >>"$tmp/syms"
 
@@ -112,13 +122,13 @@ symbolize() {
 				n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 			return n
 		}
-		$2 == "S" { sa = $1; $1 = $2 = ""; sn = substr($0, 3); next }
+		$2 == "S" { sa = $1; sn = $3; sm = NF > 3 ? " " $4 : ""; next }
 		$2 == "Q" {
 			name = "?"
 			if (sn != "" && substr(sa, 1, 8) == substr($1, 1, 8)) {
 				off = hex(substr($1, 9)) - hex(substr(sa, 9))
 				if (off < 1048576)
-					name = sprintf("%s+0x%x", sn, off)
+					name = sprintf("%s+0x%x%s", sn, off, sm)
 			}
 			print $3, $1, name
 		}' | sort -k1,1n
@@ -145,7 +155,7 @@ while read -r c rip rsp rfl cpl hlt; do
 				if (w ~ /^ffffffff[89a-f]/ && !seen[w]++)
 					print ++n, w
 			}
-		}' "$raw" | symbolize | awk '$3 != "?" { print "    " $2, $3 }' >"$tmp/stack"
+		}' "$raw" | symbolize | awk '$3 != "?" { $1 = ""; print "   " $0 }' >"$tmp/stack"
 	if [ -s "$tmp/stack" ]; then
 		echo "  kernel text on its stack, innermost first:"
 		cat "$tmp/stack"

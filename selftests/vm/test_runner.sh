@@ -6,6 +6,8 @@
 #    the report says where each vCPU was, symbolized.
 # 3. A module that triggers a kernel WARNING fails the run, and the WARNING
 #    lines are shown.
+# 4. A guest frozen with every CPU spinning with interrupts off is reported
+#    in the function it spins in, on every vCPU.
 # Output is TAP, framed for tap-summary.sh, to stdout and LOG.
 set -u
 kernel=$1 initrd=$2 log=$3
@@ -44,7 +46,7 @@ selfcheck_run() {
 
 say "# drmacct-vm: begin test_runner"
 say "TAP version 13"
-say "1..4"
+say "1..5"
 
 # 1. failing guest test
 selfcheck_run fail test_must_fail
@@ -78,7 +80,7 @@ check "hung guest is killed at the timeout with a clear message" $ok "$out"
 ok=1
 smp=${VM_SMP:-2}
 rep=$work/hang/hang-report.txt
-if [ "$(grep -cE '^cpu [0-9]+: RIP [0-9a-f]{16} [a-z_0-9.]+\+0x[0-9a-f]+ \(CPL [0-3], ' "$rep")" = "$smp" ] &&
+if [ "$(grep -cE '^cpu [0-9]+: RIP [0-9a-f]{16} [a-z_0-9.]+\+0x[0-9a-f]+( \[[a-z_0-9]+\])? \(CPL [0-3], ' "$rep")" = "$smp" ] &&
    grep -qE '^cpu [0-9]+: .*\(CPL 0, interrupts on, halted 1\)$' "$rep" &&
    grep -qE '^    [0-9a-f]{16} do_idle\+0x' "$rep" &&
    grep -q 'NMI received for unknown reason' "$work/hang/console.log" &&
@@ -99,5 +101,21 @@ if [ "$vm_rc" = 1 ] && [ "$sum_rc" = 1 ] &&
 	ok=0
 fi
 check "kernel WARNING fails the run and its lines are shown" $ok "$out"
+
+# 4. frozen guest: every CPU spins with interrupts off (dt_warn's freeze),
+# so no soft-lockup or RCU-stall report can come and the heartbeat stops;
+# the report must still put every vCPU in the spinning function, with
+# interrupts off, and the NMI must get the guest kernel's own backtrace.
+selfcheck_run freeze test_freeze --mods dt_warn --timeout 40
+ok=1
+rep=$work/freeze/hang-report.txt
+if [ "$vm_rc" = 124 ] &&
+   [ "$(grep -cE '^cpu [0-9]+: RIP [0-9a-f]{16} dt_warn_freeze_cpu\+0x[0-9a-f]+ \[dt_warn\] \(CPL 0, interrupts off, halted 0\)$' \
+	"$rep")" = "$smp" ] &&
+   grep -qE '^    [0-9a-f]{16} dt_warn_freeze_set\+0x[0-9a-f]+ \[dt_warn\]$' "$rep" &&
+   grep -q 'RIP: 0010:dt_warn_freeze_cpu' "$work/freeze/console.log"; then
+	ok=0
+fi
+check "frozen guest (all CPUs spinning, interrupts off) is reported where it spins" $ok "$rep"
 
 say "# drmacct-vm: end test_runner rc=0"

@@ -1,16 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dt_warn - a module that triggers one kernel WARNING when loaded with
- * trigger=1. It exists only so that the VM runner's own tests can prove that
- * a WARNING in the guest fails the run and that the offending lines are shown.
- * It is never loaded by the normal test or demo runs.
+ * dt_warn - a module that misbehaves on request, for the VM runner's own
+ * tests: trigger=1 emits one kernel WARNING at load time (the run must fail
+ * and show the lines); writing 1 to its freeze parameter freezes the guest,
+ * every CPU spinning with interrupts off, where no soft-lockup or RCU-stall
+ * report can come (the run must time out and its hang report must name
+ * dt_warn_freeze_cpu on every vCPU). It is never loaded by the normal test
+ * or demo runs.
  */
+#include <linux/atomic.h>
 #include <linux/bug.h>
+#include <linux/irqflags.h>
+#include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/smp.h>
 
 static bool trigger;
 module_param(trigger, bool, 0444);
 MODULE_PARM_DESC(trigger, "emit one WARNING at load time (default: false)");
+
+/* Spins for ever; called with interrupts off. Not inlined: a named RIP. */
+static noinline void dt_warn_freeze_cpu(void *unused)
+{
+	static atomic_t frozen = ATOMIC_INIT(0);
+
+	atomic_inc(&frozen);
+	for (;;)
+		cpu_relax();
+}
+
+static int dt_warn_freeze_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int ret = kstrtobool(val, &on);
+
+	if (ret)
+		return ret;
+	if (!on)
+		return 0;
+	/* Every other CPU in an IPI, then this one: all with irqs off. */
+	smp_call_function(dt_warn_freeze_cpu, NULL, 0);
+	local_irq_disable();
+	dt_warn_freeze_cpu(NULL);
+	return 0;
+}
+
+static const struct kernel_param_ops dt_warn_freeze_ops = {
+	.set = dt_warn_freeze_set,
+};
+module_param_cb(freeze, &dt_warn_freeze_ops, NULL, 0200);
+MODULE_PARM_DESC(freeze, "writing 1 freezes every CPU with interrupts off");
 
 static int __init dt_warn_init(void)
 {
@@ -25,5 +65,5 @@ static void __exit dt_warn_exit(void)
 module_init(dt_warn_init);
 module_exit(dt_warn_exit);
 
-MODULE_DESCRIPTION("drmacct VM runner self-test: deliberate WARNING");
+MODULE_DESCRIPTION("drmacct VM runner self-test: deliberate WARNING or freeze");
 MODULE_LICENSE("GPL");
