@@ -9,7 +9,7 @@
 #   make clean
 #
 # Developer targets: deps, all, modules, bpf, host, guest, initramfs,
-# host-test, vm-test [T=prog], vm-shell, runner-test.
+# host-test, vm-test [T=prog] [REPEAT=n], vm-shell, runner-test.
 #
 # The target kernel is the newest installed linux-headers-*-amd64 (KVER=
 # overrides); the host's running kernel is never consulted.
@@ -281,7 +281,7 @@ host-test: host
 
 vm-test: do-all
 	$(VM) --mode test $(if $(T),--only $(T),--expect "$(notdir $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS))") \
-		--timeout $(VM_TIMEOUT) --log $(VB)/test
+		$(if $(REPEAT),--repeat $(REPEAT)) --timeout $(VM_TIMEOUT) --log $(VB)/test
 
 runner-test: do-all
 	selftests/vm/test_runner.sh $(VMLINUZ) $(INITRAMFS) $(B)/test/runner.log

@@ -2,7 +2,7 @@
 # run-vm.sh — boot the target kernel in QEMU and run one guest job.
 #
 #   run-vm.sh --kernel VMLINUZ --initrd CPIO --mode test|run|bench|shell|hang
-#             [--only prog,prog] [--testdir DIR] [--mods m:p=v,...]
+#             [--only prog,prog] [--testdir DIR] [--mods m:p=v,...] [--repeat N]
 #             [--timeout SECONDS] [--log DIR] [--tap FILE] [--expect "prog..."]
 #
 # ttyS0 carries the guest's output (and TAP), tee'd to LOG/serial.log;
@@ -25,7 +25,7 @@
 # kernel log, 2 usage error, 3 guest did not complete, 124 timeout.
 set -uo pipefail
 
-kernel= initrd= mode=test only= testdir= mods= timeout=900 log=build/vm/run tap= expect=
+kernel= initrd= mode=test only= testdir= mods= repeat= timeout=900 log=build/vm/run tap= expect=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2 ;;
@@ -34,6 +34,7 @@ while [ $# -gt 0 ]; do
 	--only) only=$2 ;;
 	--testdir) testdir=$2 ;;
 	--mods) mods=$2 ;;
+	--repeat) repeat=$2 ;;
 	--timeout) timeout=$2 ;;
 	--log) log=$2 ;;
 	--tap) tap=$2 ;;
@@ -46,6 +47,7 @@ done
 [ -r "$initrd" ] || { echo "run-vm: initrd '$initrd' not readable" >&2; exit 2; }
 case "$mode" in test|run|bench|shell|hang|kallsyms) ;; *) echo "run-vm: bad --mode $mode" >&2; exit 2 ;; esac
 case "$timeout" in ''|*[!0-9]*) echo "run-vm: --timeout wants seconds" >&2; exit 2 ;; esac
+case "$repeat" in *[!0-9]*|0*) echo "run-vm: --repeat wants a count >= 1" >&2; exit 2 ;; esac
 
 mkdir -p "$log"
 serial=$log/serial.log
@@ -56,6 +58,7 @@ append="console=ttyS1 loglevel=7 panic=-1 printk.time=1 nokaslr unknown_nmi_pani
 [ -n "$only" ] && append="$append donly=$only"
 [ -n "$testdir" ] && append="$append dtestdir=$testdir"
 [ -n "$mods" ] && append="$append dmods=$mods"
+[ -n "$repeat" ] && append="$append drepeat=$repeat"
 append="$append ${VM_APPEND:-}"
 
 kver=$(basename "$kernel"); kver=${kver#vmlinuz-}
