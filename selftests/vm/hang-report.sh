@@ -13,10 +13,12 @@
 #	whether it is halted, and the kernel text addresses found on its
 #	stack (a raw scan from RSP up, like the kernel's "? " frames: callers
 #	and some stale words). KALLSYMS is the kernel's text symbols ("ADDR T
-#	NAME", from a guest of the same kernel: nokaslr keeps them); module
-#	addresses come from the "drmacct-vm: module NAME text=ADDR" lines the
-#	guest init writes to the kernel log before each program, with the
-#	.text symbols of MODDIR/NAME.ko or of the installed KVER module.
+#	NAME", from any boot of the same kernel); KASLR moves the whole kernel
+#	by one offset, which the "drmacct-vm: kernel text=ADDR" line the guest
+#	init writes to the kernel log gives. Module addresses come from the
+#	"drmacct-vm: module NAME text=ADDR" lines it writes before each
+#	program, with the .text symbols of MODDIR/NAME.ko or of the installed
+#	KVER module.
 set -u
 STACK_WORDS=192
 
@@ -74,8 +76,35 @@ if [ ! -s "$tmp/cpus" ]; then
 	exit 0
 fi
 
-# Symbol table "ADDR NAME" (16 lowercase hex digits), kernel text first.
-awk '$2 ~ /^[tTwW]$/ && length($1) == 16 { print tolower($1), $3 }' "$kallsyms" 2>/dev/null >"$tmp/syms"
+# Symbol table "ADDR NAME" (16 lowercase hex digits), kernel text first,
+# moved by this boot's KASLR offset. Kernel text lies in the top 2 GiB
+# below the modules, so only the low 32 bits ever change.
+ktext=$(grep -o 'drmacct-vm: kernel text=0x[0-9a-f]*' "$console" 2>/dev/null | tail -n 1)
+awk -v now="${ktext##*=0x}" '
+	function hex(s,   i, n) {
+		n = 0
+		for (i = 1; i <= length(s); i++)
+			n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return n
+	}
+	function hex8(n,   s, i, d) {
+		s = ""
+		for (i = 0; i < 8; i++) {
+			d = n % 16
+			s = substr("0123456789abcdef", d + 1, 1) s
+			n = (n - d) / 16
+		}
+		return s
+	}
+	$2 ~ /^[tTwW]$/ && length($1) == 16 { a[++n] = tolower($1); name[n] = $3 }
+	$3 == "_text" { base = tolower($1) }
+	END {
+		slide = 0
+		if (now != "" && base != "")
+			slide = hex(substr(now, 9)) - hex(substr(base, 9))
+		for (i = 1; i <= n; i++)
+			print substr(a[i], 1, 8) hex8(hex(substr(a[i], 9)) + slide), name[i]
+	}' "$kallsyms" 2>/dev/null >"$tmp/syms"
 grep -o 'drmacct-vm: module [^ ]* text=0x[0-9a-f]*' "$console" 2>/dev/null |
 	awk '{ split($4, t, "="); base[$3] = substr(t[2], 3) } END { for (m in base) print m, base[m] }' |
 	while read -r m base; do
