@@ -447,7 +447,10 @@ EXPORT_SYMBOL_GPL(drmacct_job_end);
  * client reference taken by drmacct_job_init(); this may release the
  * client and emit drmacct_client_close.
  *
- * Context: any context.
+ * Context: any context, but never concurrently with drmacct_job_begin() or
+ * drmacct_job_end() of the same @job (the job's state is not locked): free
+ * a job only after its completion path is done with it, as drm_sched's
+ * free_job() is.
  */
 void drmacct_job_fini(struct drmacct_job *job)
 {
