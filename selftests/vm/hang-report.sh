@@ -76,11 +76,10 @@ if [ ! -s "$tmp/cpus" ]; then
 	exit 0
 fi
 
-# Symbol table "ADDR NAME" (16 lowercase hex digits), kernel text first,
-# moved by this boot's KASLR offset. Kernel text lies in the top 2 GiB
-# below the modules, so only the low 32 bits ever change.
-ktext=$(grep -o 'drmacct-vm: kernel text=0x[0-9a-f]*' "$console" 2>/dev/null | tail -n 1)
-awk -v now="${ktext##*=0x}" '
+# awk helpers for 64-bit addresses, which awk's doubles cannot hold: hex()
+# of at most 8 digits, and hex8() to format one (mawk's printf %x stops at
+# 2^31). Addresses are handled as high and low 32-bit halves.
+HEX_AWK='
 	function hex(s,   i, n) {
 		n = 0
 		for (i = 1; i <= length(s); i++)
@@ -95,7 +94,13 @@ awk -v now="${ktext##*=0x}" '
 			n = (n - d) / 16
 		}
 		return s
-	}
+	}'
+
+# Symbol table "ADDR NAME" (16 lowercase hex digits), kernel text first,
+# moved by this boot's KASLR offset. Kernel text lies in the top 2 GiB
+# below the modules, so only the low 32 bits ever change.
+ktext=$(grep -o 'drmacct-vm: kernel text=0x[0-9a-f]*' "$console" 2>/dev/null | tail -n 1)
+awk -v now="${ktext##*=0x}" "$HEX_AWK"'
 	$2 ~ /^[tTwW]$/ && length($1) == 16 { a[++n] = tolower($1); name[n] = $3 }
 	$3 == "_text" { base = tolower($1) }
 	END {
@@ -115,23 +120,7 @@ grep -o 'drmacct-vm: module [^ ]* text=0x[0-9a-f]*' "$console" 2>/dev/null |
 		*.zst) zstd -qdc "$ko" >"$tmp/m.ko" 2>/dev/null && ko=$tmp/m.ko ;;
 		esac
 		# .text symbols as offsets into the section; add the load address.
-		objdump -t "$ko" 2>/dev/null | awk -v m="$m" -v base="$base" '
-			function hex(s,   i, n) {
-				n = 0
-				for (i = 1; i <= length(s); i++)
-					n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-				return n
-			}
-			# (mawk'"'"'s printf %x stops at 2^31: format by hand)
-			function hex8(n,   s, i, d) {
-				s = ""
-				for (i = 0; i < 8; i++) {
-					d = n % 16
-					s = substr("0123456789abcdef", d + 1, 1) s
-					n = (n - d) / 16
-				}
-				return s
-			}
+		objdump -t "$ko" 2>/dev/null | awk -v m="$m" -v base="$base" "$HEX_AWK"'
 			NF >= 6 && $(NF - 2) == ".text" && $3 == "F" {
 				# the low 32 bits of base + offset; modules sit below 4 GiB of
 				# the top, so the high half is base'"'"'s
@@ -144,13 +133,7 @@ grep -o 'drmacct-vm: module [^ ]* text=0x[0-9a-f]*' "$console" 2>/dev/null |
 symbolize() {
 	awk '{ print tolower($2), "Q", $1 }' >"$tmp/q"
 	sed 's/^\([0-9a-f]*\) /\1 S /' "$tmp/syms" | cat - "$tmp/q" | LC_ALL=C sort -k1,1 -k2,2r |
-		awk '
-		function hex(s,   i, n) {
-			n = 0
-			for (i = 1; i <= length(s); i++)
-				n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-			return n
-		}
+		awk "$HEX_AWK"'
 		$2 == "S" { sa = $1; sn = $3; sm = NF > 3 ? " " $4 : ""; next }
 		$2 == "Q" {
 			name = "?"
