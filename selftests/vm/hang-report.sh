@@ -129,10 +129,15 @@ grep -o 'drmacct-vm: module [^ ]* text=0x[0-9a-f]*' "$console" 2>/dev/null |
 			}'
 	done >>"$tmp/syms"
 
+# The symbols once sorted by address, as "ADDR S NAME [MODULE]": symbolize
+# merges its queries ("ADDR Q KEY") into them, a symbol before a query at
+# the same address, and names each query after the symbol before it.
+sed 's/^\([0-9a-f]*\) /\1 S /' "$tmp/syms" | LC_ALL=C sort -k1,1 -k2,2r >"$tmp/syms.sorted"
+
 # symbolize: reads "KEY ADDR" lines, prints "KEY ADDR SYMBOL+0xOFF".
 symbolize() {
-	awk '{ print tolower($2), "Q", $1 }' >"$tmp/q"
-	sed 's/^\([0-9a-f]*\) /\1 S /' "$tmp/syms" | cat - "$tmp/q" | LC_ALL=C sort -k1,1 -k2,2r |
+	awk '{ print tolower($2), "Q", $1 }' | LC_ALL=C sort -k1,1 -k2,2r >"$tmp/q"
+	LC_ALL=C sort -m -k1,1 -k2,2r "$tmp/syms.sorted" "$tmp/q" |
 		awk "$HEX_AWK"'
 		$2 == "S" { sa = $1; sn = $3; sm = NF > 3 ? " " $4 : ""; next }
 		$2 == "Q" {
