@@ -293,20 +293,23 @@ static int simgpu_acct_init(struct simgpu_device *sdev)
 	return 0;
 }
 
-/* Creates and registers a simgpu on @parent (platform or PCI device). */
-static struct simgpu_device *simgpu_device_create(struct device *parent)
+/*
+ * Creates and registers a simgpu on @parent (platform or PCI device) and
+ * makes it @parent's driver data.
+ */
+static int simgpu_device_create(struct device *parent)
 {
 	struct simgpu_device *sdev;
 	int ret;
 
 	ret = dma_coerce_mask_and_coherent(parent, DMA_BIT_MASK(64));
 	if (ret)
-		return ERR_PTR(ret);
+		return ret;
 
 	sdev = devm_drm_dev_alloc(parent, &simgpu_drm_driver,
 				  struct simgpu_device, drm);
 	if (IS_ERR(sdev))
-		return sdev;
+		return PTR_ERR(sdev);
 	sdev->legacy_memory = legacy_memory;
 	spin_lock_init(&sdev->jobs_lock);
 	sdev->jobs = 0;
@@ -315,7 +318,7 @@ static struct simgpu_device *simgpu_device_create(struct device *parent)
 
 	sdev->wq = alloc_workqueue("simgpu", WQ_UNBOUND, 0);
 	if (!sdev->wq)
-		return ERR_PTR(-ENOMEM);
+		return -ENOMEM;
 	ret = simgpu_engines_init(sdev);
 	if (ret)
 		goto err_wq;
@@ -327,7 +330,8 @@ static struct simgpu_device *simgpu_device_create(struct device *parent)
 	ret = drm_dev_register(&sdev->drm, 0);
 	if (ret)
 		goto err_acct;
-	return sdev;
+	dev_set_drvdata(parent, sdev);
+	return 0;
 
 err_acct:
 	drmacct_device_destroy(sdev->acct);
@@ -335,12 +339,17 @@ err_engines:
 	simgpu_engines_fini(sdev);
 err_wq:
 	destroy_workqueue(sdev->wq);
-	return ERR_PTR(ret);
+	return ret;
 }
 
-/* Unregisters @sdev; the DRM device itself is freed with its parent's devres. */
-static void simgpu_device_destroy(struct simgpu_device *sdev)
+/*
+ * Unregisters the simgpu of @parent; the DRM device itself is freed with
+ * @parent's devres.
+ */
+static void simgpu_device_destroy(struct device *parent)
 {
+	struct simgpu_device *sdev = dev_get_drvdata(parent);
+
 	drm_dev_unregister(&sdev->drm);
 	/* Jobs of closed files may still run: let them finish. */
 	spin_lock_irq(&sdev->jobs_lock);
@@ -354,17 +363,12 @@ static void simgpu_device_destroy(struct simgpu_device *sdev)
 
 static int simgpu_probe(struct platform_device *pdev)
 {
-	struct simgpu_device *sdev = simgpu_device_create(&pdev->dev);
-
-	if (IS_ERR(sdev))
-		return PTR_ERR(sdev);
-	platform_set_drvdata(pdev, sdev);
-	return 0;
+	return simgpu_device_create(&pdev->dev);
 }
 
 static int simgpu_remove(struct platform_device *pdev)
 {
-	simgpu_device_destroy(platform_get_drvdata(pdev));
+	simgpu_device_destroy(&pdev->dev);
 	return 0;
 }
 
@@ -388,22 +392,14 @@ static const struct pci_device_id simgpu_pci_ids[] = {
 
 static int simgpu_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
-	struct simgpu_device *sdev;
-	int ret;
+	int ret = pcim_enable_device(pdev);
 
-	ret = pcim_enable_device(pdev);
-	if (ret)
-		return ret;
-	sdev = simgpu_device_create(&pdev->dev);
-	if (IS_ERR(sdev))
-		return PTR_ERR(sdev);
-	pci_set_drvdata(pdev, sdev);
-	return 0;
+	return ret ? ret : simgpu_device_create(&pdev->dev);
 }
 
 static void simgpu_pci_remove(struct pci_dev *pdev)
 {
-	simgpu_device_destroy(pci_get_drvdata(pdev));
+	simgpu_device_destroy(&pdev->dev);
 }
 
 static struct pci_driver simgpu_pci_driver = {
