@@ -50,20 +50,25 @@ uint64_t sg_overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 
 /* ---- device ----------------------------------------------------------- */
 
-static int node_is_simgpu(int fd)
+/*
+ * Is render node @name (e.g. "renderD128") driven by simgpu? Read from
+ * sysfs (the device's driver link), not by opening the node: an open
+ * would make a DRM client of its own, which tests that count clients or
+ * their exit events would see.
+ */
+static int node_is_simgpu(const char *name)
 {
-	char name[64] = "";
-	struct drm_version v;
+	char p[300], target[300];
+	const char *drv;
+	ssize_t n;
 
-	memset(&v, 0, sizeof(v));
-	v.name = name;
-	v.name_len = sizeof(name) - 1;
-	if (ioctl(fd, DRM_IOCTL_VERSION, &v))
+	snprintf(p, sizeof(p), "/sys/class/drm/%s/device/driver", name);
+	n = readlink(p, target, sizeof(target) - 1);
+	if (n <= 0)
 		return 0;
-	name[sizeof(name) - 1] = '\0';
-	if (v.name_len < sizeof(name))
-		name[v.name_len] = '\0';
-	return strcmp(name, "simgpu") == 0;
+	target[n] = '\0';
+	drv = strrchr(target, '/');
+	return strcmp(drv ? drv + 1 : target, "simgpu") == 0;
 }
 
 int sg_find_node(char *path, size_t len)
@@ -77,23 +82,16 @@ int sg_find_node(char *path, size_t len)
 	if (!d)
 		return -ENODEV;
 	while ((de = readdir(d))) {
-		char p[300];
 		unsigned int minor;
-		int fd;
 
 		if (sscanf(de->d_name, "renderD%u", &minor) != 1)
 			continue;
-		snprintf(p, sizeof(p), "/dev/dri/%s", de->d_name);
-		fd = open(p, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
 		/* lowest matching minor, so the choice is deterministic */
-		if (node_is_simgpu(fd) && minor < best) {
+		if (minor < best && node_is_simgpu(de->d_name)) {
 			best = minor;
-			snprintf(path, len, "%s", p);
+			snprintf(path, len, "/dev/dri/%s", de->d_name);
 			found = 0;
 		}
-		close(fd);
 	}
 	closedir(d);
 	return found;

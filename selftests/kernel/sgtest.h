@@ -44,8 +44,9 @@ uint64_t sg_overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1);
 
 /**
  * sg_find_node() - path of the simgpu render node.
- * Scans /dev/dri/renderD* and picks the first whose DRM_IOCTL_VERSION name
- * is "simgpu". Returns 0 and fills @path, or -ENODEV.
+ * Scans /dev/dri/renderD* and picks the lowest minor whose device's driver
+ * (sysfs) is simgpu, without opening any node (an open is a DRM client).
+ * Returns 0 and fills @path, or -ENODEV.
  */
 int sg_find_node(char *path, size_t len);
 /** sg_open_raw() - open the simgpu render node (O_RDWR|O_CLOEXEC); -1 + errno on failure. */
