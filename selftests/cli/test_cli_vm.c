@@ -32,32 +32,18 @@
 #include <drm.h>
 #include "dtest.h"
 #include "fdinfo.h"
+#include "sgtest.h"
 #include "simgpu_drm.h"
 
 /* ---- device ---- */
 
 static int open_simgpu(void)
 {
-	char path[64], name[32];
-	int i;
+	int fd = sg_open_raw();
 
-	for (i = 128; i < 192; i++) {
-		struct drm_version v = { 0 };
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		memset(name, 0, sizeof(name));
-		v.name = name;
-		v.name_len = sizeof(name) - 1;
-		if (!ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "simgpu"))
-			return fd;
-		close(fd);
-	}
-	DT_SKIP("no simgpu render node (is simgpu.ko loaded?)");
-	return -1;
+	if (fd < 0)
+		DT_SKIP("no simgpu render node (is simgpu.ko loaded?)");
+	return fd;
 }
 
 static uint64_t client_id(int fd, unsigned int *nengines)
@@ -91,35 +77,6 @@ static int find_engine(int fd, unsigned int n, unsigned int cap,
 			return (int)i;
 	}
 	return -1;
-}
-
-static uint64_t submit_busy(int fd, unsigned int engine, uint64_t ns)
-{
-	struct drm_simgpu_submit s = { 0 };
-
-	s.engine = engine;
-	s.instance = SIMGPU_INSTANCE_ANY;
-	s.op = SIMGPU_OP_BUSY;
-	s.busy_ns = ns;
-	DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_SUBMIT, &s), 0);
-	return s.job_id;
-}
-
-static void wait_job(int fd, uint64_t job)
-{
-	struct drm_simgpu_wait w = { 0 };
-
-	w.job_id = job;
-	w.timeout_ns = 60ull * 1000000000ull;
-	DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_WAIT, &w), 0);
-	DT_ASSERT_EQ(w.status, (uint32_t)SIMGPU_JOB_DONE);
-}
-
-static void gem_create(int fd, uint64_t size)
-{
-	struct drm_simgpu_gem_create c = { .size = size };
-
-	DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_GEM_CREATE, &c), 0);
 }
 
 /* ---- running drmacct ---- */
@@ -267,9 +224,9 @@ DT_TEST_TIMEOUT(validate_all_has_no_errors, 120)
 	int fd = open_simgpu(), fd2 = open_simgpu();
 
 	client_id(fd, &n);
-	gem_create(fd, 65536);
+	sg_bo_create(fd, 65536);
 	for (i = 0; i < n; i++)
-		wait_job(fd, submit_busy(fd, i, 1000000));
+		sg_wait(fd, sg_submit_busy(fd, i, SIMGPU_INSTANCE_ANY, 1000000), NULL);
 	drmacct(&r, "validate", "--all", NULL);
 	dt_info("%s", r.out);
 	DT_EXPECT_EQ(r.status, 0);
@@ -304,9 +261,9 @@ DT_TEST_TIMEOUT(list_json_matches_raw_fdinfo, 120)
 	int fd = open_simgpu();
 
 	id = client_id(fd, &n);
-	gem_create(fd, 3 * 65536);
+	sg_bo_create(fd, 3 * 65536);
 	for (i = 0; i < n; i++)
-		wait_job(fd, submit_busy(fd, i, 5000000 * (i + 1)));
+		sg_wait(fd, sg_submit_busy(fd, i, SIMGPU_INSTANCE_ANY, 5000000 * (i + 1)), NULL);
 	/*
 	 * Idle now: busy time and cycles stay put, so drmacct must show exactly
 	 * the raw values. drm-total-cycles is a running clock: drmacct's reading
@@ -394,8 +351,8 @@ DT_TEST_TIMEOUT(dup_and_fork_counted_once, 120)
 		_exit(0);
 	}
 	close(p[0]);
-	wait_job(fd, submit_busy(fd, (unsigned int)eng, 20000000));
-	wait_job(fd2, submit_busy(fd2, (unsigned int)eng, 10000000));
+	sg_wait(fd, sg_submit_busy(fd, (unsigned int)eng, SIMGPU_INSTANCE_ANY, 20000000), NULL);
+	sg_wait(fd2, sg_submit_busy(fd2, (unsigned int)eng, SIMGPU_INSTANCE_ANY, 10000000), NULL);
 
 	drmacct(&r, "list", "--json", "--interval=0", NULL);
 	close(p[1]);
@@ -444,7 +401,7 @@ static void busy_util(unsigned int cap, double lo, double hi)
 	if (eng < 0)
 		DT_SKIP("no engine with capacity %u", cap);
 	/* One 3 s job: the 0.5 s sampling window lies inside it. */
-	job = submit_busy(fd, (unsigned int)eng, 3000000000ull);
+	job = sg_submit_busy(fd, (unsigned int)eng, SIMGPU_INSTANCE_ANY, 3000000000ull);
 	usleep(100000);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	drmacct(&r, "list", "--json", "--interval=0.5", "--pid", pid, NULL);
@@ -464,7 +421,7 @@ static void busy_util(unsigned int cap, double lo, double hi)
 	DT_EXPECT_TRUE(strstr(r.out, "simgpu") != NULL);
 	DT_EXPECT_TRUE(strstr(r.out, q.name) != NULL);
 	free(r.out);
-	wait_job(fd, job);
+	sg_wait(fd, job, NULL);
 	close(fd);
 }
 
@@ -544,7 +501,7 @@ DT_TEST_F_TIMEOUT(privbpf, check_and_dump_filter_hostile_comm, 120)
 	fd = open_simgpu();
 	id = client_id(fd, &n);
 	DT_ASSERT_GT(n, 0u);
-	wait_job(fd, submit_busy(fd, 0, 20000000ull));
+	sg_wait(fd, sg_submit_busy(fd, 0, SIMGPU_INSTANCE_ANY, 20000000ull), NULL);
 
 	drmacct(&r, "bpf", "dump", "--dir", PRIV_BPF_DIR, NULL);
 	DT_EXPECT_EQ(r.status, 0);

@@ -34,6 +34,7 @@
 #include "dtest.h"
 #include "fdinfo.h"
 #include "record.h"
+#include "sgtest.h"
 #include "simgpu_drm.h"
 
 #define REC_FILE "/tmp/test_record_vm.rec"
@@ -104,28 +105,6 @@ static void show_log(const char *path)
 
 /* ---- simgpu ---- */
 
-static int open_simgpu(void)
-{
-	char path[64], name[32];
-
-	for (int i = 128; i < 192; i++) {
-		struct drm_version v = { 0 };
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		memset(name, 0, sizeof(name));
-		v.name = name;
-		v.name_len = sizeof(name) - 1;
-		if (!ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "simgpu"))
-			return fd;
-		close(fd);
-	}
-	return -1;
-}
-
 static uint64_t run_job(int fd, unsigned int engine, uint64_t ns)
 {
 	struct drm_simgpu_submit s = { 0 };
@@ -186,7 +165,7 @@ static pid_t client(int pipefd, int jobs, uint64_t ns, int hold_ms)
 		struct drm_simgpu_query_device qd = { 0 };
 		struct drm_simgpu_query_engine qe = { 0 };
 		struct stat st;
-		int fd = open_simgpu();
+		int fd = sg_open_raw();
 
 		if (fd < 0 || ioctl(fd, DRM_IOCTL_SIMGPU_QUERY_DEVICE, &qd) ||
 		    ioctl(fd, DRM_IOCTL_SIMGPU_QUERY_ENGINE, &qe) || fstat(fd, &st))
@@ -222,7 +201,7 @@ DT_FIXTURE(rv) {
 
 DT_SETUP(rv)
 {
-	int fd = open_simgpu();
+	int fd = sg_open_raw();
 	struct drm_simgpu_query_device qd = { 0 };
 
 	self->started_bpf = false;
@@ -434,7 +413,7 @@ DT_TEST_F_TIMEOUT(rv, lost_records_counted, 240)
 	DT_ASSERT_EQ(kill(self->rec, SIGSTOP), 0);
 	for (int i = 0; i < N; i++) {
 		struct drm_simgpu_query_device qd = { 0 };
-		int fd = open_simgpu();
+		int fd = sg_open_raw();
 
 		DT_ASSERT_GE(fd, 0);
 		DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_QUERY_DEVICE, &qd), 0);
