@@ -97,7 +97,7 @@ static ssize_t bench_run_write(struct file *f, const char __user *ubuf,
 	if (n == 0 || n > BENCH_MAX_ITERATIONS)
 		return -EINVAL;
 
-	client = drmacct_client_open(bench_adev);
+	client = drmacct_client_open(bench_adev, NULL);
 	if (IS_ERR(client))
 		return PTR_ERR(client);
 

@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "drmacct_compat.h"
 #include "drmacct_internal.h"
 
 #define CREATE_TRACE_POINTS
@@ -25,22 +26,29 @@ enum {
 };
 
 /*
- * Client ids are global and never reused, not even across an unload and
- * reload of this module within one boot, so a tracker or BPF map keyed by
- * client id can never take a new client for an old one.
+ * Client ids. Where the DRM core assigns them (drm_file.client_id, 6.5+),
+ * a client of a DRM file has the core's id, so fdinfo (printed by the core),
+ * tracepoints, ioctls and BPF maps all name it alike. Before that, and for
+ * clients without a file, the helper assigns its own: global and never
+ * reused, not even across an unload and reload of this module within one
+ * boot, so a tracker or BPF map keyed by client id can never take a new
+ * client for an old one. Where the core also assigns ids, the helper's own
+ * carry DRMACCT_OWN_ID_BIT so the two sequences never meet.
  *
- * The rule that makes this hold without any state surviving the module:
- * an id is never larger than CLOCK_BOOTTIME in microseconds at the moment
- * it is handed out (drmacct_alloc_client_id() waits for the clock when the
- * counter runs ahead of it). At module init the counter is seeded with that
- * clock, so every id of this load is > seed >= clock at the end of any
- * earlier load >= every id an earlier load handed out. CLOCK_BOOTTIME never
- * goes backwards within a boot (it also counts suspend), so this holds
+ * The rule that makes the helper's ids unique without any state surviving
+ * the module: an id is never larger than CLOCK_BOOTTIME in microseconds at
+ * the moment it is handed out (drmacct_alloc_client_id() waits for the clock
+ * when the counter runs ahead of it). At module init the counter is seeded
+ * with that clock, so every id of this load is > seed >= clock at the end of
+ * any earlier load >= every id an earlier load handed out. CLOCK_BOOTTIME
+ * never goes backwards within a boot (it also counts suspend), so this holds
  * however often the module is reloaded. The cost is a ceiling of one new
  * client per microsecond system-wide, far above what opening a DRM file
  * allows; microseconds keep ids below 2^53 (exact in JSON doubles) for
  * centuries of uptime.
  */
+#define DRMACCT_OWN_ID_BIT	BIT_ULL(62)
+
 static atomic64_t drmacct_last_client_id = ATOMIC64_INIT(0);
 static atomic_t drmacct_next_device_id = ATOMIC_INIT(0);
 
@@ -65,6 +73,16 @@ static u64 drmacct_alloc_client_id(void)
 		if (atomic64_try_cmpxchg(&drmacct_last_client_id, &last, id))
 			return id;
 	}
+}
+
+static u64 drmacct_new_client_id(struct drm_file *file)
+{
+	u64 id;
+
+	if (file && drmacct_compat_file_client_id(file, &id))
+		return id;
+	id = drmacct_alloc_client_id();
+	return DRMACCT_CORE_PRINTS_IDS ? id | DRMACCT_OWN_ID_BIT : id;
 }
 
 /**
@@ -216,15 +234,20 @@ EXPORT_SYMBOL_GPL(drmacct_device_destroy);
 /**
  * drmacct_client_open() - create the accounting state of a new DRM file
  * @adev: the device
+ * @file: the DRM file the client stands for (from drm_driver.open); NULL
+ *	only for a client no DRM file shows, such as an in-kernel test's
  *
- * Assigns a new global client id, larger than every id handed out
- * before in this boot (also by earlier loads of this module), and emits
- * the drmacct_client_open tracepoint.
+ * The client's id is the DRM core's drm_file.client_id where the core has
+ * one (it prints drm-client-id itself), else a new global id the helper
+ * assigns: larger than every id it handed out before in this boot, also by
+ * earlier loads of this module. Either way it is never reused within a
+ * boot. Emits the drmacct_client_open tracepoint.
  *
  * Context: process context, may sleep.
  * Return: the client, or ERR_PTR(-ENOMEM).
  */
-struct drmacct_client *drmacct_client_open(struct drmacct_device *adev)
+struct drmacct_client *drmacct_client_open(struct drmacct_device *adev,
+					   struct drm_file *file)
 {
 	struct drmacct_client *client;
 	unsigned int n = adev->num_engines;
@@ -250,7 +273,7 @@ struct drmacct_client *drmacct_client_open(struct drmacct_device *adev)
 	client->adev = adev;
 	spin_lock_init(&client->lock);
 	seqcount_spinlock_init(&client->seq, &client->lock);
-	client->id = drmacct_alloc_client_id();
+	client->id = drmacct_new_client_id(file);
 
 	trace_drmacct_client_open(client->id, adev->id, adev->driver_name);
 	return client;
@@ -291,8 +314,7 @@ EXPORT_SYMBOL_GPL(drmacct_client_close);
  * @client: the client
  *
  * Context: any context.
- * Return: the id; unique among all clients of this boot, also across
- * reloads of drmacct.ko, and larger than every id handed out before it.
+ * Return: the id: the DRM file's drm-client-id, never reused within a boot.
  */
 u64 drmacct_client_id(const struct drmacct_client *client)
 {

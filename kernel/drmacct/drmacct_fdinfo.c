@@ -4,8 +4,9 @@
  */
 #include <linux/ktime.h>
 #include <linux/module.h>
-#include <linux/seq_file.h>
 #include <linux/sizes.h>
+
+#include <drm/drm_print.h>
 
 #include "drmacct_compat.h"
 #include "drmacct_internal.h"
@@ -15,7 +16,7 @@
  * a KiB (then KiB) or of a MiB (then MiB); 0 is printed as plain 0. A
  * reader never has to round.
  */
-static void drmacct_print_mem(struct seq_file *m, const char *key,
+static void drmacct_print_mem(struct drm_printer *p, const char *key,
 			      const char *region, u64 bytes)
 {
 	const char *unit = "";
@@ -27,11 +28,11 @@ static void drmacct_print_mem(struct seq_file *m, const char *key,
 		bytes >>= 10;
 		unit = " KiB";
 	}
-	seq_printf(m, "drm-%s-%s:\t%llu%s\n", key, region, bytes, unit);
+	drm_printf(p, "drm-%s-%s:\t%llu%s\n", key, region, bytes, unit);
 }
 
 static void drmacct_print_client_name(struct drmacct_client *client,
-				      struct seq_file *m)
+				      struct drm_printer *p)
 {
 	char name[DRMACCT_CLIENT_NAME_MAX + 1];
 	unsigned int seq;
@@ -45,62 +46,63 @@ static void drmacct_print_client_name(struct drmacct_client *client,
 
 	if (len) {
 		name[len] = '\0';
-		seq_printf(m, "drm-client-name:\t%s\n", name);
+		drm_printf(p, "drm-client-name:\t%s\n", name);
 	}
 }
 
 /**
  * drmacct_show_fdinfo() - print the usage stats of a client
  * @client: the client of the file being shown
- * @m: seq_file of file_operations.show_fdinfo
+ * @p: the printer drm_driver.show_fdinfo was given (where the DRM core
+ *	owns fdinfo), else one on the seq_file of file_operations.show_fdinfo;
+ *	DRMACCT_DEFINE_SHOW_FDINFO() in drmacct_compat.h builds that
  * @mem: array of one &struct drmacct_mem_stats per region of the device,
  *	filled by the driver for this file right now; NULL prints no
  *	memory keys
  *
  * Prints, one "key:\tvalue" line each: drm-driver, drm-pdev (PCI devices
- * only), drm-client-id (on kernels before 6.5, where the DRM core does not
- * print them), drm-client-name when set, then per engine
- * drm-engine-<e> (ns, including the running part of in-flight jobs),
- * drm-engine-capacity-<e> (only when > 1), drm-cycles-<e> and either
- * drm-total-cycles-<e> or drm-maxfreq-<e> (Hz), then per region
- * drm-total-, drm-shared-, drm-resident-, drm-purgeable- and
- * drm-active-<r>, plus drm-memory-<r> (= resident) when the device was
- * created with %DRMACCT_DEVICE_LEGACY_MEMORY.
+ * only) and drm-client-id, unless the DRM core prints them (6.5+), then
+ * drm-client-name when set, then per engine drm-engine-<e> (ns, including
+ * the running part of in-flight jobs), drm-engine-capacity-<e> (only when
+ * > 1), drm-cycles-<e> and either drm-total-cycles-<e> or drm-maxfreq-<e>
+ * (Hz), then per region drm-total-, drm-shared-, drm-resident-,
+ * drm-purgeable- and drm-active-<r>, plus drm-memory-<r> (= resident) when
+ * the device was created with %DRMACCT_DEVICE_LEGACY_MEMORY.
  *
  * Each engine's time and cycles come from one consistent snapshot; the
  * busy time a reader sees never decreases.
  *
  * Context: process context.
  */
-void drmacct_show_fdinfo(struct drmacct_client *client, struct seq_file *m,
+void drmacct_show_fdinfo(struct drmacct_client *client, struct drm_printer *p,
 			 const struct drmacct_mem_stats *mem)
 {
 	struct drmacct_device *adev = client->adev;
 	unsigned int i;
 
 	if (!DRMACCT_CORE_PRINTS_IDS) {
-		seq_printf(m, "drm-driver:\t%s\n", adev->driver_name);
+		drm_printf(p, "drm-driver:\t%s\n", adev->driver_name);
 		if (adev->pdev[0])
-			seq_printf(m, "drm-pdev:\t%s\n", adev->pdev);
-		seq_printf(m, "drm-client-id:\t%llu\n", client->id);
+			drm_printf(p, "drm-pdev:\t%s\n", adev->pdev);
+		drm_printf(p, "drm-client-id:\t%llu\n", client->id);
 	}
-	drmacct_print_client_name(client, m);
+	drmacct_print_client_name(client, p);
 
 	for (i = 0; i < adev->num_engines; i++) {
 		const struct drmacct_engine *e = &adev->engines[i];
 		struct drmacct_engine_usage u;
 
 		drmacct_client_snapshot(client, i, &u);
-		seq_printf(m, "drm-engine-%s:\t%llu ns\n", e->name, u.busy_ns);
+		drm_printf(p, "drm-engine-%s:\t%llu ns\n", e->name, u.busy_ns);
 		if (e->capacity > 1)
-			seq_printf(m, "drm-engine-capacity-%s:\t%u\n", e->name,
+			drm_printf(p, "drm-engine-capacity-%s:\t%u\n", e->name,
 				   e->capacity);
-		seq_printf(m, "drm-cycles-%s:\t%llu\n", e->name, u.cycles);
+		drm_printf(p, "drm-cycles-%s:\t%llu\n", e->name, u.cycles);
 		if (e->total_cycles)
-			seq_printf(m, "drm-total-cycles-%s:\t%llu\n", e->name,
+			drm_printf(p, "drm-total-cycles-%s:\t%llu\n", e->name,
 				   e->total_cycles(adev->priv, i));
 		else if (e->max_freq_hz)
-			seq_printf(m, "drm-maxfreq-%s:\t%llu Hz\n", e->name,
+			drm_printf(p, "drm-maxfreq-%s:\t%llu Hz\n", e->name,
 				   e->max_freq_hz);
 	}
 
@@ -109,13 +111,13 @@ void drmacct_show_fdinfo(struct drmacct_client *client, struct seq_file *m,
 	for (i = 0; i < adev->num_regions; i++) {
 		const char *r = adev->regions[i];
 
-		drmacct_print_mem(m, "total", r, mem[i].total);
-		drmacct_print_mem(m, "shared", r, mem[i].shared);
-		drmacct_print_mem(m, "resident", r, mem[i].resident);
-		drmacct_print_mem(m, "purgeable", r, mem[i].purgeable);
-		drmacct_print_mem(m, "active", r, mem[i].active);
+		drmacct_print_mem(p, "total", r, mem[i].total);
+		drmacct_print_mem(p, "shared", r, mem[i].shared);
+		drmacct_print_mem(p, "resident", r, mem[i].resident);
+		drmacct_print_mem(p, "purgeable", r, mem[i].purgeable);
+		drmacct_print_mem(p, "active", r, mem[i].active);
 		if (adev->flags & DRMACCT_DEVICE_LEGACY_MEMORY)
-			drmacct_print_mem(m, "memory", r, mem[i].resident);
+			drmacct_print_mem(p, "memory", r, mem[i].resident);
 	}
 }
 EXPORT_SYMBOL_GPL(drmacct_show_fdinfo);

@@ -16,6 +16,8 @@
 #include <linux/tracepoint.h>
 #include <linux/trace_seq.h>
 
+#include "drmacct_compat.h"
+
 const char *drmacct_trace_print_u64s(struct trace_seq *p, const u64 *vals,
 				     unsigned int n);
 
@@ -30,7 +32,7 @@ TRACE_EVENT(drmacct_client_open,
 	TP_fast_assign(
 		__entry->client_id = client_id;
 		__entry->device_id = device_id;
-		__assign_str(driver, driver);
+		DRMACCT_ASSIGN_STR(driver, driver);
 	),
 	TP_printk("client_id=%llu device_id=%u driver=%s",
 		  __entry->client_id, __entry->device_id, __get_str(driver))

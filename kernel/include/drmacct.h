@@ -5,7 +5,9 @@
  * A driver describes its engines and memory regions once per device
  * (drmacct_device_create()), creates one client per open DRM file
  * (drmacct_client_open()), wraps every job in a struct drmacct_job, and
- * prints the spec-exact fdinfo with drmacct_show_fdinfo().
+ * prints the spec-exact fdinfo with drmacct_show_fdinfo() from its
+ * drm_driver.show_fdinfo (kernel/include/drmacct_compat.h hooks that up on
+ * kernels whose DRM core does not own fdinfo yet).
  *
  * See Documentation/drmacct-helper.rst for the full contract.
  */
@@ -16,7 +18,8 @@
 #include <linux/types.h>
 
 struct device;
-struct seq_file;
+struct drm_file;
+struct drm_printer;
 struct drmacct_device;
 struct drmacct_client;
 
@@ -134,7 +137,8 @@ struct drmacct_job {
 struct drmacct_device *drmacct_device_create(const struct drmacct_device_desc *desc);
 void drmacct_device_destroy(struct drmacct_device *adev);
 
-struct drmacct_client *drmacct_client_open(struct drmacct_device *adev);
+struct drmacct_client *drmacct_client_open(struct drmacct_device *adev,
+					   struct drm_file *file);
 void drmacct_client_close(struct drmacct_client *client);
 u64 drmacct_client_id(const struct drmacct_client *client);
 int drmacct_client_set_name(struct drmacct_client *client, const char *name,
@@ -149,7 +153,7 @@ void drmacct_job_fini(struct drmacct_job *job);
 void drmacct_mem_event(struct drmacct_client *client, unsigned int region,
 		       enum drmacct_mem_op op, u64 size);
 
-void drmacct_show_fdinfo(struct drmacct_client *client, struct seq_file *m,
+void drmacct_show_fdinfo(struct drmacct_client *client, struct drm_printer *p,
 			 const struct drmacct_mem_stats *mem);
 
 /**

@@ -1,49 +1,166 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * drmacct_compat.h — every kernel-version difference drmacct and simgpu
- * care about, in one place.
+ * drmacct_compat.h — every kernel difference drmacct and simgpu care about,
+ * in one place.
  *
- * Target: Debian bookworm 6.1 (6.1.0-56-amd64), which carries backports
- * (drm_sched_init() takes struct drm_sched_init_args). Features that were
- * backported are detected by Kbuild from the installed headers and passed
- * as -DDRMACCT_HAVE_* flags; everything else is keyed on the version.
+ * Targets: Debian's 6.1 and 6.12 LTS kernels, and upstream's shape beyond.
+ * Nothing here looks at the version number: Debian backports features (6.1
+ * has struct drm_sched_init_args, 6.12 the five-argument drm_sched_job_init()
+ * with a client id), so kernel/compat-probe.sh reads the installed headers
+ * and passes what it finds as -DDRMACCT_HAVE_* / -DDRMACCT_*_NARGS flags.
+ * A probe that recognises neither form stops the build here with an #error.
  *
- * What changes upstream (documented in Documentation/drmacct-helper.rst):
- * - 6.5: drm_show_fdinfo() in the DRM core prints drm-driver, drm-pdev and
- *   drm-client-id itself and calls drm_driver.show_fdinfo(printer, file);
- *   struct drm_file gains client_id. The helper then must not print those
- *   three keys again (DRMACCT_CORE_PRINTS_IDS).
- * - 6.7: drm_sched_job_init() takes a credits argument.
- * - 6.15: drm_sched_init() takes struct drm_sched_init_args upstream.
- * - 6.17: drm_sched_job_init() takes the DRM client id; scheduler
- *   tracepoints are renamed (drm_sched_job_queue/run/done) and carry it.
+ * What differs (Documentation/drmacct-helper.rst has the driver's view):
+ * - DRM core fdinfo (upstream 6.5): drm_show_fdinfo() prints drm-driver,
+ *   drm-client-id and drm-pdev, then calls drm_driver.show_fdinfo(printer,
+ *   file); struct drm_file has the client_id it prints. Before, the driver
+ *   prints everything from file_operations.show_fdinfo.
+ * - Tracing (6.10): __assign_str(field) takes the source from __string().
+ * - drm_driver.gem_prime_mmap (gone in 6.6).
+ * - platform_driver.remove returns void (6.11; .remove_new before).
+ * - shmem helpers lock with the object's dma_resv (6.5) instead of their
+ *   own pages_lock: drm_gem_shmem_madvise() then wants the caller to hold it.
+ * - drm_sched_init(): positional (9 or 11 arguments) or struct
+ *   drm_sched_init_args (upstream 6.15), which needs num_rqs where it has it.
+ * - drm_sched_job_init(): 3 arguments, + credits (6.7), + the DRM client id
+ *   (6.17; Debian 6.12 as a backport).
  */
 #ifndef _DRMACCT_COMPAT_H_
 #define _DRMACCT_COMPAT_H_
 
-#include <linux/version.h>
+#include <linux/dma-resv.h>
+#include <linux/fs.h>
+#include <linux/seq_file.h>
+#include <linux/types.h>
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#include <drm/drm_file.h>
+#include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_print.h>
+#include <drm/gpu_scheduler.h>
+
+/* ---- DRM core fdinfo and client ids -------------------------------------- */
+
+#ifdef DRMACCT_HAVE_DRM_SHOW_FDINFO
 /* The DRM core prints drm-driver, drm-pdev and drm-client-id. */
 #define DRMACCT_CORE_PRINTS_IDS		1
 #else
 #define DRMACCT_CORE_PRINTS_IDS		0
 #endif
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0) && \
-	!defined(DRMACCT_HAVE_SCHED_INIT_ARGS)
-#define DRMACCT_HAVE_SCHED_INIT_ARGS	1
+#if defined(DRMACCT_HAVE_DRM_SHOW_FDINFO) && !defined(DRMACCT_HAVE_DRM_FILE_CLIENT_ID)
+#error "drmacct: drm_show_fdinfo() without drm_file.client_id is not a known kernel"
 #endif
 
-#ifdef _DRM_GPU_SCHEDULER_H_
 /**
- * drmacct_compat_sched_init() - drm_sched_init() across kernel versions
+ * drmacct_compat_file_client_id() - the DRM core's client id of a file
+ * @file: the DRM file
+ * @id: set to the id when the core has one
+ *
+ * Return: true when the core assigns client ids (and prints them as
+ * drm-client-id), false when the helper must assign its own.
+ */
+static inline bool drmacct_compat_file_client_id(const struct drm_file *file,
+						 u64 *id)
+{
+#ifdef DRMACCT_HAVE_DRM_FILE_CLIENT_ID
+	*id = file->client_id;
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
+ * A driver prints its usage stats from one function,
+ *	void fn(struct drm_printer *p, struct drm_file *file);
+ * and hooks it up with three macros, each used without a following comma:
+ *	DRMACCT_DEFINE_SHOW_FDINFO(fn)		after fn, at file scope
+ *	DRMACCT_FOPS_SHOW_FDINFO(fn)		in its struct file_operations
+ *	DRMACCT_DRIVER_SHOW_FDINFO(fn)		in its struct drm_driver
+ * Where the core owns fdinfo, the file operation is drm_show_fdinfo() and fn
+ * is drm_driver.show_fdinfo; before, a file operation wraps fn in a seq_file
+ * printer and the helper also prints the keys the core would.
+ */
+#ifdef DRMACCT_HAVE_DRM_SHOW_FDINFO
+#define DRMACCT_DEFINE_SHOW_FDINFO(fn)
+#define DRMACCT_FOPS_SHOW_FDINFO(fn)	.show_fdinfo = drm_show_fdinfo,
+#define DRMACCT_DRIVER_SHOW_FDINFO(fn)	.show_fdinfo = (fn),
+#else
+#define DRMACCT_DEFINE_SHOW_FDINFO(fn)					\
+static void fn##_fops(struct seq_file *m, struct file *f)		\
+{									\
+	struct drm_printer p = drm_seq_file_printer(m);			\
+									\
+	fn(&p, f->private_data);					\
+}
+#define DRMACCT_FOPS_SHOW_FDINFO(fn)	.show_fdinfo = fn##_fops,
+#define DRMACCT_DRIVER_SHOW_FDINFO(fn)
+#endif
+
+/* ---- tracing -------------------------------------------------------------- */
+
+#ifdef DRMACCT_HAVE_ASSIGN_STR_ONE_ARG
+#define DRMACCT_ASSIGN_STR(field, src)	__assign_str(field)
+#else
+#define DRMACCT_ASSIGN_STR(field, src)	__assign_str(field, src)
+#endif
+
+/* ---- drm_driver and platform_driver members -------------------------------- */
+
+#ifdef DRMACCT_HAVE_GEM_PRIME_MMAP
+#define DRMACCT_DRIVER_GEM_PRIME_MMAP	.gem_prime_mmap = drm_gem_prime_mmap,
+#else
+#define DRMACCT_DRIVER_GEM_PRIME_MMAP
+#endif
+
+/* platform_driver member for a remove callback that returns void */
+#ifndef DRMACCT_HAVE_PLATFORM_REMOVE_INT
+#define DRMACCT_PLATFORM_REMOVE(fn)	.remove = (fn),
+#elif defined(DRMACCT_HAVE_PLATFORM_REMOVE_NEW)
+#define DRMACCT_PLATFORM_REMOVE(fn)	.remove_new = (fn),
+#else
+#error "drmacct: platform_driver has an int remove() and no remove_new()"
+#endif
+
+/* ---- shmem helpers ---------------------------------------------------------- */
+
+/**
+ * drmacct_compat_shmem_madvise() - drm_gem_shmem_madvise() with the
+ *	locking the kernel's shmem helpers expect
+ * @shmem: the object
+ * @madv: new advice (0 needed, > 0 purgeable)
+ *
+ * Context: process context, may sleep.
+ * Return: true while the object's backing store exists (not purged).
+ */
+static inline bool drmacct_compat_shmem_madvise(struct drm_gem_shmem_object *shmem,
+						int madv)
+{
+#ifdef DRMACCT_HAVE_SHMEM_PAGES_LOCK
+	return drm_gem_shmem_madvise(shmem, madv);
+#else
+	int ret;
+
+	dma_resv_lock(shmem->base.resv, NULL);
+	ret = drm_gem_shmem_madvise(shmem, madv);
+	dma_resv_unlock(shmem->base.resv);
+	return ret;
+#endif
+}
+
+/* ---- drm_sched ---------------------------------------------------------------- */
+
+/**
+ * drmacct_compat_sched_init() - drm_sched_init() across kernels
  * @sched: scheduler to initialise
  * @ops: backend operations
  * @hw_limit: jobs the hardware queue may hold at once
  * @timeout: job timeout in jiffies (MAX_SCHEDULE_TIMEOUT: none)
  * @name: scheduler name, must outlive the scheduler
  * @dev: device for diagnostics
+ *
+ * One run queue per priority where the scheduler lets the driver choose,
+ * and the scheduler's own submission workqueue.
  *
  * Return: 0 or a negative errno.
  */
@@ -53,9 +170,12 @@ drmacct_compat_sched_init(struct drm_gpu_scheduler *sched,
 			  u32 hw_limit, long timeout, const char *name,
 			  struct device *dev)
 {
-#ifdef DRMACCT_HAVE_SCHED_INIT_ARGS
+#if defined(DRMACCT_HAVE_SCHED_INIT_ARGS)
 	const struct drm_sched_init_args args = {
 		.ops = ops,
+#ifdef DRMACCT_HAVE_SCHED_INIT_ARGS_NUM_RQS
+		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
+#endif
 		.credit_limit = hw_limit,
 		.hang_limit = 0,
 		.timeout = timeout,
@@ -64,18 +184,26 @@ drmacct_compat_sched_init(struct drm_gpu_scheduler *sched,
 	};
 
 	return drm_sched_init(sched, &args);
-#else
+#elif DRMACCT_SCHED_INIT_NARGS == 9
 	return drm_sched_init(sched, ops, hw_limit, 0, timeout, NULL, NULL,
 			      name, dev);
+#elif DRMACCT_SCHED_INIT_NARGS == 11
+	return drm_sched_init(sched, ops, NULL, DRM_SCHED_PRIORITY_COUNT,
+			      hw_limit, 0, timeout, NULL, NULL, name, dev);
+#else
+#error "drmacct: cannot tell drm_sched_init()'s form from the headers"
 #endif
 }
 
 /**
- * drmacct_compat_sched_job_init() - drm_sched_job_init() across versions
+ * drmacct_compat_sched_job_init() - drm_sched_job_init() across kernels
  * @job: job to initialise
  * @entity: entity the job is pushed to
  * @owner: owner cookie (the DRM file)
- * @client_id: DRM client id (used from 6.17 on)
+ * @client_id: DRM client id, recorded in the job's scheduler fence where
+ *	the scheduler keeps one
+ *
+ * Every job takes one credit of the hardware queue.
  *
  * Return: 0 or a negative errno.
  */
@@ -84,14 +212,15 @@ drmacct_compat_sched_job_init(struct drm_sched_job *job,
 			      struct drm_sched_entity *entity, void *owner,
 			      u64 client_id)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#if DRMACCT_SCHED_JOB_INIT_NARGS == 5
 	return drm_sched_job_init(job, entity, 1, owner, client_id);
-#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#elif DRMACCT_SCHED_JOB_INIT_NARGS == 4
 	return drm_sched_job_init(job, entity, 1, owner);
-#else
+#elif DRMACCT_SCHED_JOB_INIT_NARGS == 3
 	return drm_sched_job_init(job, entity, owner);
+#else
+#error "drmacct: cannot tell drm_sched_job_init()'s form from the headers"
 #endif
 }
-#endif /* _DRM_GPU_SCHEDULER_H_ */
 
 #endif /* _DRMACCT_COMPAT_H_ */

@@ -85,7 +85,7 @@ static int simgpu_open(struct drm_device *drm, struct drm_file *file)
 	atomic_set(&sfile->inflight, 0);
 
 	if (sdev->acct) {
-		sfile->acct = drmacct_client_open(sdev->acct);
+		sfile->acct = drmacct_client_open(sdev->acct, file);
 		if (IS_ERR(sfile->acct)) {
 			ret = PTR_ERR(sfile->acct);
 			goto err_free;
@@ -192,17 +192,18 @@ static int simgpu_ioctl_set_client_name(struct drm_device *drm, void *data,
 	return drmacct_client_set_name(sfile->acct, name, args->len);
 }
 
-static void simgpu_show_fdinfo(struct seq_file *m, struct file *f)
+/* Only with accounting: without, simgpu has no fdinfo support at all. */
+static void simgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
-	struct drm_file *file = f->private_data;
 	struct simgpu_file *sfile = file->driver_priv;
 	struct drmacct_mem_stats mem;
 
 	if (!sfile || !sfile->acct)
 		return;
 	simgpu_gem_mem_stats(file, &mem);
-	drmacct_show_fdinfo(sfile->acct, m, &mem);
+	drmacct_show_fdinfo(sfile->acct, p, &mem);
 }
+DRMACCT_DEFINE_SHOW_FDINFO(simgpu_show_fdinfo)
 
 static const struct drm_ioctl_desc simgpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(SIMGPU_QUERY_DEVICE, simgpu_ioctl_query_device,
@@ -224,7 +225,13 @@ static const struct drm_ioctl_desc simgpu_ioctls[] = {
 static const struct file_operations simgpu_fops = {
 	.owner = THIS_MODULE,
 	DRM_GEM_FOPS,
-	.show_fdinfo = simgpu_show_fdinfo,
+	DRMACCT_FOPS_SHOW_FDINFO(simgpu_show_fdinfo)
+};
+
+/* accounting=0: a driver without usage stats prints no fdinfo at all. */
+static const struct file_operations simgpu_fops_plain = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
 };
 
 /*
@@ -232,22 +239,31 @@ static const struct file_operations simgpu_fops = {
  * imported (drm_gem_prime_import() takes the self-import shortcut for
  * those and refuses foreign buffers with -EINVAL).
  */
+#define SIMGPU_DRM_DRIVER_COMMON					\
+	.driver_features = DRIVER_GEM | DRIVER_RENDER,			\
+	.open = simgpu_open,						\
+	.postclose = simgpu_postclose,					\
+	.gem_create_object = simgpu_gem_create_object,			\
+	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,		\
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,		\
+	DRMACCT_DRIVER_GEM_PRIME_MMAP					\
+	.ioctls = simgpu_ioctls,					\
+	.num_ioctls = ARRAY_SIZE(simgpu_ioctls),			\
+	.name = DRIVER_NAME,						\
+	.desc = "simulated GPU for drmacct",				\
+	.date = "20250101",						\
+	.major = 1,							\
+	.minor = 0
+
 static const struct drm_driver simgpu_drm_driver = {
-	.driver_features = DRIVER_GEM | DRIVER_RENDER,
-	.open = simgpu_open,
-	.postclose = simgpu_postclose,
-	.gem_create_object = simgpu_gem_create_object,
-	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
-	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
-	.gem_prime_mmap = drm_gem_prime_mmap,
-	.ioctls = simgpu_ioctls,
-	.num_ioctls = ARRAY_SIZE(simgpu_ioctls),
+	SIMGPU_DRM_DRIVER_COMMON,
 	.fops = &simgpu_fops,
-	.name = DRIVER_NAME,
-	.desc = "simulated GPU for drmacct",
-	.date = "20250101",
-	.major = 1,
-	.minor = 0,
+	DRMACCT_DRIVER_SHOW_FDINFO(simgpu_show_fdinfo)
+};
+
+static const struct drm_driver simgpu_drm_driver_plain = {
+	SIMGPU_DRM_DRIVER_COMMON,
+	.fops = &simgpu_fops_plain,
 };
 
 static u64 simgpu_acct_total_cycles(void *priv, unsigned int engine)
@@ -306,8 +322,8 @@ static int simgpu_device_create(struct device *parent)
 	if (ret)
 		return ret;
 
-	sdev = devm_drm_dev_alloc(parent, &simgpu_drm_driver,
-				  struct simgpu_device, drm);
+	sdev = devm_drm_dev_alloc(parent, accounting ? &simgpu_drm_driver :
+				  &simgpu_drm_driver_plain, struct simgpu_device, drm);
 	if (IS_ERR(sdev))
 		return PTR_ERR(sdev);
 	sdev->legacy_memory = legacy_memory;
@@ -366,15 +382,14 @@ static int simgpu_probe(struct platform_device *pdev)
 	return simgpu_device_create(&pdev->dev);
 }
 
-static int simgpu_remove(struct platform_device *pdev)
+static void simgpu_remove(struct platform_device *pdev)
 {
 	simgpu_device_destroy(&pdev->dev);
-	return 0;
 }
 
 static struct platform_driver simgpu_platform_driver = {
 	.probe = simgpu_probe,
-	.remove = simgpu_remove,
+	DRMACCT_PLATFORM_REMOVE(simgpu_remove)
 	.driver = {
 		.name = DRIVER_NAME,
 	},

@@ -106,7 +106,11 @@ int simgpu_ioctl_gem_create(struct drm_device *drm, void *data,
 	shmem = drm_gem_shmem_create(drm, PAGE_ALIGN(args->size));
 	if (IS_ERR(shmem))
 		return PTR_ERR(shmem);
-	ret = drm_gem_shmem_get_pages(shmem);
+	/*
+	 * Resident from the start and for life: the pin takes the pages
+	 * reference that drm_gem_shmem_free() drops.
+	 */
+	ret = drm_gem_shmem_pin(shmem);
 	if (!ret)
 		ret = drm_gem_handle_create(file, &shmem->base, &handle);
 	/* On success the handle holds the reference; else this frees it. */
@@ -144,7 +148,8 @@ int simgpu_ioctl_gem_madvise(struct drm_device *drm, void *data,
 		return -ENOENT;
 
 	/* shmem: madv 0 = in use, > 0 = purgeable, < 0 = purged. */
-	retained = drm_gem_shmem_madvise(to_drm_gem_shmem_obj(obj), args->madv);
+	retained = drmacct_compat_shmem_madvise(to_drm_gem_shmem_obj(obj),
+					       args->madv);
 	simgpu_bo_mem_event(file->driver_priv, to_simgpu_bo(obj),
 			    args->madv == SIMGPU_MADV_DONTNEED ?
 			    DRMACCT_MEM_PURGEABLE : DRMACCT_MEM_WILLNEED);
