@@ -11,8 +11,12 @@
 # Developer targets: deps, all, modules, bpf, host, guest, initramfs,
 # host-test, vm-test [T=prog] [REPEAT=n], vm-shell, runner-test.
 #
-# The target kernel is the newest installed linux-headers-*-amd64 (KVER=
-# overrides); the host's running kernel is never consulted.
+# Target kernels: Debian's 6.1 and 6.12 LTS, both installed by `make deps`.
+# KVERS is every installed kernel with headers and image, the newest of each
+# series (KVERS="a b" or KVER=a picks others); each gets its own build tree
+# under build/k/<release>/. run, vm-shell and runner-test use the newest,
+# test, vm-test and bench all of KVERS. The host's running kernel is never
+# a target (it only verifies the BPF programs, see selftests/user).
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
@@ -23,7 +27,8 @@ SHELL := /bin/bash
 # Packages. Installed by `make deps`, which every top-level goal runs first.
 # ----------------------------------------------------------------------------
 DEB_PACKAGES := make gcc libc6-dev binutils clang llvm libclang-rt-14-dev \
-	linux-image-amd64 linux-headers-amd64 libbpf-dev bpftool dwarves \
+	linux-image-amd64 linux-headers-amd64 \
+	linux-image-6.12-amd64 linux-headers-6.12-amd64 libbpf-dev bpftool dwarves \
 	libelf-dev zlib1g-dev libdrm-dev qemu-system-x86 busybox-static kmod \
 	cpio xz-utils gzip bpftrace prometheus
 
@@ -52,18 +57,26 @@ $(PUBLIC_GOALS):
 	DRMACCT_T1=$$t1 $(MAKE) --no-print-directory do-$@
 
 # ----------------------------------------------------------------------------
-# Target kernel
+# Target kernels
 # ----------------------------------------------------------------------------
-KVER ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sed 's,/lib/modules/,,;s,/build,,' | sort -V | tail -n1)
-KDIR ?= /lib/modules/$(KVER)/build
-VMLINUZ ?= /boot/vmlinuz-$(KVER)
+# Installed kernels with headers and an image, the newest release of each
+# series and flavour, oldest first (kernel/target-kernels.sh).
+KVERS_INSTALLED := $(shell kernel/target-kernels.sh)
+ifdef KVER
+KVERS := $(KVER)
+endif
+KVERS ?= $(KVERS_INSTALLED)
+# The newest target: what `make run` boots.
+KNEW := $(lastword $(KVERS))
 
 B := build
 HB := $(B)/host
 GB := $(B)/guest
-VB := $(B)/vm
 BB := $(B)/bpf
-MB := $(B)/modules
+# Per target kernel K: $(call KB,K) holds its module build tree (src/), its
+# vmlinux ELF and vmlinux.h, the modules with BTF (modules/), the BPF object
+# built against its vmlinux.h (a check), its initramfs and VM logs (vm/).
+KB = $(B)/k/$(1)
 
 # ----------------------------------------------------------------------------
 # Flags
@@ -144,36 +157,72 @@ host: $(HLIB) $(HOST_CLI) $(HOST_TOOLS) $(HOST_TESTS)
 guest: $(GLIB) $(GUEST_CLI) $(GUEST_TOOLS) $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS) \
 	$(GUEST_KBENCHES) $(GUEST_BBENCHES) $(GUEST_SELFCHECK)
 
-# ---- kernel modules: kbuild in-tree objects, then BTF added to copies -------
-MODULES_STAMP := $(MB)/.stamp
-modules: $(MODULES_STAMP)
-$(MODULES_STAMP): $(KERNEL_SRCS) $(B)/vmlinux-$(KVER)
-	@test -d "$(KDIR)" || { echo "no kernel build dir $(KDIR) (KVER=$(KVER))"; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules 2>&1 | tee $(B)/kbuild.log
-	@if grep -E 'warning:|error:' $(B)/kbuild.log; then \
+# ---- per kernel: modules with BTF, vmlinux.h, BPF check, initramfs ---------
+# kbuild builds in a tree of links to kernel/, Kbuild and the test module
+# under $(call KB,K)/src, so each kernel has its own objects and the kernels
+# can build side by side. pahole then adds module BTF to copies of the .ko
+# files, against that kernel's vmlinux (Debian ships module BTF only for its
+# own modules). vmlinux.h of each kernel compiles the BPF programs once more
+# with that kernel's full types, as a check of the CO-RE declarations in
+# bpf/kernel_types.h. The initramfs holds that kernel's modules and the
+# shared guest programs.
+KBUILD_TREE := kernel Kbuild selftests/vm/testmod
+define KERNEL_RULES
+$(call KB,$(1))/modules/.stamp: $(KERNEL_SRCS) $(call KB,$(1))/vmlinux
+	@test -d /lib/modules/$(1)/build || { echo "no kernel build dir /lib/modules/$(1)/build"; exit 1; }
+	@mkdir -p $(call KB,$(1))/src/selftests/vm
+	@cp -rsf $(CURDIR)/kernel $(CURDIR)/Kbuild $(call KB,$(1))/src/
+	@cp -rsf $(CURDIR)/selftests/vm/testmod $(call KB,$(1))/src/selftests/vm/
+	@find $(call KB,$(1))/src -xtype l -delete
+	$$(MAKE) -C /lib/modules/$(1)/build M=$(CURDIR)/$(call KB,$(1))/src W=1 modules 2>&1 \
+		| tee $(call KB,$(1))/kbuild.log; test $$$${PIPESTATUS[0]} = 0
+	@if grep -E 'warning:|error:' $(call KB,$(1))/kbuild.log; then \
 		echo "modules: the kernel build printed warnings (W=1 must be clean)"; exit 1; fi
-	@rm -rf $(MB) && mkdir -p $(MB)
-	@for ko in $$(find kernel selftests/vm/testmod -name '*.ko' 2>/dev/null); do \
-		cp $$ko $(MB)/ && \
+	@rm -rf $(call KB,$(1))/modules && mkdir -p $(call KB,$(1))/modules
+	@for ko in $$$$(find $(call KB,$(1))/src -name '*.ko'); do \
+		m=$(call KB,$(1))/modules/$$$$(basename $$$$ko); \
+		cp $$$$ko $$$$m && \
 		LLVM_OBJCOPY=objcopy pahole -J --btf_gen_floats -j --lang_exclude=rust \
-			--btf_base $(B)/vmlinux-$(KVER) $(MB)/$$(basename $$ko) || exit 1; \
-		echo "  BTF     $(MB)/$$(basename $$ko)"; \
+			--btf_base $(call KB,$(1))/vmlinux $$$$m || exit 1; \
+		echo "  BTF     $$$$m"; \
 	done
-	@touch $@
+	@touch $$@
 
-$(B)/vmlinux-$(KVER): bpf/gen-vmlinux.sh
-	@mkdir -p $(B)
-	bpf/gen-vmlinux.sh $(VMLINUZ) $@
+$(call KB,$(1))/vmlinux: bpf/gen-vmlinux.sh
+	@mkdir -p $$(@D)
+	bpf/gen-vmlinux.sh /boot/vmlinuz-$(1) $$@
+
+$(call KB,$(1))/vmlinux.h: $(call KB,$(1))/vmlinux
+	bpftool btf dump file $$< format c > $$@.tmp && mv $$@.tmp $$@
+
+$(call KB,$(1))/bpf/%.bpf.o: bpf/%.bpf.c $(call KB,$(1))/vmlinux.h $(wildcard bpf/*.h)
+	@mkdir -p $$(@D)
+	$$(CLANG) $$(BPF_CFLAGS) -DDAC_VMLINUX_H -I$(call KB,$(1)) -c $$< -o $$@
+
+$(call KB,$(1))/initramfs.cpio.gz: $(call KB,$(1))/modules/.stamp guest \
+		$(wildcard selftests/vm/guest/* selftests/vm/guest/*/*) selftests/vm/mkinitramfs.sh
+	selftests/vm/mkinitramfs.sh --kver $(1) --out $$@ --modules $(call KB,$(1))/modules \
+		--bin $(GB)/bin --tests $(GB)/tests --bench $(GB)/bench \
+		--selfcheck $(GB)/selfcheck --guest selftests/vm/guest
+endef
+$(foreach k,$(KVERS),$(eval $(call KERNEL_RULES,$(k))))
+
+modules: $(foreach k,$(KVERS),$(call KB,$(k))/modules/.stamp)
+BPF_CHECKS := $(foreach k,$(KVERS),$(BPF_SRCS:bpf/%.bpf.c=$(call KB,$(k))/bpf/%.bpf.o))
 
 # ---- BPF -------------------------------------------------------------------
-bpf: $(BPF_SKELS)
-$(BB)/vmlinux.h: $(B)/vmlinux-$(KVER)
-	@mkdir -p $(BB)
-	bpftool btf dump file $< format c > $@.tmp && mv $@.tmp $@
+# One object for every kernel (CO-RE): the kernel types it touches are
+# declared in bpf/kernel_types.h, so building needs no kernel image and the
+# skeleton, and every program linking it, is the same for all targets.
+BPF_ARCH ?= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/^arm.*/arm/;s/ppc64.*/powerpc/;s/riscv64/riscv/;s/s390x/s390/;s/loongarch64/loongarch/')
+BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf -Iuser/lib \
+	$(if $(BPF_MULTIARCH),-idirafter /usr/include/$(BPF_MULTIARCH)) -Wall -Werror
+bpf: $(BPF_SKELS) $(BPF_CHECKS)
 
-$(BB)/%.bpf.o: bpf/%.bpf.c $(BB)/vmlinux.h $(wildcard bpf/*.h)
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BB) -Ibpf -Iuser/lib \
-		-Wall -Werror -c $< -o $@
+$(BB)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h)
+	@mkdir -p $(BB)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BB)/%.skel.h: $(BB)/%.bpf.o
 	bpftool gen skeleton $< > $@.tmp && mv $@.tmp $@
@@ -259,35 +308,45 @@ $(B)/fuzz/%: user/fuzz/%.c $(LIB_SRCS)
 	$(CLANG) $(FUZZ_CFLAGS) $^ $(HOST_LIBS) -o $@
 
 # ---- initramfs -----------------------------------------------------------------
-INITRAMFS := $(VB)/initramfs.cpio.gz
-initramfs: $(INITRAMFS)
-$(INITRAMFS): $(MODULES_STAMP) guest $(wildcard selftests/vm/guest/* selftests/vm/guest/*/*) selftests/vm/mkinitramfs.sh
-	selftests/vm/mkinitramfs.sh --kver $(KVER) --out $@ --modules $(MB) \
-		--bin $(GB)/bin --tests $(GB)/tests --bench $(GB)/bench \
-		--selfcheck $(GB)/selfcheck --guest selftests/vm/guest
+INITRAMFS_ALL := $(foreach k,$(KVERS),$(call KB,$(k))/initramfs.cpio.gz)
+initramfs: $(INITRAMFS_ALL)
 
 # ----------------------------------------------------------------------------
 # Running
 # ----------------------------------------------------------------------------
 VM_TIMEOUT ?= 900
-VM := selftests/vm/run-vm.sh --kernel $(VMLINUZ) --initrd $(INITRAMFS)
+# $(call VM,K): the runner for kernel K; its kallsyms cache and the modules
+# its hang reports symbolize live in K's build tree.
+VM = VM_MODDIR=$(call KB,$(1))/modules VM_KALLSYMS=$(call KB,$(1))/kallsyms.txt \
+	selftests/vm/run-vm.sh --kernel /boot/vmlinuz-$(1) --initrd $(call KB,$(1))/initramfs.cpio.gz
+GUEST_TEST_NAMES = $(notdir $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS))
 
 .PHONY: do-run do-test do-bench do-fuzz fuzz-short host-test vm-test vm-shell runner-test
 do-run: do-all
-	$(VM) --mode run --timeout $(VM_TIMEOUT) --log $(VB)/run
+	$(call VM,$(KNEW)) --mode run --timeout $(VM_TIMEOUT) --log $(call KB,$(KNEW))/vm/run
 
+# The host verifier test compares the host kernel with the newest target.
+export DRMACCT_NEWEST_TARGET_KVER := $(KNEW)
 host-test: host
 	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS)
 
+# One boot per kernel of KVERS; the TAP log of each names its kernel.
 vm-test: do-all
-	$(VM) --mode test $(if $(T),--only $(T),--expect "$(notdir $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS))") \
-		$(if $(REPEAT),--repeat $(REPEAT)) --timeout $(VM_TIMEOUT) --log $(VB)/test
+	@status=0; for k in $(KVERS); do \
+		echo "== vm-test on $$k"; \
+		$(call VM,$$k) --mode test --label "$$k" \
+			$(if $(T),--only $(T),--expect "$(GUEST_TEST_NAMES)") \
+			$(if $(REPEAT),--repeat $(REPEAT)) --timeout $(VM_TIMEOUT) \
+			--log $(call KB,$$k)/vm/test --tap $(B)/vm-test-$$k.log || status=1; \
+	done; \
+	selftests/tap-summary.sh $(foreach k,$(KVERS),$(B)/vm-test-$(k).log); exit $$status
 
 runner-test: do-all
-	selftests/vm/test_runner.sh $(VMLINUZ) $(INITRAMFS) $(B)/test/runner.log
+	selftests/vm/test_runner.sh /boot/vmlinuz-$(KNEW) $(call KB,$(KNEW))/initramfs.cpio.gz \
+		$(B)/test/runner.log
 
 vm-shell: do-all
-	$(VM) --mode shell --timeout 0 --log $(VB)/shell
+	$(call VM,$(KNEW)) --mode shell --timeout 0 --log $(call KB,$(KNEW))/vm/shell
 
 FUZZ_SECONDS ?= 20
 FUZZ_LONG_SECONDS ?= 600
@@ -297,8 +356,10 @@ do-fuzz: $(FUZZERS)
 	selftests/run-fuzz.sh $(FUZZ_LONG_SECONDS) $(B)/fuzz/fuzz.log $(FUZZERS)
 
 # `make test`: every part writes a TAP log; the summary reads them all.
-# Each phase's wall time is printed at the end (timing: lines), before the
-# summary line, which stays last.
+# The VM runner's own tests boot the newest kernel; the VM selftests run on
+# every kernel of KVERS, one log each (vm-<release>.log) whose program and
+# test names carry the release. Each phase's wall time is printed at the
+# end (timing: lines), before the summary line, which stays last.
 do-test: do-all $(FUZZERS) $(B)/bench/harness-sample
 	@rm -rf $(B)/test && mkdir -p $(B)/test
 	@echo "timing: build $$(( $$(date +%s) - $${DRMACCT_T1:-$$(date +%s)} )) s" > $(B)/test/timing
@@ -309,21 +370,29 @@ do-test: do-all $(FUZZERS) $(B)/bench/harness-sample
 	echo "timing: host tests $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; t=$$(date +%s); \
 	selftests/run-fuzz.sh $(FUZZ_SECONDS) $(B)/test/fuzz.log $(FUZZERS); \
 	echo "timing: fuzzers $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; t=$$(date +%s); \
-	selftests/vm/test_runner.sh $(VMLINUZ) $(INITRAMFS) $(B)/test/runner.log; \
-	echo "timing: VM runner self-tests $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; t=$$(date +%s); \
-	$(VM) --mode test --timeout $(VM_TIMEOUT) --log $(VB)/test --tap $(B)/test/vm.log \
-		--expect "$(notdir $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS))"; \
-	echo "timing: VM selftests $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; \
+	selftests/vm/test_runner.sh /boot/vmlinuz-$(KNEW) $(call KB,$(KNEW))/initramfs.cpio.gz \
+		$(B)/test/runner.log; \
+	echo "timing: VM runner self-tests ($(KNEW)) $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; \
+	for k in $(KVERS); do \
+		t=$$(date +%s); \
+		$(call VM,$$k) --mode test --label "$$k" --timeout $(VM_TIMEOUT) \
+			--log $(call KB,$$k)/vm/test --tap $(B)/test/vm-$$k.log \
+			--expect "$(GUEST_TEST_NAMES)"; \
+		echo "timing: VM selftests on $$k $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; \
+	done; \
 	cat $(B)/test/timing; true
 	@selftests/tap-summary.sh $(B)/test/*.log
 
 do-bench: do-all $(HOST_BENCHES)
 	@for b in $(HOST_BENCHES); do echo "== $$b"; $$b || exit 1; done
-	VM_APPEND="clocksource=tsc tsc=reliable $(VM_APPEND)" \
-		$(VM) --mode bench --timeout $(VM_TIMEOUT) --log $(VB)/bench
+	@for k in $(KVERS); do \
+		echo "== VM benchmarks on $$k"; \
+		VM_APPEND="clocksource=tsc tsc=reliable $(VM_APPEND)" \
+			$(call VM,$$k) --mode bench --timeout $(VM_TIMEOUT) \
+			--log $(call KB,$$k)/vm/bench || exit 1; \
+	done
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1
 	rm -rf $(B)
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -8,7 +8,7 @@
  * It counts events and sums the busy time drmacct reports at job end, per
  * client, so a test can compare both against the jobs it submitted.
  */
-#include "vmlinux.h"
+#include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 

@@ -39,6 +39,12 @@ FNR == 1 && NR > 1 { flush_open("log ended inside this program") }
 	if ($0 ~ /# *TODO/) next
 	fail++; curfails++
 	t = $0; sub(/^not ok [0-9]+ */, "", t)
+	# A labelled block (LABEL/prog) has labelled lines (LABEL: test).
+	if (cur ~ /\//) {
+		lab = cur; sub(/\/.*/, "", lab)
+		if (index(t, lab ": ") == 1)
+			t = substr(t, length(lab) + 3)
+	}
 	failures[++nf] = (cur != "" ? cur : FILENAME) ": " t
 	next
 }

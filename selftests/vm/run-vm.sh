@@ -4,6 +4,7 @@
 #   run-vm.sh --kernel VMLINUZ --initrd CPIO --mode test|run|bench|shell|hang
 #             [--only prog,prog] [--testdir DIR] [--mods m:p=v,...] [--repeat N]
 #             [--timeout SECONDS] [--log DIR] [--tap FILE] [--expect "prog..."]
+#             [--label NAME]
 #
 # ttyS0 carries the guest's output (and TAP), tee'd to LOG/serial.log;
 # ttyS1 is the kernel console, kept whole in LOG/console.log. The guest
@@ -12,7 +13,9 @@
 # checked for BUG/WARNING/Oops/call traces/lockdep/RCU stalls; any of those
 # fails the run and the lines are printed. With --expect, every named guest
 # program must have run to its end, so a guest that silently ran fewer
-# programs than were built fails too. Before a timed-out guest is killed,
+# programs than were built fails too. With --label (the kernel release, in
+# `make test`), every program block and TAP line in the --tap file carries
+# NAME, so a summary over several kernels says which one failed. Before a timed-out guest is killed,
 # hang-report.sh asks QEMU's monitor where every vCPU is (symbolized RIP and
 # stack) and NMIs the guest, whose kernel
 # then panics with its own backtrace (unknown_nmi_panic): a frozen guest
@@ -35,6 +38,7 @@
 set -uo pipefail
 
 kernel= initrd= mode=test only= testdir= mods= repeat= timeout=900 log=build/vm/run tap= expect=
+label=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2 ;;
@@ -48,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--log) log=$2 ;;
 	--tap) tap=$2 ;;
 	--expect) expect=$2 ;;
+	--label) label=$2 ;;
 	*) echo "run-vm: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift 2 || { echo "run-vm: $1 needs a value" >&2; exit 2; }
@@ -57,6 +62,7 @@ done
 case "$mode" in test|run|bench|shell|hang|kallsyms) ;; *) echo "run-vm: bad --mode $mode" >&2; exit 2 ;; esac
 case "$timeout" in ''|*[!0-9]*) echo "run-vm: --timeout wants seconds" >&2; exit 2 ;; esac
 case "$repeat" in *[!0-9]*|0*) echo "run-vm: --repeat wants a count >= 1" >&2; exit 2 ;; esac
+case "$label" in *[!A-Za-z0-9._+-]*) echo "run-vm: --label wants [A-Za-z0-9._+-]" >&2; exit 2 ;; esac
 
 mkdir -p "$log"
 serial=$log/serial.log
@@ -227,7 +233,13 @@ if [ "$status" != 0 ]; then
 fi
 
 if [ -n "$tap" ]; then
-	cat "$serial" "$log/vm-run.tap" >"$tap"
+	if [ -n "$label" ]; then
+		cat "$serial" "$log/vm-run.tap" | sed -E \
+			-e "s%^(# drmacct-vm: (begin|end) )%\\1$label/%" \
+			-e "s%^((not )?ok [0-9]+ )%\\1$label: %" >"$tap"
+	else
+		cat "$serial" "$log/vm-run.tap" >"$tap"
+	fi
 fi
 [ "$status" != 0 ] && exit "$status"
 [ -n "$bad" ] || [ -n "$missing" ] && exit 1
