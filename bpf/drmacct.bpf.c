@@ -26,7 +26,7 @@
  * scheduler join maps (ring_ids, inflight), which are created BPF_F_WRONLY
  * (the bpf() syscall cannot read them) and are never pinned.
  */
-#include "vmlinux.h"
+#include "kernel_types.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -188,9 +188,14 @@ struct {
 	__type(value, struct dac_sched_client_val);
 } sched_clients SEC(".maps");
 
-/* Scratch for building one CLIENT_EXIT record. */
+/*
+ * Scratch for building one CLIENT_EXIT record, with the final totals the
+ * close event carries (copied in one read each).
+ */
 struct exit_buf {
 	__u8 data[DAC_REC_EXIT_MAX_SIZE];
+	__u64 busy[DAC_EXIT_MAX_ENGINES];
+	__u64 cycles[DAC_EXIT_MAX_ENGINES];
 };
 
 struct {
@@ -387,16 +392,107 @@ static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 o
 		cm->peak = cm->total;
 }
 
+/* Engines whose usage entries a closing client's walk removes, at most. */
+#define DAC_CLOSE_MAX_ENGINES	4096
+
+/* State of the bpf_loop() callbacks of on_client_close(). */
+struct close_loop {
+	__u64 client_id;
+	__u64 roff;		/* where the region entries start in the record */
+	__u32 ne;		/* engines in the record */
+	__u32 nr;		/* out: regions in the record */
+};
+
+/*
+ * Engine @i of a closing client: its record entry (i < ne) from the final
+ * totals and the job count of its usage entry, which goes. Engines beyond
+ * the record only lose their usage entry.
+ */
+static int close_engine(__u32 i, void *arg)
+{
+	struct close_loop *c = arg;
+	struct dac_usage_key k = { .client_id = c->client_id, .engine = i };
+	struct dac_usage_val *u = bpf_map_lookup_elem(&usage, &k);
+	struct dac_rec_engine *e;
+	struct exit_buf *buf;
+	__u32 zero = 0;
+	__u64 idx;
+
+	if (i >= c->ne) {
+		if (u)
+			bpf_map_delete_elem(&usage, &k);
+		return 0;
+	}
+	buf = bpf_map_lookup_elem(&exit_scratch, &zero);
+	if (!buf)
+		return 1;
+	/* The check on the very register used (see close_region()). */
+	idx = i;
+	asm volatile("" : "+r"(idx));
+	if (idx >= DAC_EXIT_MAX_ENGINES)
+		return 1;
+	e = (void *)(buf->data + sizeof(struct dac_rec_exit) + idx * sizeof(*e));
+	e->busy_ns = buf->busy[idx];
+	e->cycles = buf->cycles[idx];
+	e->jobs = u ? u->jobs : 0;
+	if (u)
+		bpf_map_delete_elem(&usage, &k);
+	return 0;
+}
+
+/* Region @i of a closing client: its record entry; the mem entry goes. */
+static int close_region(__u32 i, void *arg)
+{
+	struct close_loop *c = arg;
+	struct dac_mem_key k = { .client_id = c->client_id, .region = i };
+	struct dac_mem_val *m = bpf_map_lookup_elem(&mem, &k);
+	struct dac_rec_region *r;
+	struct exit_buf *buf;
+	__u32 zero = 0;
+	__u64 off;
+
+	buf = bpf_map_lookup_elem(&exit_scratch, &zero);
+	if (!buf || i >= DAC_EXIT_MAX_REGIONS)
+		return 1;
+	/*
+	 * One bounds check on the very offset used: the verifier cannot
+	 * follow separate checks of its parts through the arithmetic.
+	 */
+	off = c->roff + (__u64)i * sizeof(*r);
+	asm volatile("" : "+r"(off));
+	if (off > sizeof(buf->data) - sizeof(*r))
+		return 1;
+	r = (void *)(buf->data + off);
+	if (!m) {
+		r->peak = 0;
+		r->total = 0;
+		return 0;
+	}
+	r->peak = m->peak;
+	r->total = m->total;
+	c->nr = i + 1;
+	bpf_map_delete_elem(&mem, &k);
+	return 0;
+}
+
+/*
+ * A client closed for good (its last job ended): the CLIENT_EXIT record
+ * with the final totals of @busy and @cycles (@n engines, kernel memory the
+ * event points to), and the client's entries leave every map. The walks
+ * over engines and regions are bpf_loop() callbacks, verified once each
+ * however many entries they cover.
+ */
 static __always_inline void on_client_close(__u64 client_id, __u32 device_id, __u32 n,
-					    const __u64 *busy, const __u64 *cycles)
+					    const void *busy, const void *cycles)
 {
 	struct dac_total_key tk = { .device_id = device_id, .engine = 0 };
 	struct dac_total_val tzero = {}, *t;
+	struct close_loop lc = { .client_id = client_id };
 	struct dac_client_val *c;
 	struct dac_rec_exit *rec;
 	struct exit_buf *buf;
-	__u32 zero = 0, ne, nr = 0, i;
-	__u64 size, seq, roff;
+	__u32 zero = 0, ne;
+	__u64 size, seq, sz;
 	bool muted_client;
 
 	muted_client = bpf_map_lookup_elem(&muted, &client_id) != NULL;
@@ -434,61 +530,31 @@ static __always_inline void on_client_close(__u64 client_id, __u32 device_id, __
 		ne = DAC_EXIT_MAX_ENGINES;
 		rec->flags |= DAC_EXIT_F_TRUNCATED;
 	}
-	for (i = 0; i < DAC_EXIT_MAX_ENGINES; i++) {
-		struct dac_usage_key k = { .client_id = client_id, .engine = i };
-		struct dac_rec_engine *e;
-		struct dac_usage_val *u;
-
-		u = bpf_map_lookup_elem(&usage, &k);
-		if (i >= ne) {
-			if (!u)
-				break;
-			bpf_map_delete_elem(&usage, &k);	/* beyond the record */
-			continue;
-		}
-		e = (void *)(buf->data + sizeof(*rec) + i * sizeof(*e));
-		if (bpf_probe_read_kernel(&e->busy_ns, sizeof(__u64), busy + i) ||
-		    bpf_probe_read_kernel(&e->cycles, sizeof(__u64), cycles + i))
-			stat_inc(DAC_STAT_READ_FAULT);
-		e->jobs = u ? u->jobs : 0;
-		if (u)
-			bpf_map_delete_elem(&usage, &k);
-	}
-	/*
-	 * Where the region entries start; the empty asm keeps the compiler
-	 * from folding the check below into something the verifier cannot
-	 * follow (ne came from the tracepoint).
-	 */
-	roff = sizeof(*rec) + (__u64)ne * sizeof(struct dac_rec_engine);
-	asm volatile("" : "+r"(roff));
-	if (roff > sizeof(*rec) + DAC_EXIT_MAX_ENGINES * sizeof(struct dac_rec_engine))
+	/* One bounds check on the very size read (see close_region()). */
+	sz = (__u64)ne * sizeof(__u64);
+	asm volatile("" : "+r"(sz));
+	if (sz > sizeof(buf->busy))
 		return;
-	for (i = 0; i < DAC_EXIT_MAX_REGIONS; i++) {
-		struct dac_mem_key k = { .client_id = client_id, .region = i };
-		struct dac_rec_region *r;
-		struct dac_mem_val *m;
-
-		r = (void *)(buf->data + roff + i * sizeof(*r));
-		m = bpf_map_lookup_elem(&mem, &k);
-		if (!m) {
-			r->peak = 0;
-			r->total = 0;
-			continue;
-		}
-		r->peak = m->peak;
-		r->total = m->total;
-		nr = i + 1;
-		bpf_map_delete_elem(&mem, &k);
+	if (sz && (!busy || !cycles ||
+		   bpf_probe_read_kernel(buf->busy, sz, busy) ||
+		   bpf_probe_read_kernel(buf->cycles, sz, cycles))) {
+		stat_inc(DAC_STAT_READ_FAULT);
+		__builtin_memset(buf->busy, 0, sizeof(buf->busy));
+		__builtin_memset(buf->cycles, 0, sizeof(buf->cycles));
 	}
+	lc.ne = ne;
+	bpf_loop(n < DAC_CLOSE_MAX_ENGINES ? n : DAC_CLOSE_MAX_ENGINES, close_engine, &lc, 0);
+	lc.roff = sizeof(*rec) + (__u64)ne * sizeof(struct dac_rec_engine);
+	bpf_loop(DAC_EXIT_MAX_REGIONS, close_region, &lc, 0);
 	if (c)
 		bpf_map_delete_elem(&clients, &client_id);
 	if (muted_client)
 		return;
 
 	rec->num_engines = ne;
-	rec->num_regions = nr;
+	rec->num_regions = lc.nr;
 	size = sizeof(*rec) + ne * sizeof(struct dac_rec_engine) +
-	       nr * sizeof(struct dac_rec_region);
+	       lc.nr * sizeof(struct dac_rec_region);
 	rec->size = size;
 	seq = stat_inc(DAC_STAT_EXIT_RECORDS);
 	rec->seq = seq;
@@ -507,6 +573,11 @@ int BPF_PROG(btf_client_open, u64 client_id, u32 device_id, const char *driver)
 	return 0;
 }
 
+/*
+ * tp_btf programs check every pointer argument: newer verifiers (6.12 on,
+ * Debian's included) take the pointer arguments of module tracepoints as
+ * possibly NULL and refuse arithmetic on them before a check.
+ */
 SEC("tp_btf/drmacct_client_close")
 int BPF_PROG(btf_client_close, u64 client_id, u32 device_id, u32 num_engines,
 	     const u64 *busy_ns, const u64 *cycles)
@@ -759,6 +830,8 @@ static __always_inline __u64 job_fence(struct drm_sched_job___dac *job)
 SEC("tp_btf/drm_sched_job")
 int BPF_PROG(btf_sched_job, struct drm_sched_job___dac *job, void *entity)
 {
+	if (!job)
+		return 0;
 	on_sched_queue(job_fence(job));
 	return 0;
 }
@@ -766,11 +839,16 @@ int BPF_PROG(btf_sched_job, struct drm_sched_job___dac *job, void *entity)
 SEC("tp_btf/drm_run_job")
 int BPF_PROG(btf_run_job, struct drm_sched_job___dac *job, void *entity)
 {
-	struct drm_gpu_scheduler___dac *sched = BPF_CORE_READ(job, sched);
-	__u64 ident = (__u64)sched;
-	__u32 *idp = bpf_map_lookup_elem(&ring_ids, &ident), id;
+	struct drm_gpu_scheduler___dac *sched;
 	char name[DAC_NAME_LEN] = {};
+	__u32 *idp, id;
+	__u64 ident;
 
+	if (!job)
+		return 0;
+	sched = BPF_CORE_READ(job, sched);
+	ident = (__u64)sched;
+	idp = bpf_map_lookup_elem(&ring_ids, &ident);
 	if (idp) {
 		id = *idp;
 	} else {
@@ -785,6 +863,8 @@ int BPF_PROG(btf_run_job, struct drm_sched_job___dac *job, void *entity)
 SEC("tp_btf/drm_sched_process_job")
 int BPF_PROG(btf_process_job, struct drm_sched_fence___dac *sf)
 {
+	if (!sf)
+		return 0;
 	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished));
 	return 0;
 }
@@ -933,7 +1013,11 @@ static __always_inline __u64 fence617_client(struct drm_sched_fence___dac617 *sf
 SEC("tp_btf/drm_sched_job_queue")
 int BPF_PROG(btf617_job_queue, struct drm_sched_job___dac617 *job, void *entity)
 {
-	struct drm_sched_fence___dac617 *sf = BPF_CORE_READ(job, s_fence);
+	struct drm_sched_fence___dac617 *sf;
+
+	if (!job)
+		return 0;
+	sf = BPF_CORE_READ(job, s_fence);
 
 	on617_queue(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno),
 		    fence617_client(sf));
@@ -943,12 +1027,18 @@ int BPF_PROG(btf617_job_queue, struct drm_sched_job___dac617 *job, void *entity)
 SEC("tp_btf/drm_sched_job_run")
 int BPF_PROG(btf617_job_run, struct drm_sched_job___dac617 *job, void *entity)
 {
-	struct drm_sched_fence___dac617 *sf = BPF_CORE_READ(job, s_fence);
-	struct drm_gpu_scheduler___dac *sched = BPF_CORE_READ(job, sched);
-	__u64 ident = (__u64)sched;
-	__u32 *idp = bpf_map_lookup_elem(&ring_ids, &ident), id;
+	struct drm_sched_fence___dac617 *sf;
+	struct drm_gpu_scheduler___dac *sched;
 	char name[DAC_NAME_LEN] = {};
+	__u32 *idp, id;
+	__u64 ident;
 
+	if (!job)
+		return 0;
+	sf = BPF_CORE_READ(job, s_fence);
+	sched = BPF_CORE_READ(job, sched);
+	ident = (__u64)sched;
+	idp = bpf_map_lookup_elem(&ring_ids, &ident);
 	if (idp) {
 		id = *idp;
 	} else {
@@ -964,6 +1054,8 @@ int BPF_PROG(btf617_job_run, struct drm_sched_job___dac617 *job, void *entity)
 SEC("tp_btf/drm_sched_job_done")
 int BPF_PROG(btf617_job_done, struct drm_sched_fence___dac617 *sf)
 {
+	if (!sf)
+		return 0;
 	on617_done(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno));
 	return 0;
 }
@@ -1030,9 +1122,13 @@ int tp617_job_done(struct tp617_job_done *ctx)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(track_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = BPF_CORE_READ(parent, tgid);
-	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	__u32 ptgid, ctgid;
 	__u64 *cookie;
+
+	if (!parent || !child)
+		return 0;
+	ptgid = BPF_CORE_READ(parent, tgid);
+	ctgid = BPF_CORE_READ(child, tgid);
 
 	if (ptgid == ctgid)
 		return 0;	/* a new thread, not a new process */
