@@ -40,7 +40,8 @@ static struct dac_bpf *load(const struct dac_bpf_load_opts *o)
 		DT_SKIP("needs root");
 	err = dac_bpf_load(o, &b);
 	if (err)
-		DT_FAIL("dac_bpf_load: %s", dac_bpf_strerror(err));
+		DT_FAIL("dac_bpf_load: %s (%s); libbpf said:\n%s", dac_bpf_load_strerror(err),
+			strerror(-err), dac_bpf_load_log());
 	return b;
 }
 
@@ -678,10 +679,13 @@ DT_TEST_TIMEOUT(tiny_ringbuf_lost_equals_drops, 300)
 
 /* ---- plain tracepoint variants -------------------------------------------- */
 
-DT_TEST_TIMEOUT(plain_tracepoint_variants_match_truth, 120)
+/*
+ * The plain tracepoint programs, loaded as @o asks, against the jobs' ground
+ * truth (WAIT) and the client's exit record.
+ */
+static void check_plain_variants(const struct dac_bpf_load_opts *o)
 {
-	struct dac_bpf_load_opts o = { .attach = DAC_BPF_ATTACH_TRACEPOINT };
-	struct dac_bpf *b = load(&o);
+	struct dac_bpf *b = load(o);
 	struct exit_catch c = { 0 };
 	struct dac_bpf_sched *s = NULL;
 	struct dac_bpf_info info;
@@ -746,6 +750,52 @@ DT_TEST_TIMEOUT(plain_tracepoint_variants_match_truth, 120)
 	DT_EXPECT_EQ(c.e[e->index].jobs, (uint64_t)4);
 	sg_dev_free(&dev);
 	dac_bpf_close(b);
+}
+
+DT_TEST_TIMEOUT(plain_tracepoint_variants_match_truth, 120)
+{
+	struct dac_bpf_load_opts o = { .attach = DAC_BPF_ATTACH_TRACEPOINT };
+
+	check_plain_variants(&o);
+}
+
+/*
+ * tp_btf programs the kernel refuses (here: sent with a log buffer below
+ * the kernel's minimum) do not end collection: automatic attach falls back
+ * to the plain tracepoint programs of both sources, says so in the info's
+ * note, and counts exactly as they do. Asked for tp_btf only, the same load
+ * fails with the kernel's errno, and the log names the refused program.
+ */
+DT_TEST_TIMEOUT(refused_tp_btf_falls_back_to_tracepoints, 120)
+{
+	struct dac_bpf_load_opts o = { .attach = DAC_BPF_ATTACH_BTF, .test_break_btf = true };
+	struct dac_bpf_info info;
+	struct dac_bpf *b = NULL;
+	int err;
+
+	if (!sg_is_root())
+		DT_SKIP("needs root");
+	if (access("/sys/kernel/btf/drmacct", F_OK) || access("/sys/kernel/btf/gpu_sched", F_OK))
+		DT_SKIP("no module BTF: tp_btf is not tried at all");
+	err = dac_bpf_load(&o, &b);
+	DT_EXPECT_LT(err, 0);
+	DT_EXPECT_TRUE(b == NULL);
+	dt_info("tp_btf only: %s (%s)", dac_bpf_load_strerror(err), strerror(-err));
+	/* Kernels from 6.4 take a small log buffer and say it was too small. */
+	DT_EXPECT_TRUE(err == -EINVAL || err == -ENOSPC);
+	DT_EXPECT_TRUE(strstr(dac_bpf_load_log(), "prog 'btf_") != NULL);
+
+	o.attach = DAC_BPF_ATTACH_AUTO;
+	b = load(&o);
+	dac_bpf_info(b, &info);
+	dt_info("note: %s", info.note);
+	DT_EXPECT_TRUE(info.drmacct && info.sched);
+	DT_EXPECT_FALSE(info.drmacct_btf);
+	DT_EXPECT_FALSE(info.sched_btf);
+	DT_EXPECT_TRUE(strstr(info.note, "drmacct and gpu_scheduler") != NULL);
+	DT_EXPECT_TRUE(strstr(info.note, "plain tracepoints instead") != NULL);
+	dac_bpf_close(b);
+	check_plain_variants(&o);
 }
 
 DT_MAIN

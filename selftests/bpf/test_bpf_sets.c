@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The loader picks the gpu_scheduler program set the running kernel has.
- * This guest runs 6.1, so it must pick the 6.1 set (drm_sched_job,
+ * The guests run 6.1 and 6.12, so they must pick the 6.1 set (drm_sched_job,
  * drm_run_job, drm_sched_process_job), while the 6.17 set (btf617_*,
  * tp617_* on drm_sched_job_queue/_run/_done) is in the object with autoload
  * off: not relocated, not loaded, and the load succeeds although this
  * kernel has none of its attach points. The expected set comes from the
  * kernel release (uname), not from the loader's own probing.
+ *
+ * And every program of the object passes this kernel's verifier on its
+ * own: each one's verified instruction count goes to the log, so growth
+ * shows from run to run and kernel to kernel.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -127,6 +131,50 @@ DT_TEST_TIMEOUT(load_btf_enables_only_this_kernels_set, 120)
 DT_TEST_TIMEOUT(load_tracepoint_enables_only_this_kernels_set, 120)
 {
 	check_loaded(DAC_BPF_ATTACH_TRACEPOINT);
+}
+
+/*
+ * Every program this kernel can take loads: all plain tracepoint programs
+ * (they need no attach point to load, so the 6.17 set is verified here
+ * too), the tp_btf programs on drmacct's and this kernel's gpu_scheduler
+ * events and on sched_process_fork. Only the other set's tp_btf programs
+ * are not here. Refusals name the program and show the verifier's words.
+ */
+DT_TEST_TIMEOUT(every_program_passes_this_kernels_verifier, 300)
+{
+	bool is617 = expected_set() == DAC_SCHED_SET_617;
+	struct dac_bpf_verdict *v = NULL;
+	size_t n = 0, loaded = 0;
+
+	if (getuid())
+		DT_SKIP("needs root");
+	if (access("/sys/kernel/btf/drmacct", F_OK) || access("/sys/kernel/btf/gpu_sched", F_OK))
+		DT_SKIP("drmacct or gpu_sched not loaded (no module BTF)");
+	DT_ASSERT_EQ(dac_bpf_verify(&v, &n), 0);
+	DT_ASSERT_GT(n, (size_t)0);
+	for (size_t i = 0; i < n; i++) {
+		bool other_set = strstr(v[i].name, "617") ? !is617 :
+				 (strstr(v[i].name, "sched") || strstr(v[i].name, "run_job") ||
+				  strstr(v[i].name, "process_job")) && is617;
+		bool btf = !strncmp(v[i].sec, "tp_btf/", 7);
+
+		if (v[i].status == 0) {
+			loaded++;
+			dt_info("verified %-18s %-44s %6u insns, %7u verified", v[i].name, v[i].sec,
+				v[i].insns, v[i].verified_insns);
+		} else if (v[i].status == DAC_BPF_NOT_HERE) {
+			dt_info("not here %-18s %-44s (%s)", v[i].name, v[i].sec, v[i].why);
+		} else {
+			dt_info("REFUSED  %-18s %-44s %s:\n%s", v[i].name, v[i].sec,
+				strerror(-v[i].status), v[i].why);
+		}
+		DT_EXPECT_GE(v[i].status, 0);
+		DT_EXPECT_EQ(v[i].status == DAC_BPF_NOT_HERE, btf && other_set);
+		if (v[i].status == 0)
+			DT_EXPECT_GT(v[i].verified_insns, 0u);
+	}
+	dt_info("%zu of %zu programs loaded", loaded, n);
+	free(v);
 }
 
 DT_MAIN

@@ -17,7 +17,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: drmacct bpf start [--attach auto|btf|tracepoint] [--ringbuf BYTES]\n"
-		"                         [--no-sched] [--no-drmacct] [--dir DIR]\n"
+		"                         [--no-sched] [--no-drmacct] [--debug] [--dir DIR]\n"
 		"       drmacct bpf stop [--dir DIR]\n"
 		"       drmacct bpf status [--dir DIR]\n"
 		"       drmacct bpf dump [--dir DIR]\n\n"
@@ -26,6 +26,8 @@ static void usage(FILE *f)
 		"(default " DAC_BPF_PIN_DIR ", root only), so collection goes on after\n"
 		"the command exits; `stop` removes them; `status` says what runs; `dump`\n"
 		"prints the client table, per-engine usage, scheduler rings and stats.\n"
+		"A program the kernel refuses is named with the end of the verifier's\n"
+		"log; --debug prints all of libbpf's messages as they come.\n"
 		"Needs root.\n");
 }
 
@@ -34,6 +36,33 @@ static int open_err(const char *cmd, const char *dir, int err)
 {
 	cli_error(cmd, "cannot open the BPF collection at %s: %s", dir, dac_bpf_strerror(err));
 	return CLI_EXIT_FAIL;
+}
+
+/* The last @max lines of libbpf's log of a failed load, indented. */
+static void print_log_tail(const char *log, int max)
+{
+	const char *p = log + strlen(log);
+	int lines = 0;
+
+	if (p > log && p[-1] == '\n')
+		p--;
+	while (p > log && lines < max) {
+		p--;
+		if (*p == '\n')
+			lines++;
+	}
+	if (*p == '\n')
+		p++;
+	if (!*p)
+		return;
+	fprintf(stderr, "drmacct bpf: the end of libbpf's log:\n");
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+		fprintf(stderr, "  | %.*s\n", len, p);
+		p += len + (nl != NULL);
+	}
 }
 
 static int do_start(const char *dir, const struct dac_bpf_load_opts *o)
@@ -48,13 +77,15 @@ static int do_start(const char *dir, const struct dac_bpf_load_opts *o)
 	}
 	err = dac_bpf_load(o, &b);
 	if (err) {
-		cli_error("bpf", "cannot load the BPF programs: %s%s", dac_bpf_strerror(err),
-			  err == -EPERM || err == -EACCES ? " (needs root)" : "");
+		cli_error("bpf", "cannot load the BPF programs: %s (errno %d, %s)",
+			  dac_bpf_load_strerror(err), -err, strerror(-err));
+		print_log_tail(dac_bpf_load_log(), 20);
 		return CLI_EXIT_FAIL;
 	}
 	err = dac_bpf_pin(b, dir);
 	if (err) {
-		cli_error("bpf", "cannot pin under %s: %s", dir, dac_bpf_strerror(err));
+		cli_error("bpf", "cannot pin under %s: %s%s", dir, strerror(-err),
+			  err == -ENOENT ? " (is the BPF filesystem mounted on /sys/fs/bpf?)" : "");
 		dac_bpf_close(b);
 		return CLI_EXIT_FAIL;
 	}
@@ -62,6 +93,8 @@ static int do_start(const char *dir, const struct dac_bpf_load_opts *o)
 	/* Clients open since before now: into the table, so list/top see them. */
 	seeded = dac_bpf_seed_clients(b);
 	dac_bpf_info(b, &info);
+	if (info.note[0])
+		fprintf(stderr, "drmacct bpf: note: %s\n", info.note);
 	printf("drmacct bpf: started, pinned at %s\n", dir);
 	if (seeded > 0)
 		printf("  clients already open:      %d (usage counted from now)\n", seeded);
@@ -287,6 +320,7 @@ static int cmd_bpf(int argc, char **argv)
 		{ "no-sched", no_argument, NULL, 'S' },
 		{ "no-drmacct", no_argument, NULL, 'D' },
 		{ "dir", required_argument, NULL, 'd' },
+		{ "debug", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -323,6 +357,9 @@ static int cmd_bpf(int argc, char **argv)
 			break;
 		case 'd':
 			dir = optarg;
+			break;
+		case 'G':
+			dac_bpf_set_verbose(true);
 			break;
 		case 'h':
 			usage(stdout);

@@ -69,17 +69,90 @@ struct dac_bpf {
 };
 
 /*
- * libbpf's messages (verifier logs included) only with DRMACCT_BPF_DEBUG
- * set: the library prints nothing, its callers explain errors themselves.
+ * What libbpf says. Its warnings (a failed program load among them, with
+ * the verifier's log) are kept, the last DAC_LOAD_LOG_MAX bytes, for
+ * dac_bpf_load_log(): the library itself prints nothing. With verbose on
+ * (dac_bpf_set_verbose(), or DRMACCT_BPF_DEBUG in the environment)
+ * everything, info and debug included, goes to stderr as it comes instead.
  */
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	static int verbose = -1;
+#define DAC_LOAD_LOG_MAX	16384
 
-	(void)level;
+static char load_log[DAC_LOAD_LOG_MAX + 1];
+static size_t load_log_len;
+static int verbose = -1;
+
+void dac_bpf_set_verbose(bool on)
+{
+	verbose = on;
+}
+
+static bool is_verbose(void)
+{
 	if (verbose < 0)
 		verbose = getenv("DRMACCT_BPF_DEBUG") != NULL;
-	return verbose ? vfprintf(stderr, fmt, ap) : 0;
+	return verbose;
+}
+
+const char *dac_bpf_load_log(void)
+{
+	return load_log;
+}
+
+void dac_bpf_load_log_reset(void)
+{
+	load_log_len = 0;
+	load_log[0] = '\0';
+}
+
+/* Append @text, keeping the newest DAC_LOAD_LOG_MAX bytes from a line start. */
+static void load_log_add(const char *text, size_t n)
+{
+	if (n > DAC_LOAD_LOG_MAX) {
+		text += n - DAC_LOAD_LOG_MAX;
+		n = DAC_LOAD_LOG_MAX;
+	}
+	if (load_log_len + n > DAC_LOAD_LOG_MAX) {
+		size_t drop = load_log_len + n - DAC_LOAD_LOG_MAX;
+		const char *nl = memchr(load_log + drop, '\n', load_log_len - drop);
+
+		if (nl)
+			drop = (size_t)(nl + 1 - load_log);
+		drop = drop < load_log_len ? drop : load_log_len;
+		memmove(load_log, load_log + drop, load_log_len - drop);
+		load_log_len -= drop;
+	}
+	memcpy(load_log + load_log_len, text, n);
+	load_log_len += n;
+	load_log[load_log_len] = '\0';
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	va_list aq;
+	int n;
+
+	if (is_verbose())
+		return vfprintf(stderr, fmt, ap);
+	if (level != LIBBPF_WARN)
+		return 0;
+	va_copy(aq, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return n;
+	if ((size_t)n < sizeof(buf)) {
+		load_log_add(buf, (size_t)n);
+	} else {
+		char *big = malloc((size_t)n + 1);
+
+		if (!big)
+			return -ENOMEM;
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		load_log_add(big, (size_t)n);
+		free(big);
+	}
+	return n;
 }
 
 static struct dac_bpf *dac_bpf_alloc(void)
@@ -119,7 +192,10 @@ const char *dac_bpf_strerror(int err)
 		return "BPF collection not running (start it with `drmacct bpf start`)";
 	case -EACCES:
 	case -EPERM:
-		return "permission denied: the pinned BPF maps are root-only (run as root)";
+		if (geteuid())
+			return "permission denied: the pinned BPF maps are root-only (run as root)";
+		return "permission denied by the kernel, although root "
+		       "(kernel lockdown or a security module?)";
 	case -EEXIST:
 		return "a BPF collection is already pinned there";
 	case -ENODEV:
@@ -127,6 +203,31 @@ const char *dac_bpf_strerror(int err)
 	case -EPROTO:
 		return "a tracepoint's record layout is not the one the programs read "
 		       "(plain tracepoints on another kernel version); try --attach btf";
+	default:
+		return strerror(err < 0 ? -err : err);
+	}
+}
+
+const char *dac_bpf_load_strerror(int err)
+{
+	switch (err) {
+	case -EPERM:
+		if (geteuid())
+			return "loading BPF programs needs root (or CAP_BPF with CAP_PERFMON)";
+		return "the kernel does not allow BPF programs here, although root "
+		       "(kernel lockdown or a security module?)";
+	case -EACCES:
+		if (geteuid())
+			return "loading BPF programs needs root (or CAP_BPF with CAP_PERFMON)";
+		return "the kernel's BPF verifier refused a program";
+	case -E2BIG:
+		return "a program is too large or too complex for this kernel's verifier";
+	case -ENOENT:
+	case -ESRCH:
+		return "a tracepoint or kernel type the programs need is missing on this kernel";
+	case -ENODEV:
+	case -EPROTO:
+		return dac_bpf_strerror(err);
 	default:
 		return strerror(err < 0 ? -err : err);
 	}
@@ -230,32 +331,21 @@ static void take_fds(struct dac_bpf *b)
 		b->fd[i] = bpf_map__fd(m[i]);
 }
 
-int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
+/* Load and attach the programs @plan asks for; *@out only on success. */
+static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan *plan,
+		    struct dac_bpf **out)
 {
-	struct dac_bpf_load_opts o = {};
-	struct dac_bpf_plan plan;
 	struct dac_bpf *b;
 	int err;
-	long page = sysconf(_SC_PAGESIZE);
 
-	if (opts)
-		o = *opts;
-	*out = NULL;
-	if (o.ringbuf_bytes && (o.ringbuf_bytes < page ||
-				(o.ringbuf_bytes & (o.ringbuf_bytes - 1))))
-		return -EINVAL;
-	err = dac_bpf_plan(NULL, &o, &plan);
-	if (err)
-		return err;
 	/* Plain tracepoints: the record layouts must be the ones we read. */
-	if (plan.drmacct == 0 && (err = dac_bpf_check_layout(NULL, dac_bpf_drmacct_fields)))
+	if (plan->drmacct == 0 && (err = dac_bpf_check_layout(NULL, dac_bpf_drmacct_fields)))
 		return err;
-	if (plan.sched == 0 &&
-	    (err = dac_bpf_check_layout(NULL, plan.sched_set == DAC_SCHED_SET_617 ?
+	if (plan->sched == 0 &&
+	    (err = dac_bpf_check_layout(NULL, plan->sched_set == DAC_SCHED_SET_617 ?
 					dac_bpf_sched617_fields : dac_bpf_sched61_fields)))
 		return err;
 
-	libbpf_set_print(libbpf_print);
 	b = dac_bpf_alloc();
 	if (!b)
 		return -ENOMEM;
@@ -264,20 +354,34 @@ int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
 		err = -errno;
 		goto fail;
 	}
-	set_groups(b->skel, &plan);
-	if (o.ringbuf_bytes)
-		bpf_map__set_max_entries(b->skel->maps.records, o.ringbuf_bytes);
-	if (o.max_clients)
-		bpf_map__set_max_entries(b->skel->maps.clients, o.max_clients);
+	set_groups(b->skel, plan);
+	if (o->test_break_btf) {
+		/* A log buffer below the kernel's minimum: BPF_PROG_LOAD says EINVAL. */
+		static char tiny_log[8];
+		struct bpf_program *prog;
+
+		bpf_object__for_each_program(prog, b->skel->obj) {
+			/* The sources' programs (drmacct_*, drm_*), not track_fork. */
+			if (!bpf_program__autoload(prog) ||
+			    strncmp(bpf_program__section_name(prog), "tp_btf/drm", 10))
+				continue;
+			bpf_program__set_log_buf(prog, tiny_log, sizeof(tiny_log));
+			bpf_program__set_log_level(prog, 1);
+		}
+	}
+	if (o->ringbuf_bytes)
+		bpf_map__set_max_entries(b->skel->maps.records, o->ringbuf_bytes);
+	if (o->max_clients)
+		bpf_map__set_max_entries(b->skel->maps.clients, o->max_clients);
 	err = drmacct_bpf__load(b->skel);
 	if (err)
 		goto fail;
 	take_fds(b);
-	b->info.drmacct = plan.drmacct >= 0;
-	b->info.drmacct_btf = plan.drmacct == 1;
-	b->info.sched = plan.sched >= 0;
-	b->info.sched_btf = plan.sched == 1;
-	b->info.sched_617 = plan.sched >= 0 && plan.sched_set == DAC_SCHED_SET_617;
+	b->info.drmacct = plan->drmacct >= 0;
+	b->info.drmacct_btf = plan->drmacct == 1;
+	b->info.sched = plan->sched >= 0;
+	b->info.sched_btf = plan->sched == 1;
+	b->info.sched_617 = plan->sched >= 0 && plan->sched_set == DAC_SCHED_SET_617;
 	b->info.ringbuf_bytes = bpf_map__max_entries(b->skel->maps.records);
 	/*
 	 * Clients already open go into the table before the job programs
@@ -301,6 +405,102 @@ int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
 fail:
 	dac_bpf_close(b);
 	return err < 0 ? err : -EINVAL;
+}
+
+/*
+ * The tp_btf programs of a source that did not load: its plain tracepoint
+ * programs instead, where the kernel has them. Tried one source at a time
+ * (the scheduler's first: its types come from another module's BTF), then
+ * both. Returns 0 with *@out and a note in its info, or the error of the
+ * last attempt.
+ */
+static int load_fallback(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan *plan,
+			 int first_err, struct dac_bpf **out)
+{
+	struct dac_bpf_load_opts ot = *o;
+	struct dac_bpf_plan tp, p;
+	static const struct {
+		bool sched, drmacct;
+		const char *what;
+	} tries[] = {
+		{ true, false, "gpu_scheduler" },
+		{ false, true, "drmacct" },
+		{ true, true, "drmacct and gpu_scheduler" },
+	};
+	int err = first_err;
+
+	ot.attach = DAC_BPF_ATTACH_TRACEPOINT;
+	if (dac_bpf_plan(NULL, &ot, &tp))
+		return first_err;
+	for (size_t i = 0; i < N(tries); i++) {
+		bool sw_sched = tries[i].sched && plan->sched == 1 && tp.sched == 0;
+		bool sw_acct = tries[i].drmacct && plan->drmacct == 1 && tp.drmacct == 0;
+
+		if ((tries[i].sched && !sw_sched) || (tries[i].drmacct && !sw_acct))
+			continue;
+		p = *plan;
+		if (sw_sched) {
+			p.sched = 0;
+			p.sched_set = tp.sched_set;
+		}
+		if (sw_acct)
+			p.drmacct = 0;
+		err = try_load(o, &p, out);
+		if (!err) {
+			snprintf((*out)->info.note, sizeof((*out)->info.note),
+				 "the tp_btf programs on %s did not load (%s, errno %d); "
+				 "plain tracepoints instead", tries[i].what,
+				 dac_bpf_load_strerror(first_err), -first_err);
+			return 0;
+		}
+	}
+	return err;
+}
+
+void dac_bpf_log_to_buffer(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
+{
+	struct dac_bpf_load_opts o = {};
+	struct dac_bpf_plan plan;
+	long page = sysconf(_SC_PAGESIZE);
+	char *first_log;
+	int err;
+
+	if (opts)
+		o = *opts;
+	*out = NULL;
+	if (o.ringbuf_bytes && (o.ringbuf_bytes < page ||
+				(o.ringbuf_bytes & (o.ringbuf_bytes - 1))))
+		return -EINVAL;
+	err = dac_bpf_plan(NULL, &o, &plan);
+	if (err)
+		return err;
+
+	dac_bpf_log_to_buffer();
+	dac_bpf_load_log_reset();
+	err = try_load(&o, &plan, out);
+	if (!err || err == -EPERM || err == -ENOMEM || o.attach != DAC_BPF_ATTACH_AUTO ||
+	    (plan.drmacct != 1 && plan.sched != 1))
+		return err;
+	/*
+	 * tp_btf refused: plain tracepoints may still do. What the first
+	 * attempt logged is the cause to report if they do not.
+	 */
+	first_log = strdup(load_log);
+	dac_bpf_load_log_reset();
+	if (!load_fallback(&o, &plan, err, out)) {
+		free(first_log);
+		return 0;
+	}
+	dac_bpf_load_log_reset();
+	if (first_log)
+		load_log_add(first_log, strlen(first_log));
+	free(first_log);
+	return err;
 }
 
 int dac_bpf_prog_state(struct dac_bpf *b, const char *name, const char **sec)

@@ -47,6 +47,13 @@ struct dac_bpf_load_opts {
 	uint32_t max_clients;		/* 0 = 16384 live clients */
 	bool no_drmacct;		/* do not attach to drmacct's tracepoints */
 	bool no_sched;			/* do not attach to gpu_scheduler's */
+	/*
+	 * For tests of the fallback: the tp_btf programs of both sources go
+	 * to the kernel with a log buffer below its minimum size, so that the
+	 * kernel refuses their load (EINVAL; ENOSPC from 6.4) as it would
+	 * refuse a program it cannot verify.
+	 */
+	bool test_break_btf;
 };
 
 /*
@@ -58,9 +65,56 @@ struct dac_bpf_load_opts {
  * then are the job programs attached, so every job of such a client is
  * filed under its real device. -ENOENT when a source the
  * options ask for has no tracepoints in this kernel (module not loaded),
- * -EPERM/-EACCES without CAP_BPF/CAP_PERFMON.
+ * -EPERM/-EACCES without CAP_BPF/CAP_PERFMON, -EACCES/-E2BIG/-EINVAL when
+ * the verifier refuses a program (dac_bpf_load_log() has its log).
+ *
+ * With DAC_BPF_ATTACH_AUTO, when the tp_btf programs of a source do not
+ * load (a verifier that reads the module's types differently), that source
+ * falls back to its plain tracepoint programs; the info's note says so.
  */
 int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out);
+
+/*
+ * libbpf's warnings during the last dac_bpf_load() or dac_bpf_verify() of
+ * this process (the newest 16 KiB: the end of a refused program's verifier
+ * log among them), "" when there were none. For failed loads; when a load
+ * succeeded after a fallback it holds what the fallback logged.
+ */
+const char *dac_bpf_load_log(void);
+
+/*
+ * Everything libbpf says (info and debug too) to stderr as it comes,
+ * instead of only keeping its warnings; also DRMACCT_BPF_DEBUG=1.
+ */
+void dac_bpf_set_verbose(bool on);
+
+/* A load error in words: what the errno means for loading programs. */
+const char *dac_bpf_load_strerror(int err);
+
+/* ---- verification ------------------------------------------------------------ */
+
+/* dac_bpf_verdict.status of a program this kernel cannot take at all */
+#define DAC_BPF_NOT_HERE	1
+
+struct dac_bpf_verdict {
+	char name[64];			/* program name */
+	char sec[128];			/* ELF section: tp_btf/..., tracepoint/... */
+	int status;			/* 0 loaded, -errno refused, DAC_BPF_NOT_HERE */
+	uint32_t insns;			/* loaded: its instructions */
+	uint32_t verified_insns;	/* loaded: instructions the verifier walked */
+	char why[4096];			/* refused: the end of the verifier's log;
+					 * not here: what this kernel lacks */
+};
+
+/*
+ * Put every program of the object through this kernel's verifier, each on
+ * its own, attaching nothing: a tp_btf program whose tracepoint has no BTF
+ * here is DAC_BPF_NOT_HERE, every other one loads or is refused. Needs
+ * what loading needs (root). A malloc'd array of one verdict per program,
+ * in the object's order; 0 or -errno (not for refusals: those are
+ * verdicts).
+ */
+int dac_bpf_verify(struct dac_bpf_verdict **out, size_t *n);
 
 /*
  * Pin a loaded collection under @dir (NULL = DAC_BPF_PIN_DIR): the
@@ -88,6 +142,7 @@ struct dac_bpf_info {
 	bool sched_btf;
 	bool sched_617;			/* the 6.17+ scheduler set (renamed events) */
 	uint32_t ringbuf_bytes;
+	char note[256];			/* load: a fallback that happened, else "" */
 };
 int dac_bpf_info(struct dac_bpf *b, struct dac_bpf_info *info);
 
@@ -323,7 +378,11 @@ struct dac_tracker;
  */
 int dac_bpf_tracker_sample(struct dac_bpf *b, struct dac_tracker *t, size_t *nclients);
 
-/* Human-readable reason for an error of dac_bpf_open_pinned() / load. */
+/*
+ * Human-readable reason for an error of dac_bpf_open_pinned() and the
+ * readers (-ENOENT: nothing pinned, not running). For load errors see
+ * dac_bpf_load_strerror().
+ */
 const char *dac_bpf_strerror(int err);
 
 #endif /* DRMACCT_BPF_API_H */

@@ -47,6 +47,10 @@ int dac_bpf_known_devices(struct dac_bpf *b, uint32_t **ids, dev_t **rdevs, size
  */
 int dac_bpf_prog_state(struct dac_bpf *b, const char *name, const char **sec);
 
+/* libbpf's messages: warnings into the load log (see dac_bpf_load_log()). */
+void dac_bpf_log_to_buffer(void);
+void dac_bpf_load_log_reset(void);
+
 /* ---- load-time decisions (bpf_parse.c; no BPF needed) ------------------ */
 
 /*

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpf_verify.c - put every program of drmacct's BPF object through this
+ * kernel's verifier, one at a time, without attaching anything (see
+ * dac_bpf_verify() in bpf.h).
+ *
+ * A program loads on its own: a fresh open of the object with only its
+ * autoload on, the hash maps cut to one entry and the ring buffer to a page
+ * (the verifier does not look at their sizes), so a run costs little memory
+ * however large the collection's maps are. A tp_btf program needs its
+ * tracepoint's BTF (btf_trace_<event>) in vmlinux or a loaded module: where
+ * the kernel has none, the program is "not here" rather than refused. Plain
+ * tracepoint programs need nothing at load time, so every kernel verifies
+ * them all, the other kernel versions' event sets included.
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf.h"
+#include "bpf_priv.h"
+#include "drmacct.skel.h"
+
+#define BTF_DIR		"/sys/kernel/btf"
+
+/* Does this kernel's BTF (vmlinux or a loaded module's) have @typedef? */
+static bool kernel_has_typedef(const char *typedef_name, char *where, size_t wlen)
+{
+	struct btf *base, *mod;
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	base = btf__parse(BTF_DIR "/vmlinux", NULL);
+	if (!base)
+		return false;
+	if (btf__find_by_name_kind(base, typedef_name, BTF_KIND_TYPEDEF) > 0) {
+		snprintf(where, wlen, "vmlinux");
+		btf__free(base);
+		return true;
+	}
+	d = opendir(BTF_DIR);
+	while (d && !found && (de = readdir(d))) {
+		char p[512];
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "vmlinux"))
+			continue;
+		snprintf(p, sizeof(p), BTF_DIR "/%s", de->d_name);
+		mod = btf__parse_split(p, base);
+		if (!mod)
+			continue;
+		if (btf__find_by_name_kind(mod, typedef_name, BTF_KIND_TYPEDEF) > 0) {
+			snprintf(where, wlen, "%.*s", (int)(wlen ? wlen - 1 : 0), de->d_name);
+			found = true;
+		}
+		btf__free(mod);
+	}
+	if (d)
+		closedir(d);
+	btf__free(base);
+	return found;
+}
+
+/*
+ * Where a program may load here: 0 yes, else DAC_BPF_NOT_HERE with the
+ * reason in @why.
+ */
+static int loadable_here(const char *sec, char *why, size_t wlen)
+{
+	char tdef[160], where[64];
+
+	if (strncmp(sec, "tp_btf/", 7))
+		return 0;
+	snprintf(tdef, sizeof(tdef), "btf_trace_%s", sec + 7);
+	if (kernel_has_typedef(tdef, where, sizeof(where)))
+		return 0;
+	snprintf(why, wlen, "no kernel BTF has %s (its module is not loaded, or this "
+		 "kernel has no such tracepoint)", tdef);
+	return DAC_BPF_NOT_HERE;
+}
+
+/*
+ * The end of @log into @out: its last @max lines, or as much of their end
+ * as fits, from a line start (the verifier's verdict is in the last lines).
+ */
+static void log_tail(const char *log, int max, char *out, size_t olen)
+{
+	size_t len = strlen(log);
+	const char *p = log + len;
+	int lines = 0;
+
+	if (p > log && p[-1] == '\n')
+		p--;
+	while (p > log && lines < max) {
+		p--;
+		if (*p == '\n')
+			lines++;
+	}
+	if (*p == '\n')
+		p++;
+	if (strlen(p) >= olen) {
+		const char *nl;
+
+		p = log + len - (olen - 1);
+		nl = strchr(p, '\n');
+		if (nl && nl[1])
+			p = nl + 1;
+	}
+	snprintf(out, olen, "%s", p);
+}
+
+static void shrink_maps(struct bpf_object *obj)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj) {
+		switch (bpf_map__type(m)) {
+		case BPF_MAP_TYPE_HASH:
+		case BPF_MAP_TYPE_LRU_HASH:
+		case BPF_MAP_TYPE_PERCPU_HASH:
+		case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+			bpf_map__set_max_entries(m, 1);
+			break;
+		case BPF_MAP_TYPE_RINGBUF:
+			bpf_map__set_max_entries(m, 4096);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Load program @index of the object alone; fills @v. */
+static int verify_one(size_t index, struct dac_bpf_verdict *v)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	struct drmacct_bpf *s;
+	struct bpf_program *prog, *mine = NULL;
+	size_t i = 0;
+	int err, fd;
+
+	s = drmacct_bpf__open();
+	if (!s)
+		return -errno;
+	bpf_object__for_each_program(prog, s->obj) {
+		bpf_program__set_autoload(prog, i == index);
+		if (i == index)
+			mine = prog;
+		i++;
+	}
+	if (!mine) {
+		drmacct_bpf__destroy(s);
+		return -ENOENT;
+	}
+	shrink_maps(s->obj);
+	dac_bpf_load_log_reset();
+	err = bpf_object__load(s->obj);
+	if (err) {
+		v->status = err < 0 ? err : -EINVAL;
+		log_tail(dac_bpf_load_log(), 12, v->why, sizeof(v->why));
+		drmacct_bpf__destroy(s);
+		return 0;
+	}
+	v->status = 0;
+	v->insns = (uint32_t)bpf_program__insn_cnt(mine);
+	fd = bpf_program__fd(mine);
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+		v->verified_insns = info.verified_insns;
+	drmacct_bpf__destroy(s);
+	return 0;
+}
+
+int dac_bpf_verify(struct dac_bpf_verdict **out, size_t *n)
+{
+	struct dac_bpf_verdict *v = NULL;
+	struct bpf_program *prog;
+	struct drmacct_bpf *s;
+	size_t count = 0, i = 0;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	dac_bpf_log_to_buffer();
+	s = drmacct_bpf__open();
+	if (!s)
+		return -errno;
+	bpf_object__for_each_program(prog, s->obj)
+		count++;
+	v = calloc(count ? count : 1, sizeof(*v));
+	if (!v) {
+		drmacct_bpf__destroy(s);
+		return -ENOMEM;
+	}
+	bpf_object__for_each_program(prog, s->obj) {
+		snprintf(v[i].name, sizeof(v[i].name), "%s", bpf_program__name(prog));
+		snprintf(v[i].sec, sizeof(v[i].sec), "%s", bpf_program__section_name(prog));
+		i++;
+	}
+	drmacct_bpf__destroy(s);
+
+	for (i = 0; i < count; i++) {
+		v[i].status = loadable_here(v[i].sec, v[i].why, sizeof(v[i].why));
+		if (v[i].status)
+			continue;
+		err = verify_one(i, &v[i]);
+		if (err)
+			break;
+	}
+	if (err) {
+		free(v);
+		return err;
+	}
+	*out = v;
+	*n = count;
+	return 0;
+}
