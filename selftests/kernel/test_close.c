@@ -5,7 +5,9 @@
  * final totals including the jobs that were in flight at close — compared
  * with the busy time those jobs were submitted with (a job can run no
  * shorter than its busy_ns) and the engine's frequency range.
- * Also: the job_end tracepoint against WAIT, and close only at last fd.
+ * Also: the job_end tracepoint against WAIT, close only at last fd, and one
+ * client id everywhere: fdinfo (printed by the DRM core on 6.5+ kernels,
+ * by the helper before), the query ioctl and every drmacct event.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -59,6 +61,8 @@ DT_TEARDOWN(tr)
 	sg_write_file(EV_DIR "/drmacct_client_close/enable", "0");
 	sg_write_file(EV_DIR "/drmacct_job_end/enable", "0");
 	sg_write_file(EV_DIR "/drmacct_mem_change/enable", "0");
+	sg_write_file(EV_DIR "/drmacct_client_open/enable", "0");
+	sg_write_file(EV_DIR "/drmacct_job_begin/enable", "0");
 	sg_dev_free(&self->dev);
 	if (self->fd >= 0)
 		close(self->fd);
@@ -421,6 +425,77 @@ DT_TEST_F(tr, job_end_event_matches_wait)
 			       (w[i].end_ns - w[i].start_ns) / 100);
 		DT_EXPECT_EQ(cyc[i], w[i].cycles);
 	}
+}
+
+/* Events of @name in the trace buffer whose client_id= is @id. */
+static int count_events(const char *name, uint64_t id)
+{
+	char *buf = sg_read_file(TRACEFS "/trace", NULL);
+	char *line, *save = NULL, tag[64];
+	int n = 0;
+
+	DT_ASSERT_TRUE(buf != NULL);
+	snprintf(tag, sizeof(tag), "%s: client_id=", name);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *p = strstr(line, tag);
+
+		if (p && strtoull(p + strlen(tag), NULL, 10) == id)
+			n++;
+	}
+	free(buf);
+	return n;
+}
+
+/*
+ * One client id everywhere: what fdinfo prints as drm-client-id (the DRM
+ * core's drm_file.client_id where the core owns fdinfo), what the query
+ * ioctl returns, and what drmacct's open, job and close events carry are
+ * the same number, for the file and its dup; another file has another.
+ * drm-driver and drm-client-id appear once each, whoever prints them.
+ */
+DT_TEST_F(tr, one_client_id_everywhere)
+{
+	const struct sg_engine *e = sg_engine_simple(&self->dev);
+	struct drm_simgpu_wait w;
+	struct sg_fdinfo fi, fd2;
+	struct close_ev ev;
+	uint64_t id;
+	int fd, d, other;
+
+	DT_ASSERT_TRUE(e != NULL);
+	DT_ASSERT_EQ(sg_write_file(EV_DIR "/drmacct_client_open/enable", "1"), 0);
+	DT_ASSERT_EQ(sg_write_file(EV_DIR "/drmacct_job_begin/enable", "1"), 0);
+	fd = sg_open();
+	id = sg_client_id(fd);
+	DT_ASSERT_NE(id, 0ull);
+	d = dup(fd);
+	DT_ASSERT_GE(d, 0);
+	other = sg_open();
+	DT_EXPECT_NE(sg_client_id(other), id);
+	sg_wait(fd, sg_submit_busy(fd, e->index, 0, 20 * NSEC_PER_MSEC), &w);
+
+	sg_fdinfo_read(fd, &fi);
+	sg_fdinfo_read(d, &fd2);
+	DT_EXPECT_EQ(sg_fdinfo_u64(&fi, "drm-client-id", ""), id);
+	DT_EXPECT_EQ(sg_fdinfo_u64(&fd2, "drm-client-id", ""), id);
+	DT_EXPECT_EQ(sg_fdinfo_count_prefix(&fi, "drm-client-id"), (size_t)1);
+	DT_EXPECT_EQ(sg_fdinfo_count_prefix(&fi, "drm-driver"), (size_t)1);
+	DT_ASSERT_TRUE(sg_fdinfo_find(&fi, "drm-driver") != NULL);
+	DT_EXPECT_STREQ(sg_fdinfo_find(&fi, "drm-driver")->val, "simgpu");
+	DT_EXPECT_GT(sg_fdinfo_engine_ns(&fi, e->q.name), 0ull);
+	sg_fdinfo_free(&fi);
+	sg_fdinfo_free(&fd2);
+
+	close(fd);
+	close(d);
+	close(other);
+	DT_ASSERT_TRUE(wait_close(id, &ev, 5000));
+	DT_EXPECT_EQ(count_events("drmacct_client_open", id), 1);
+	DT_EXPECT_EQ(count_events("drmacct_job_begin", id), 1);
+	DT_EXPECT_EQ(count_events("drmacct_job_end", id), 1);
+	DT_EXPECT_EQ(count_events("drmacct_client_close", id), 1);
+	DT_EXPECT_GT(ev.busy[e->index], 0ull);
+	DT_EXPECT_EQ(ev.cycles[e->index], w.cycles);
 }
 
 DT_MAIN
