@@ -317,8 +317,11 @@ initramfs: $(INITRAMFS_ALL)
 VM_TIMEOUT ?= 900
 # $(call VM,K): the runner for kernel K; its kallsyms cache and the modules
 # its hang reports symbolize live in K's build tree.
-VM = VM_MODDIR=$(call KB,$(1))/modules VM_KALLSYMS=$(call KB,$(1))/kallsyms.txt \
+VM_ENV = VM_MODDIR=$(call KB,$(1))/modules VM_KALLSYMS=$(call KB,$(1))/kallsyms.txt
+VM = $(call VM_ENV,$(1)) \
 	selftests/vm/run-vm.sh --kernel /boot/vmlinuz-$(1) --initrd $(call KB,$(1))/initramfs.cpio.gz
+RUNNER_TEST = $(call VM_ENV,$(KNEW)) selftests/vm/test_runner.sh /boot/vmlinuz-$(KNEW) \
+	$(call KB,$(KNEW))/initramfs.cpio.gz $(B)/test/runner.log
 GUEST_TEST_NAMES = $(notdir $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS))
 
 .PHONY: do-run do-test do-bench do-fuzz fuzz-short host-test vm-test vm-shell runner-test
@@ -342,8 +345,7 @@ vm-test: do-all
 	selftests/tap-summary.sh $(foreach k,$(KVERS),$(B)/vm-test-$(k).log); exit $$status
 
 runner-test: do-all
-	selftests/vm/test_runner.sh /boot/vmlinuz-$(KNEW) $(call KB,$(KNEW))/initramfs.cpio.gz \
-		$(B)/test/runner.log
+	$(RUNNER_TEST)
 
 vm-shell: do-all
 	$(call VM,$(KNEW)) --mode shell --timeout 0 --log $(call KB,$(KNEW))/vm/shell
@@ -370,8 +372,7 @@ do-test: do-all $(FUZZERS) $(B)/bench/harness-sample
 	echo "timing: host tests $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; t=$$(date +%s); \
 	selftests/run-fuzz.sh $(FUZZ_SECONDS) $(B)/test/fuzz.log $(FUZZERS); \
 	echo "timing: fuzzers $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; t=$$(date +%s); \
-	selftests/vm/test_runner.sh /boot/vmlinuz-$(KNEW) $(call KB,$(KNEW))/initramfs.cpio.gz \
-		$(B)/test/runner.log; \
+	$(RUNNER_TEST); \
 	echo "timing: VM runner self-tests ($(KNEW)) $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; \
 	for k in $(KVERS); do \
 		t=$$(date +%s); \

@@ -12,6 +12,9 @@
  *    BPF statistics (bpf_enable_stats(BPF_STATS_RUN_TIME)) after a simgpu
  *    workload that fires every tracepoint: client open/close, job
  *    begin/end, memory changes and the three gpu_scheduler events.
+ * 3. How much work each program is for this kernel's verifier: verified
+ *    instructions per program (dac_bpf_verify()), so growth shows between
+ *    runs and kernels.
  *
  * usage: bench_bpf [JOBS]   (in-kernel loop iterations, default 200000)
  * Exit 0 ok, 1 error.
@@ -106,7 +109,7 @@ static int measure(const char *label, enum dac_bpf_attach attach, unsigned long 
 
 	err = dac_bpf_load(&o, &b);
 	if (err) {
-		fprintf(stderr, "bench_bpf: load (%s): %s\n", label, dac_bpf_strerror(err));
+		fprintf(stderr, "bench_bpf: load (%s): %s\n", label, dac_bpf_load_strerror(err));
 		return -1;
 	}
 	with = helper_loop(n);
@@ -147,6 +150,33 @@ static int measure(const char *label, enum dac_bpf_attach attach, unsigned long 
 	return 0;
 }
 
+/* The verifier's work per program on this kernel. */
+static int verifier_report(void)
+{
+	struct dac_bpf_verdict *v = NULL;
+	size_t n = 0;
+	int err = dac_bpf_verify(&v, &n), ret = 0;
+
+	if (err) {
+		fprintf(stderr, "bench_bpf: verify: %s\n", strerror(-err));
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].status == DAC_BPF_NOT_HERE)
+			continue;
+		if (v[i].status < 0) {
+			printf("bench_bpf: verifier  prog %-18s REFUSED (%s)\n", v[i].name,
+			       strerror(-v[i].status));
+			ret = 1;
+			continue;
+		}
+		printf("bench_bpf: verifier  prog %-18s insns=%-5u verified_insns=%u\n",
+		       v[i].name, v[i].insns, v[i].verified_insns);
+	}
+	free(v);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long n = 200000;
@@ -176,6 +206,8 @@ int main(int argc, char **argv)
 	       "attached)\n", "none", base);
 	if (measure("tp_btf", DAC_BPF_ATTACH_BTF, n, base) ||
 	    measure("tracepoint", DAC_BPF_ATTACH_TRACEPOINT, n, base))
+		ret = 1;
+	if (verifier_report())
 		ret = 1;
 	sg_sh("rmmod drmacct_bench 2>/dev/null");
 	return ret;

@@ -77,8 +77,8 @@ append="console=ttyS1 loglevel=7 panic=-1 printk.time=1 unknown_nmi_panic dmode=
 append="$append ${VM_APPEND:-}"
 
 kver=$(basename "$kernel"); kver=${kver#vmlinuz-}
-moddir=${VM_MODDIR:-build/modules}
-kallsyms=${VM_KALLSYMS:-build/vm/kallsyms-$kver.txt}
+moddir=${VM_MODDIR:-build/k/$kver/modules}
+kallsyms=${VM_KALLSYMS:-build/k/$kver/kallsyms.txt}
 
 watchdog() { # watchdog SECONDS: then probe where the guest is and kill it
 	local s

@@ -3,8 +3,10 @@
 # buffers, running in the background; while they run, print the DRM keys of
 # every simgpu file descriptor they hold (/proc/PID/fdinfo/FD), the live
 # per-client table (drmacct top) and the spec validation verdict (drmacct
-# validate --all). Afterwards each client's ground truth (Σ busy ns, Σ
-# cycles from WAIT).
+# validate --all). Every client id fdinfo shows is matched against the
+# drmacct_client_open tracepoint (one id everywhere: on 6.5+ kernels the DRM
+# core prints drm-client-id, and the helper's events must use the same id).
+# Afterwards each client's ground truth (Σ busy ns, Σ cycles from WAIT).
 #
 # Runs in the guest (busybox sh) after modprobe drmacct simgpu.
 
@@ -24,6 +26,13 @@ start() { # start NAME ARGS...: one background client, output in $out/NAME.log
 	echo "$!" >"$out/$name.pid"
 	echo "started $name (pid $!): simgpu-load $*"
 }
+
+echo "kernel $(uname -r)"
+ev=/sys/kernel/tracing/events/drmacct/drmacct_client_open
+if [ -w "$ev/enable" ]; then
+	echo 1 >"$ev/enable"
+	: >/sys/kernel/tracing/trace
+fi
 
 # Engines by name: render (1 instance), copy (2), video (1), compute (total-cycles).
 start game     --engine render  --duration 4ms  --time 10s --parallel 2 --buffers 4 --buffer-size 1M --hold 1s
@@ -45,8 +54,27 @@ for p in /proc/[0-9]*; do
 		grep -q '^drm-driver:[[:space:]]*simgpu' "$p/fdinfo/$n" 2>/dev/null || continue
 		echo "-- pid $pid ($(cat "$p/comm" 2>/dev/null)) fd $n -> $target"
 		grep '^drm-' "$p/fdinfo/$n"
+		sed -n 's/^drm-client-id:[[:space:]]*//p' "$p/fdinfo/$n" >>"$out/ids"
 	done
 done
+
+if [ -w "$ev/enable" ]; then
+	echo
+	echo "== drm-client-id in fdinfo against the drmacct_client_open tracepoint"
+	trace=$(cat /sys/kernel/tracing/trace)
+	echo 0 >"$ev/enable"
+	bad=0
+	for id in $(sort -un "$out/ids"); do
+		line=$(echo "$trace" | grep -m1 "drmacct_client_open: client_id=$id ")
+		if [ -n "$line" ]; then
+			echo "client $id: ${line#*drmacct_client_open: }"
+		else
+			echo "client $id: NO drmacct_client_open event with this id"
+			bad=1
+		fi
+	done
+	[ "$bad" = 0 ] && echo "every client id in fdinfo is the id drmacct's events carry"
+fi
 
 echo
 echo "== live per-client table: drmacct top (3 snapshots, 1 s apart)"
