@@ -59,6 +59,20 @@ DT_TEST(release_versions_compare)
 	DT_EXPECT_FALSE(release_version("vmlinuz", b));
 }
 
+/* The tail of a log: the last lines, from a line start, a final newline or not. */
+DT_TEST(log_tail_is_the_last_lines)
+{
+	const char *log = "a\nbb\nccc\n";
+
+	DT_EXPECT_STREQ(dac_bpf_log_tail(log, 1), "ccc\n");
+	DT_EXPECT_STREQ(dac_bpf_log_tail(log, 2), "bb\nccc\n");
+	DT_EXPECT_STREQ(dac_bpf_log_tail(log, 3), log);
+	DT_EXPECT_STREQ(dac_bpf_log_tail(log, 9), log);
+	DT_EXPECT_STREQ(dac_bpf_log_tail("x\ny", 1), "y");
+	DT_EXPECT_STREQ(dac_bpf_log_tail("", 5), "");
+	DT_EXPECT_STREQ(dac_bpf_log_tail("\n\n", 1), "\n");
+}
+
 DT_TEST_TIMEOUT(every_program_passes_the_host_verifier, 300)
 {
 	const char *target = getenv("DRMACCT_NEWEST_TARGET_KVER");

@@ -41,18 +41,8 @@ static int open_err(const char *cmd, const char *dir, int err)
 /* The last @max lines of libbpf's log of a failed load, indented. */
 static void print_log_tail(const char *log, int max)
 {
-	const char *p = log + strlen(log);
-	int lines = 0;
+	const char *p = dac_bpf_log_tail(log, max);
 
-	if (p > log && p[-1] == '\n')
-		p--;
-	while (p > log && lines < max) {
-		p--;
-		if (*p == '\n')
-			lines++;
-	}
-	if (*p == '\n')
-		p++;
 	if (!*p)
 		return;
 	fprintf(stderr, "drmacct bpf: the end of libbpf's log:\n");

@@ -98,6 +98,21 @@ const char *dac_bpf_load_log(void)
 	return load_log;
 }
 
+const char *dac_bpf_log_tail(const char *log, int lines)
+{
+	const char *p = log + strlen(log);
+	int n = 0;
+
+	if (p > log && p[-1] == '\n')
+		p--;
+	while (p > log && n < lines) {
+		p--;
+		if (*p == '\n')
+			n++;
+	}
+	return *p == '\n' ? p + 1 : p;
+}
+
 void dac_bpf_load_log_reset(void)
 {
 	load_log_len = 0;

@@ -82,6 +82,9 @@ int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out);
  */
 const char *dac_bpf_load_log(void);
 
+/* Where the last @lines lines of @log begin (inside @log). */
+const char *dac_bpf_log_tail(const char *log, int lines);
+
 /*
  * Everything libbpf says (info and debug too) to stderr as it comes,
  * instead of only keeping its warnings; also DRMACCT_BPF_DEBUG=1.

@@ -91,23 +91,12 @@ static int loadable_here(const char *sec, char *why, size_t wlen)
  */
 static void log_tail(const char *log, int max, char *out, size_t olen)
 {
-	size_t len = strlen(log);
-	const char *p = log + len;
-	int lines = 0;
+	const char *p = dac_bpf_log_tail(log, max);
 
-	if (p > log && p[-1] == '\n')
-		p--;
-	while (p > log && lines < max) {
-		p--;
-		if (*p == '\n')
-			lines++;
-	}
-	if (*p == '\n')
-		p++;
 	if (strlen(p) >= olen) {
 		const char *nl;
 
-		p = log + len - (olen - 1);
+		p = log + strlen(log) - (olen - 1);
 		nl = strchr(p, '\n');
 		if (nl && nl[1])
 			p = nl + 1;
