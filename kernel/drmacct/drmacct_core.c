@@ -4,6 +4,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/ctype.h>
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/ktime.h>
@@ -37,7 +38,7 @@ enum {
  *
  * The rule that makes the helper's ids unique without any state surviving
  * the module: an id is never larger than CLOCK_BOOTTIME in microseconds at
- * the moment it is handed out (drmacct_alloc_client_id() waits for the clock
+ * the moment it is handed out (drmacct_alloc_id() waits for the clock
  * when the counter runs ahead of it). At module init the counter is seeded
  * with that clock, so every id of this load is > seed >= clock at the end of
  * any earlier load >= every id an earlier load handed out. CLOCK_BOOTTIME
@@ -49,28 +50,47 @@ enum {
  */
 #define DRMACCT_OWN_ID_BIT	BIT_ULL(62)
 
-static atomic64_t drmacct_last_client_id = ATOMIC64_INIT(0);
-static atomic_t drmacct_next_device_id = ATOMIC_INIT(0);
+/*
+ * Device ids (u32, in the tracepoints and BPF maps) follow the same rule
+ * with a coarser clock: CLOCK_BOOTTIME in units of 2^26 ns (67.1 ms), so a
+ * u32 lasts 9 years of uptime. A device is created rarely and may sleep:
+ * one that comes within 67 ms of the last one waits for the clock.
+ */
+#define DRMACCT_DEVICE_ID_SHIFT	26
 
-static u64 drmacct_id_clock(void)
+static atomic64_t drmacct_last_client_id = ATOMIC64_INIT(0);
+static atomic64_t drmacct_last_device_id = ATOMIC64_INIT(0);
+
+static u64 drmacct_client_id_clock(void)
 {
 	return div_u64(ktime_get_boottime_ns(), NSEC_PER_USEC);
 }
 
-static u64 drmacct_alloc_client_id(void)
+static u64 drmacct_device_id_clock(void)
 {
-	s64 last = atomic64_read(&drmacct_last_client_id);
+	return ktime_get_boottime_ns() >> DRMACCT_DEVICE_ID_SHIFT;
+}
+
+/*
+ * The next id after *@last_id that is not above @clock(): waits (spinning,
+ * or sleeping when @may_sleep) while the counter is ahead of the clock.
+ */
+static u64 drmacct_alloc_id(atomic64_t *last_id, u64 (*clock)(void), bool may_sleep)
+{
+	s64 last = atomic64_read(last_id);
 
 	for (;;) {
 		u64 id = (u64)last + 1;
 
-		if (id > drmacct_id_clock()) {
-			/* More than one open in this microsecond: let it pass. */
-			cpu_relax();
-			last = atomic64_read(&drmacct_last_client_id);
+		if (id > clock()) {
+			if (may_sleep)
+				fsleep(1000);
+			else
+				cpu_relax();
+			last = atomic64_read(last_id);
 			continue;
 		}
-		if (atomic64_try_cmpxchg(&drmacct_last_client_id, &last, id))
+		if (atomic64_try_cmpxchg(last_id, &last, id))
 			return id;
 	}
 }
@@ -81,30 +101,8 @@ static u64 drmacct_new_client_id(struct drm_file *file)
 
 	if (file && drmacct_compat_file_client_id(file, &id))
 		return id;
-	id = drmacct_alloc_client_id();
+	id = drmacct_alloc_id(&drmacct_last_client_id, drmacct_client_id_clock, false);
 	return DRMACCT_CORE_PRINTS_IDS ? id | DRMACCT_OWN_ID_BIT : id;
-}
-
-/**
- * drmacct_trace_print_u64s() - print an array as {a,b,c} for a trace line
- * @p: the trace sequence of the output function
- * @vals: values
- * @n: number of values
- *
- * Return: the start of the printed, NUL-terminated text inside @p.
- */
-const char *drmacct_trace_print_u64s(struct trace_seq *p, const u64 *vals,
-				     unsigned int n)
-{
-	const char *ret = trace_seq_buffer_ptr(p);
-	unsigned int i;
-
-	trace_seq_putc(p, '{');
-	for (i = 0; i < n; i++)
-		trace_seq_printf(p, "%s%llu", i ? "," : "", vals[i]);
-	trace_seq_putc(p, '}');
-	trace_seq_putc(p, 0);
-	return ret;
 }
 
 /* A key component: printable, no whitespace, no ':' and not empty. */
@@ -132,6 +130,10 @@ static bool drmacct_name_ok(const char *name, size_t max)
  * %DRMACCT_NAME_MAX characters, printable, without whitespace or ':', and
  * unique; every engine has capacity >= 1 and either a maximum frequency or
  * a total-cycles callback, not both.
+ *
+ * The device gets an id for the tracepoints that no other device had in
+ * this boot, also across reloads of this module (waiting up to 67 ms for
+ * the clock when devices come quickly one after another).
  *
  * Context: process context, may sleep.
  * Return: the device, ERR_PTR(-EINVAL) on a bad descriptor or
@@ -182,7 +184,7 @@ struct drmacct_device *drmacct_device_create(const struct drmacct_device_desc *d
 	}
 
 	kref_init(&adev->ref);
-	adev->id = atomic_inc_return(&drmacct_next_device_id);
+	adev->id = drmacct_alloc_id(&drmacct_last_device_id, drmacct_device_id_clock, true);
 	adev->flags = desc->flags;
 	adev->num_engines = desc->num_engines;
 	adev->num_regions = desc->num_regions;
@@ -554,8 +556,9 @@ EXPORT_SYMBOL_GPL(drmacct_client_usage);
 
 static int __init drmacct_init(void)
 {
-	/* See drmacct_last_client_id: ids of this load start above the clock. */
-	atomic64_set(&drmacct_last_client_id, drmacct_id_clock());
+	/* Ids of this load start above the clocks (see the rule above). */
+	atomic64_set(&drmacct_last_client_id, drmacct_client_id_clock());
+	atomic64_set(&drmacct_last_device_id, drmacct_device_id_clock());
 	return 0;
 }
 module_init(drmacct_init);

@@ -14,12 +14,9 @@
 #define _DRMACCT_TRACE_H_
 
 #include <linux/tracepoint.h>
-#include <linux/trace_seq.h>
 
+#include "drmacct.h"
 #include "drmacct_compat.h"
-
-const char *drmacct_trace_print_u64s(struct trace_seq *p, const u64 *vals,
-				     unsigned int n);
 
 TRACE_EVENT(drmacct_client_open,
 	TP_PROTO(u64 client_id, u32 device_id, const char *driver),
@@ -60,10 +57,10 @@ TRACE_EVENT(drmacct_client_close,
 	),
 	TP_printk("client_id=%llu device_id=%u num_engines=%u busy_ns=%s cycles=%s",
 		  __entry->client_id, __entry->device_id, __entry->num_engines,
-		  drmacct_trace_print_u64s(p, __get_dynamic_array(busy_ns),
-					   __entry->num_engines),
-		  drmacct_trace_print_u64s(p, __get_dynamic_array(cycles),
-					   __entry->num_engines))
+		  __print_array(__get_dynamic_array(busy_ns),
+				__entry->num_engines, sizeof(u64)),
+		  __print_array(__get_dynamic_array(cycles),
+				__entry->num_engines, sizeof(u64)))
 );
 
 TRACE_EVENT(drmacct_job_begin,
@@ -111,6 +108,15 @@ TRACE_EVENT(drmacct_job_end,
 		  __entry->busy_ns, __entry->cycles, __entry->running)
 );
 
+/* The op names in the format file, for readers that only have that. */
+TRACE_DEFINE_ENUM(DRMACCT_MEM_CREATE);
+TRACE_DEFINE_ENUM(DRMACCT_MEM_OPEN);
+TRACE_DEFINE_ENUM(DRMACCT_MEM_CLOSE);
+TRACE_DEFINE_ENUM(DRMACCT_MEM_PURGEABLE);
+TRACE_DEFINE_ENUM(DRMACCT_MEM_WILLNEED);
+TRACE_DEFINE_ENUM(DRMACCT_MEM_ACTIVE);
+TRACE_DEFINE_ENUM(DRMACCT_MEM_IDLE);
+
 TRACE_EVENT(drmacct_mem_change,
 	TP_PROTO(u64 client_id, u32 region, u32 op, u64 size),
 	TP_ARGS(client_id, region, op, size),
@@ -129,10 +135,13 @@ TRACE_EVENT(drmacct_mem_change,
 	TP_printk("client_id=%llu region=%u op=%s size=%llu",
 		  __entry->client_id, __entry->region,
 		  __print_symbolic(__entry->op,
-				   { 0, "create" }, { 1, "open" },
-				   { 2, "close" }, { 3, "purgeable" },
-				   { 4, "willneed" }, { 5, "active" },
-				   { 6, "idle" }),
+				   { DRMACCT_MEM_CREATE, "create" },
+				   { DRMACCT_MEM_OPEN, "open" },
+				   { DRMACCT_MEM_CLOSE, "close" },
+				   { DRMACCT_MEM_PURGEABLE, "purgeable" },
+				   { DRMACCT_MEM_WILLNEED, "willneed" },
+				   { DRMACCT_MEM_ACTIVE, "active" },
+				   { DRMACCT_MEM_IDLE, "idle" }),
 		  __entry->size)
 );
 

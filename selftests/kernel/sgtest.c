@@ -665,3 +665,27 @@ bool sg_is_root(void)
 {
 	return geteuid() == 0;
 }
+
+int sg_parse_u64_list(const char *s, uint64_t *out, unsigned int max)
+{
+	unsigned int n = 0;
+	char *end;
+
+	if (*s++ != '{')
+		return -1;
+	if (*s == '}')
+		return 0;
+	for (;;) {
+		if (n == max || *s < '0' || *s > '9')
+			return -1;
+		errno = 0;
+		out[n++] = strtoull(s, &end, 0);
+		if (end == s || errno)
+			return -1;
+		if (*end == '}')
+			return (int)n;
+		if (*end != ',')
+			return -1;
+		s = end + 1;
+	}
+}

@@ -153,6 +153,13 @@ int sg_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int sg_write_file(const char *path, const char *s);
 /** sg_read_file() - whole file as a malloc'd NUL-terminated string, NULL + errno on error. */
 char *sg_read_file(const char *path, size_t *len);
+
+/*
+ * Parses a trace array "{a,b,c}" (decimal or 0x-hex, as __print_array
+ * prints) into @out; returns the number of values, -1 when malformed or
+ * longer than @max.
+ */
+int sg_parse_u64_list(const char *s, uint64_t *out, unsigned int max);
 /**
  * sg_kmsg_open() - open /dev/kmsg positioned at its end, so that
  * sg_kmsg_bad_lines() later sees only what the kernel logged after this

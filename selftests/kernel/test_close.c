@@ -76,30 +76,6 @@ struct close_ev {
 	uint64_t cycles[64];
 };
 
-/* Parses "{a,b,c}" into @out; returns the number of values or -1. */
-static int parse_list(const char *s, uint64_t *out, unsigned int max)
-{
-	unsigned int n = 0;
-	char *end;
-
-	if (*s++ != '{')
-		return -1;
-	if (*s == '}')
-		return 0;
-	for (;;) {
-		if (n == max)
-			return -1;
-		out[n++] = strtoull(s, &end, 10);
-		if (end == s)
-			return -1;
-		if (*end == '}')
-			return (int)n;
-		if (*end != ',')
-			return -1;
-		s = end + 1;
-	}
-}
-
 /*
  * Finds the drmacct_client_close event for @id in the trace buffer.
  * Returns 1 when found (and fills @ev), 0 when not there, fails the test on
@@ -134,8 +110,8 @@ static int find_close(uint64_t id, struct close_ev *ev)
 		memset(ev, 0, sizeof(*ev));
 		ev->client_id = cid;
 		ev->num_engines = ne;
-		if (parse_list(b + 9, ev->busy, 64) != (int)ne ||
-		    parse_list(c + 8, ev->cycles, 64) != (int)ne)
+		if (sg_parse_u64_list(b + 9, ev->busy, 64) != (int)ne ||
+		    sg_parse_u64_list(c + 8, ev->cycles, 64) != (int)ne)
 			DT_FAIL("malformed busy/cycles list: %s", line);
 		found = 1;
 	}

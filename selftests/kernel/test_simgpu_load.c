@@ -165,16 +165,8 @@ static bool close_event(uint64_t id, uint64_t *busy, uint64_t *cycles, unsigned 
 		b = strstr(p, "busy_ns={");
 		c = strstr(p, "cycles={");
 		DT_ASSERT_TRUE(b && c);
-		b += 9;
-		c += 8;
-		for (unsigned int i = 0; i < ne; i++) {
-			char *end;
-
-			busy[i] = strtoull(b, &end, 10);
-			b = end + 1;
-			cycles[i] = strtoull(c, &end, 10);
-			c = end + 1;
-		}
+		DT_ASSERT_EQ(sg_parse_u64_list(b + 8, busy, ne), (int)ne);
+		DT_ASSERT_EQ(sg_parse_u64_list(c + 7, cycles, ne), (int)ne);
 		found = true;
 	}
 	free(buf);
