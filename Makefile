@@ -30,7 +30,7 @@ DEB_PACKAGES := make gcc libc6-dev binutils clang llvm libclang-rt-14-dev \
 	linux-image-amd64 linux-headers-amd64 \
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 libbpf-dev bpftool dwarves \
 	libelf-dev zlib1g-dev libdrm-dev qemu-system-x86 busybox-static kmod \
-	cpio xz-utils gzip bpftrace prometheus
+	cpio xz-utils gzip bpftrace prometheus libtraceevent-dev
 
 .PHONY: deps
 deps:
@@ -271,6 +271,12 @@ $(HB)/tests/%: $(HB)/obj/selftests/user/%.o $(HSUP_SRCS:%.c=$(HB)/obj/%.o) $(HDT
 	$(CC) $(HOST_LDFLAGS) $^ $(HOST_LIBS) -o $@
 $(B)/bench/%: $(B)/bench/obj/selftests/user/%.o $(HSUP_SRCS:%.c=$(B)/bench/obj/%.o) $(B)/bench/obj/selftests/harness/dtest.o $(BLIB)
 	$(CC) $^ $(HOST_LIBS) -o $@
+# Parses the VM suites' drmacct events with libtraceevent (after each suite).
+TEP_CHECK := $(HB)/tep-check
+$(TEP_CHECK): selftests/vm/tep-check.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $< $(HOST_LDFLAGS) -ltraceevent -o $@
+
 # The harness's own test program (built without sanitizers: it crashes on
 # purpose).
 $(B)/bench/harness-sample: selftests/harness/sample.c $(B)/bench/obj/selftests/harness/dtest.o
@@ -362,7 +368,7 @@ do-fuzz: $(FUZZERS)
 # every kernel of KVERS, one log each (vm-<release>.log) whose program and
 # test names carry the release. Each phase's wall time is printed at the
 # end (timing: lines), before the summary line, which stays last.
-do-test: do-all $(FUZZERS) $(B)/bench/harness-sample
+do-test: do-all $(FUZZERS) $(B)/bench/harness-sample $(TEP_CHECK)
 	@rm -rf $(B)/test && mkdir -p $(B)/test
 	@echo "timing: build $$(( $$(date +%s) - $${DRMACCT_T1:-$$(date +%s)} )) s" > $(B)/test/timing
 	@t=$$(date +%s); \
@@ -380,6 +386,7 @@ do-test: do-all $(FUZZERS) $(B)/bench/harness-sample
 			--log $(call KB,$$k)/vm/test --tap $(B)/test/vm-$$k.log \
 			--expect "$(GUEST_TEST_NAMES)"; \
 		echo "timing: VM selftests on $$k $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; \
+		$(TEP_CHECK) $(call KB,$$k)/vm/test/serial.log "$$k" > $(B)/test/tep-$$k.log; \
 	done; \
 	cat $(B)/test/timing; true
 	@selftests/tap-summary.sh $(B)/test/*.log

@@ -3,13 +3,22 @@
  * drmacct_bench — cost of the helper's per-job accounting.
  *
  * debugfs: /sys/kernel/debug/drmacct_bench/run
- *   write N (1 .. 100000000): runs three loops of N iterations each:
- *     helper: drmacct_job_init + drmacct_job_begin + drmacct_job_end +
- *             drmacct_job_fini (everything a driver pays per job)
- *     atomic: a bare atomic64 add/sub pair
- *     empty:  the loop with an empty (but not optimised away) body
- *   read: "iterations=N helper_ns=X atomic_ns=Y empty_ns=Z\n", per
- *   iteration, with one decimal. Reading before any run gives -ENODATA.
+ *   write N (1 .. 100000000): runs, N iterations each, one after another:
+ *     pair:     drmacct_job_begin + the end of that run (what a driver pays
+ *               per job on its completion path; drmacct_job_reset ends the
+ *               run through the same write section as drmacct_job_end but
+ *               leaves the job startable, so one job serves every round)
+ *     job:      drmacct_job_init + begin + end + fini (everything per job)
+ *     floor:    two clock reads and two atomic adds, the least any correct
+ *               accounting of a job's start and end does
+ *     seqcount: a v3d-style pair of seqcount write sections with
+ *               interrupts off, each around a clock read and a store (a
+ *               single writer's stats, no lock)
+ *     atomic:   a bare atomic64 add/sub pair
+ *     empty:    the loop with an empty (but not optimised away) body
+ *   read: "iterations=N pair_ns=.. job_ns=.. floor_ns=.. seqcount_ns=..
+ *   atomic_ns=.. empty_ns=..\n", per iteration, with one decimal.
+ *   Reading before any run gives -ENODATA.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
@@ -21,6 +30,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/seqlock.h>
 #include <linux/uaccess.h>
 
 #include "drmacct.h"
@@ -31,9 +41,29 @@
 static struct dentry *bench_dir;
 static struct drmacct_device *bench_adev;
 static DEFINE_MUTEX(bench_lock);	/* one run at a time; protects bench_result */
-static char bench_result[160];
+static char bench_result[256];
+static u64 bench_sink;
 
-static u64 bench_helper(struct drmacct_client *client, u64 n)
+static u64 bench_pair(struct drmacct_client *client, u64 n)
+{
+	struct drmacct_job job;
+	u64 i, t0;
+
+	if (drmacct_job_init(&job, client, 0))
+		return 0;
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		drmacct_job_begin(&job);
+		drmacct_job_reset(&job, 1);
+		if (!(i & BENCH_RESCHED_MASK))
+			cond_resched();
+	}
+	t0 = ktime_get_ns() - t0;
+	drmacct_job_fini(&job);
+	return t0;
+}
+
+static u64 bench_job(struct drmacct_client *client, u64 n)
 {
 	struct drmacct_job job;
 	u64 i, t0;
@@ -48,6 +78,50 @@ static u64 bench_helper(struct drmacct_client *client, u64 n)
 			cond_resched();
 	}
 	return ktime_get_ns() - t0;
+}
+
+static u64 bench_floor(u64 n)
+{
+	atomic64_t sum_start = ATOMIC64_INIT(0), busy = ATOMIC64_INIT(0);
+	u64 i, t0, start;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		start = ktime_get_ns();
+		atomic64_add(start, &sum_start);
+		atomic64_add(ktime_get_ns() - start, &busy);
+		if (!(i & BENCH_RESCHED_MASK))
+			cond_resched();
+	}
+	return ktime_get_ns() - t0;
+}
+
+static u64 bench_seqcount(u64 n)
+{
+	seqcount_t seq = SEQCNT_ZERO(seq);
+	u64 i, t0, start = 0, busy = 0;
+	unsigned long flags;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		local_irq_save(flags);
+		write_seqcount_begin(&seq);
+		start = ktime_get_ns();
+		write_seqcount_end(&seq);
+		local_irq_restore(flags);
+
+		local_irq_save(flags);
+		write_seqcount_begin(&seq);
+		busy += ktime_get_ns() - start;
+		write_seqcount_end(&seq);
+		local_irq_restore(flags);
+		if (!(i & BENCH_RESCHED_MASK))
+			cond_resched();
+	}
+	t0 = ktime_get_ns() - t0;
+	/* Keep the sum alive so the compiler cannot drop the stores. */
+	WRITE_ONCE(bench_sink, busy);
+	return t0;
 }
 
 static u64 bench_atomic(u64 n)
@@ -87,8 +161,13 @@ static u64 bench_per_iter_x10(u64 total_ns, u64 n)
 static ssize_t bench_run_write(struct file *f, const char __user *ubuf,
 			       size_t len, loff_t *ppos)
 {
+	static const char * const names[] = {
+		"pair", "job", "floor", "seqcount", "atomic", "empty",
+	};
 	struct drmacct_client *client;
-	u64 n, helper, atomic, empty;
+	u64 n, r[ARRAY_SIZE(names)];
+	size_t used;
+	unsigned int i;
 	int ret;
 
 	ret = kstrtou64_from_user(ubuf, len, 0, &n);
@@ -102,13 +181,20 @@ static ssize_t bench_run_write(struct file *f, const char __user *ubuf,
 		return PTR_ERR(client);
 
 	mutex_lock(&bench_lock);
-	helper = bench_per_iter_x10(bench_helper(client, n), n);
-	atomic = bench_per_iter_x10(bench_atomic(n), n);
-	empty = bench_per_iter_x10(bench_empty(n), n);
-	snprintf(bench_result, sizeof(bench_result),
-		 "iterations=%llu helper_ns=%llu.%llu atomic_ns=%llu.%llu empty_ns=%llu.%llu\n",
-		 n, helper / 10, helper % 10, atomic / 10, atomic % 10,
-		 empty / 10, empty % 10);
+	r[0] = bench_pair(client, n);
+	r[1] = bench_job(client, n);
+	r[2] = bench_floor(n);
+	r[3] = bench_seqcount(n);
+	r[4] = bench_atomic(n);
+	r[5] = bench_empty(n);
+	used = scnprintf(bench_result, sizeof(bench_result), "iterations=%llu", n);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		u64 x10 = bench_per_iter_x10(r[i], n);
+
+		used += scnprintf(bench_result + used, sizeof(bench_result) - used,
+				  " %s_ns=%llu.%llu", names[i], x10 / 10, x10 % 10);
+	}
+	scnprintf(bench_result + used, sizeof(bench_result) - used, "\n");
 	mutex_unlock(&bench_lock);
 
 	drmacct_client_close(client);
@@ -139,6 +225,7 @@ static int __init drmacct_bench_init(void)
 {
 	static const struct drmacct_engine_desc engine = {
 		.name = "bench",
+		.flags = DRMACCT_ENGINE_TIME | DRMACCT_ENGINE_CYCLES,
 		.capacity = 1,
 		.max_freq_hz = 1000000000,
 	};

@@ -128,8 +128,10 @@ static bool drmacct_name_ok(const char *name, size_t max)
  *
  * Copies @desc. Engine and region names must be non-empty, at most
  * %DRMACCT_NAME_MAX characters, printable, without whitespace or ':', and
- * unique; every engine has capacity >= 1 and either a maximum frequency or
- * a total-cycles callback, not both.
+ * unique; every engine has capacity >= 1, measures time and/or cycles, and
+ * has a maximum frequency or a total-cycles callback (not both) only when
+ * it measures cycles. Memory keys and flags must be known ones; legacy
+ * drm-memory-<r> needs the resident key.
  *
  * The device gets an id for the tracepoints that no other device had in
  * this boot, also across reloads of this module (waiting up to 67 ms for
@@ -146,7 +148,11 @@ struct drmacct_device *drmacct_device_create(const struct drmacct_device_desc *d
 
 	if (!desc || !drmacct_name_ok(desc->driver_name, DRMACCT_NAME_MAX))
 		return ERR_PTR(-EINVAL);
-	if (desc->flags & ~DRMACCT_DEVICE_LEGACY_MEMORY)
+	if (desc->flags & ~DRMACCT_DEVICE_LEGACY_MEMORY ||
+	    desc->mem_keys & ~DRMACCT_MEM_KEYS_ALL)
+		return ERR_PTR(-EINVAL);
+	if ((desc->flags & DRMACCT_DEVICE_LEGACY_MEMORY) &&
+	    !(desc->mem_keys & DRMACCT_MEM_KEY_RESIDENT))
 		return ERR_PTR(-EINVAL);
 	if ((desc->num_engines && !desc->engines) ||
 	    (desc->num_regions && !desc->regions))
@@ -156,7 +162,13 @@ struct drmacct_device *drmacct_device_create(const struct drmacct_device_desc *d
 
 		if (!drmacct_name_ok(e->name, DRMACCT_NAME_MAX) || !e->capacity)
 			return ERR_PTR(-EINVAL);
+		if (!e->flags ||
+		    e->flags & ~(DRMACCT_ENGINE_TIME | DRMACCT_ENGINE_CYCLES))
+			return ERR_PTR(-EINVAL);
 		if (e->total_cycles && e->max_freq_hz)
+			return ERR_PTR(-EINVAL);
+		if (!(e->flags & DRMACCT_ENGINE_CYCLES) &&
+		    (e->total_cycles || e->max_freq_hz))
 			return ERR_PTR(-EINVAL);
 		for (j = 0; j < i; j++)
 			if (!strcmp(desc->engines[j].name, e->name))
@@ -184,8 +196,10 @@ struct drmacct_device *drmacct_device_create(const struct drmacct_device_desc *d
 	}
 
 	kref_init(&adev->ref);
+	init_rwsem(&adev->cb_lock);
 	adev->id = drmacct_alloc_id(&drmacct_last_device_id, drmacct_device_id_clock, true);
 	adev->flags = desc->flags;
+	adev->mem_keys = desc->mem_keys;
 	adev->num_engines = desc->num_engines;
 	adev->num_regions = desc->num_regions;
 	adev->priv = desc->priv;
@@ -197,6 +211,7 @@ struct drmacct_device *drmacct_device_create(const struct drmacct_device_desc *d
 		struct drmacct_engine *e = &adev->engines[i];
 
 		strscpy(e->name, desc->engines[i].name, sizeof(e->name));
+		e->flags = desc->engines[i].flags;
 		e->capacity = desc->engines[i].capacity;
 		e->max_freq_hz = desc->engines[i].max_freq_hz;
 		e->total_cycles = desc->engines[i].total_cycles;
@@ -216,22 +231,70 @@ static void drmacct_device_release(struct kref *ref)
 	kfree(adev);
 }
 
+static void drmacct_device_put(struct drmacct_device *adev)
+{
+	kref_put(&adev->ref, drmacct_device_release);
+}
+
 /**
- * drmacct_device_destroy() - drop the driver's reference to a device
+ * drmacct_device_destroy() - the driver is done with a device
  * @adev: device from drmacct_device_create(), may be NULL or an ERR_PTR
  *
- * Clients that are still alive keep the device's data alive, but the
- * callbacks of the descriptor are no longer called once the driver has
- * closed all files of the device, so the driver may unload after this.
+ * Detaches the driver: once this returns, no callback of the descriptor is
+ * called and its @priv is not used again, even by files of the device that
+ * are still open (after a hot-unplug, say); their fdinfo then leaves out
+ * drm-total-cycles-<e>. Clients that are still alive keep the helper's own
+ * data alive. The driver may free @priv and unload after this.
  *
- * Context: any context.
+ * Context: process context, may sleep (waits for callbacks in progress).
  */
 void drmacct_device_destroy(struct drmacct_device *adev)
 {
-	if (!IS_ERR_OR_NULL(adev))
-		kref_put(&adev->ref, drmacct_device_release);
+	if (IS_ERR_OR_NULL(adev))
+		return;
+	down_write(&adev->cb_lock);
+	adev->detached = true;
+	adev->priv = NULL;
+	up_write(&adev->cb_lock);
+	drmacct_device_put(adev);
 }
 EXPORT_SYMBOL_GPL(drmacct_device_destroy);
+
+/**
+ * drmacct_device_id() - the device's id in drmacct's tracepoints
+ * @adev: the device
+ *
+ * Context: any context.
+ * Return: the id, never one another device had in this boot.
+ */
+u32 drmacct_device_id(const struct drmacct_device *adev)
+{
+	return adev->id;
+}
+EXPORT_SYMBOL_GPL(drmacct_device_id);
+
+/**
+ * drmacct_device_total_cycles() - an engine's drm-total-cycles, if the
+ *	driver can still say
+ * @adev: the device
+ * @engine: engine index, with a total-cycles callback
+ * @cycles: set to the callback's answer
+ *
+ * Context: process context.
+ * Return: true, or false once the driver has detached.
+ */
+bool drmacct_device_total_cycles(struct drmacct_device *adev, unsigned int engine,
+				 u64 *cycles)
+{
+	bool ok;
+
+	down_read(&adev->cb_lock);
+	ok = !adev->detached;
+	if (ok)
+		*cycles = adev->engines[engine].total_cycles(adev->priv, engine);
+	up_read(&adev->cb_lock);
+	return ok;
+}
 
 /**
  * drmacct_client_open() - create the accounting state of a new DRM file
@@ -273,8 +336,8 @@ struct drmacct_client *drmacct_client_open(struct drmacct_device *adev,
 	kref_init(&client->ref);
 	kref_get(&adev->ref);
 	client->adev = adev;
-	spin_lock_init(&client->lock);
-	seqcount_spinlock_init(&client->seq, &client->lock);
+	raw_spin_lock_init(&client->lock);
+	seqcount_raw_spinlock_init(&client->seq, &client->lock);
 	client->id = drmacct_new_client_id(file);
 
 	trace_drmacct_client_open(client->id, adev->id, adev->driver_name);
@@ -291,7 +354,7 @@ static void drmacct_client_release(struct kref *ref)
 	trace_drmacct_client_close(client->id, adev->id, adev->num_engines,
 				   client->busy_ns, client->cycles);
 	kfree(client);
-	drmacct_device_destroy(adev);
+	drmacct_device_put(adev);
 }
 
 /**
@@ -349,13 +412,13 @@ int drmacct_client_set_name(struct drmacct_client *client, const char *name,
 			return -EINVAL;
 	}
 
-	spin_lock_irqsave(&client->lock, flags);
+	raw_spin_lock_irqsave(&client->lock, flags);
 	write_seqcount_begin(&client->seq);
 	memcpy(client->name, name, len);
 	client->name[len] = '\0';
 	client->name_len = len;
 	write_seqcount_end(&client->seq);
-	spin_unlock_irqrestore(&client->lock, flags);
+	raw_spin_unlock_irqrestore(&client->lock, flags);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(drmacct_client_set_name);
@@ -388,18 +451,23 @@ EXPORT_SYMBOL_GPL(drmacct_job_init);
 
 /**
  * drmacct_job_begin() - the job started executing on the engine
- * @job: job prepared with drmacct_job_init()
+ * @job: job prepared with drmacct_job_init(), not running (also after
+ *	drmacct_job_reset(), when the driver runs it again)
  *
  * The start time is taken by the helper, inside its write section, so a
  * concurrent reader can never see a start time later than its own clock.
- * Drivers report the returned value as the job's start time.
+ * Drivers report the returned value as the job's start time. Call it when
+ * the hardware starts the job, not when it is queued to the hardware: more
+ * of one client's jobs running on an engine than its capacity would count
+ * queued time as busy, and WARNs once.
  *
- * Context: any context (also hard interrupt).
+ * Context: any context (also hard interrupt, also on PREEMPT_RT).
  * Return: the start time, CLOCK_MONOTONIC (ktime_get_ns()) nanoseconds.
  */
 u64 drmacct_job_begin(struct drmacct_job *job)
 {
 	struct drmacct_client *client = job->client;
+	const struct drmacct_engine *eng;
 	unsigned int e = job->engine;
 	unsigned long flags;
 	u32 running;
@@ -408,20 +476,50 @@ u64 drmacct_job_begin(struct drmacct_job *job)
 	if (WARN_ON_ONCE(job->state != JOB_IDLE))
 		return ktime_get_ns();
 
-	spin_lock_irqsave(&client->lock, flags);
+	raw_spin_lock_irqsave(&client->lock, flags);
 	write_seqcount_begin(&client->seq);
 	now = ktime_get_ns();
 	client->sum_start[e] += now;
 	running = ++client->running[e];
 	write_seqcount_end(&client->seq);
-	spin_unlock_irqrestore(&client->lock, flags);
+	raw_spin_unlock_irqrestore(&client->lock, flags);
 
 	job->start_ns = now;
 	job->state = JOB_RUNNING;
+	eng = &client->adev->engines[e];
+	WARN_ONCE(running > eng->capacity,
+		  "drmacct: %u jobs of client %llu running on %s:%s of capacity %u (begin a job when the hardware starts it)\n",
+		  running, client->id, client->adev->driver_name, eng->name,
+		  eng->capacity);
 	trace_drmacct_job_begin(client->id, e, now, running);
 	return now;
 }
 EXPORT_SYMBOL_GPL(drmacct_job_begin);
+
+/* Ends the running @job: charges its time up to now and @cycles. */
+static u64 drmacct_job_stop(struct drmacct_job *job, u64 cycles, u32 new_state)
+{
+	struct drmacct_client *client = job->client;
+	unsigned int e = job->engine;
+	unsigned long flags;
+	u32 running;
+	u64 now;
+
+	raw_spin_lock_irqsave(&client->lock, flags);
+	write_seqcount_begin(&client->seq);
+	now = ktime_get_ns();
+	client->busy_ns[e] += now - job->start_ns;
+	client->sum_start[e] -= job->start_ns;
+	client->cycles[e] += cycles;
+	running = --client->running[e];
+	write_seqcount_end(&client->seq);
+	raw_spin_unlock_irqrestore(&client->lock, flags);
+
+	job->state = new_state;
+	trace_drmacct_job_end(client->id, e, now, now - job->start_ns, cycles,
+			      running);
+	return now;
+}
 
 /**
  * drmacct_job_end() - the job finished executing
@@ -432,36 +530,46 @@ EXPORT_SYMBOL_GPL(drmacct_job_begin);
  * adds @cycles, atomically for readers. The end time is taken inside the
  * write section, which keeps what readers see monotonic.
  *
- * Context: any context (also hard interrupt).
+ * Context: any context (also hard interrupt, also on PREEMPT_RT).
  * Return: the end time, CLOCK_MONOTONIC nanoseconds.
  */
 u64 drmacct_job_end(struct drmacct_job *job, u64 cycles)
 {
-	struct drmacct_client *client = job->client;
-	unsigned int e = job->engine;
-	unsigned long flags;
-	u32 running;
-	u64 now;
-
 	if (WARN_ON_ONCE(job->state != JOB_RUNNING))
 		return ktime_get_ns();
-
-	spin_lock_irqsave(&client->lock, flags);
-	write_seqcount_begin(&client->seq);
-	now = ktime_get_ns();
-	client->busy_ns[e] += now - job->start_ns;
-	client->sum_start[e] -= job->start_ns;
-	client->cycles[e] += cycles;
-	running = --client->running[e];
-	write_seqcount_end(&client->seq);
-	spin_unlock_irqrestore(&client->lock, flags);
-
-	job->state = JOB_ENDED;
-	trace_drmacct_job_end(client->id, e, now, now - job->start_ns, cycles,
-			      running);
-	return now;
+	return drmacct_job_stop(job, cycles, JOB_ENDED);
 }
 EXPORT_SYMBOL_GPL(drmacct_job_end);
+
+/**
+ * drmacct_job_reset() - the engine was reset under a job
+ * @job: a job prepared with drmacct_job_init(), in any state
+ * @cycles: engine cycles the job consumed up to the reset, as far as the
+ *	driver knows (0 when it cannot tell)
+ *
+ * For a GPU reset and the resubmission that follows (drm_sched's timeout
+ * handling calls run_job() again for the jobs that had not finished). The
+ * rule: every nanosecond a job held the engine is charged to its client,
+ * the hung part too. A running job is ended here, as drmacct_job_end()
+ * would end it (its time up to now and @cycles are charged, and the
+ * drmacct_job_end tracepoint fires for that run), and goes back to not
+ * started, so that drmacct_job_begin() may start it again when the driver
+ * resubmits it; the new run is charged from that begin. A job that was not
+ * running is left as it is (it held the engine for no time), and so is one
+ * that had ended.
+ *
+ * Context: any context (also hard interrupt, also on PREEMPT_RT); never
+ * concurrently with the job's begin or end.
+ * Return: the time the reset ended the run at, CLOCK_MONOTONIC
+ * nanoseconds, or 0 when the job was not running.
+ */
+u64 drmacct_job_reset(struct drmacct_job *job, u64 cycles)
+{
+	if (job->state != JOB_RUNNING)
+		return 0;
+	return drmacct_job_stop(job, cycles, JOB_IDLE);
+}
+EXPORT_SYMBOL_GPL(drmacct_job_reset);
 
 /**
  * drmacct_job_fini() - release the accounting state of a job

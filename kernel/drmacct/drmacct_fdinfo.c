@@ -62,12 +62,15 @@ static void drmacct_print_client_name(struct drmacct_client *client,
  *
  * Prints, one "key:\tvalue" line each: drm-driver, drm-pdev (PCI devices
  * only) and drm-client-id, unless the DRM core prints them (6.5+), then
- * drm-client-name when set, then per engine drm-engine-<e> (ns, including
- * the running part of in-flight jobs), drm-engine-capacity-<e> (only when
- * > 1), drm-cycles-<e> and either drm-total-cycles-<e> or drm-maxfreq-<e>
- * (Hz), then per region drm-total-, drm-shared-, drm-resident-,
- * drm-purgeable- and drm-active-<r>, plus drm-memory-<r> (= resident) when
- * the device was created with %DRMACCT_DEVICE_LEGACY_MEMORY.
+ * drm-client-name when set, then per engine what the driver measures
+ * there: drm-engine-<e> (ns, including the running part of in-flight jobs)
+ * for %DRMACCT_ENGINE_TIME, drm-engine-capacity-<e> (only when > 1), and
+ * for %DRMACCT_ENGINE_CYCLES drm-cycles-<e> with drm-total-cycles-<e> or
+ * drm-maxfreq-<e> (Hz); then per region drm-total-<r> and the device's
+ * memory keys of drm-shared-, drm-resident-, drm-purgeable- and
+ * drm-active-<r>, plus drm-memory-<r> (= resident) when the device was
+ * created with %DRMACCT_DEVICE_LEGACY_MEMORY. Once the driver detached
+ * (drmacct_device_destroy()), drm-total-cycles-<e> is left out.
  *
  * Each engine's time and cycles come from one consistent snapshot; the
  * busy time a reader sees never decreases.
@@ -78,6 +81,7 @@ void drmacct_show_fdinfo(struct drmacct_client *client, struct drm_printer *p,
 			 const struct drmacct_mem_stats *mem)
 {
 	struct drmacct_device *adev = client->adev;
+	unsigned int keys = adev->mem_keys;
 	unsigned int i;
 
 	if (!DRMACCT_CORE_PRINTS_IDS) {
@@ -91,19 +95,25 @@ void drmacct_show_fdinfo(struct drmacct_client *client, struct drm_printer *p,
 	for (i = 0; i < adev->num_engines; i++) {
 		const struct drmacct_engine *e = &adev->engines[i];
 		struct drmacct_engine_usage u;
+		u64 total;
 
 		drmacct_client_snapshot(client, i, &u);
-		drm_printf(p, "drm-engine-%s:\t%llu ns\n", e->name, u.busy_ns);
+		if (e->flags & DRMACCT_ENGINE_TIME)
+			drm_printf(p, "drm-engine-%s:\t%llu ns\n", e->name, u.busy_ns);
 		if (e->capacity > 1)
 			drm_printf(p, "drm-engine-capacity-%s:\t%u\n", e->name,
 				   e->capacity);
+		if (!(e->flags & DRMACCT_ENGINE_CYCLES))
+			continue;
 		drm_printf(p, "drm-cycles-%s:\t%llu\n", e->name, u.cycles);
-		if (e->total_cycles)
-			drm_printf(p, "drm-total-cycles-%s:\t%llu\n", e->name,
-				   e->total_cycles(adev->priv, i));
-		else if (e->max_freq_hz)
+		if (e->total_cycles) {
+			if (drmacct_device_total_cycles(adev, i, &total))
+				drm_printf(p, "drm-total-cycles-%s:\t%llu\n", e->name,
+					   total);
+		} else if (e->max_freq_hz) {
 			drm_printf(p, "drm-maxfreq-%s:\t%llu Hz\n", e->name,
 				   e->max_freq_hz);
+		}
 	}
 
 	if (!mem)
@@ -112,10 +122,14 @@ void drmacct_show_fdinfo(struct drmacct_client *client, struct drm_printer *p,
 		const char *r = adev->regions[i];
 
 		drmacct_print_mem(p, "total", r, mem[i].total);
-		drmacct_print_mem(p, "shared", r, mem[i].shared);
-		drmacct_print_mem(p, "resident", r, mem[i].resident);
-		drmacct_print_mem(p, "purgeable", r, mem[i].purgeable);
-		drmacct_print_mem(p, "active", r, mem[i].active);
+		if (keys & DRMACCT_MEM_KEY_SHARED)
+			drmacct_print_mem(p, "shared", r, mem[i].shared);
+		if (keys & DRMACCT_MEM_KEY_RESIDENT)
+			drmacct_print_mem(p, "resident", r, mem[i].resident);
+		if (keys & DRMACCT_MEM_KEY_PURGEABLE)
+			drmacct_print_mem(p, "purgeable", r, mem[i].purgeable);
+		if (keys & DRMACCT_MEM_KEY_ACTIVE)
+			drmacct_print_mem(p, "active", r, mem[i].active);
 		if (adev->flags & DRMACCT_DEVICE_LEGACY_MEMORY)
 			drmacct_print_mem(p, "memory", r, mem[i].resident);
 	}

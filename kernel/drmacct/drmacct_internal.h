@@ -6,6 +6,7 @@
 #define _DRMACCT_INTERNAL_H_
 
 #include <linux/kref.h>
+#include <linux/rwsem.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -14,15 +15,26 @@
 
 struct drmacct_engine {
 	char name[DRMACCT_NAME_MAX + 1];
+	unsigned int flags;
 	unsigned int capacity;
 	u64 max_freq_hz;
 	u64 (*total_cycles)(void *priv, unsigned int engine);
 };
 
+/*
+ * A device lives while the driver or any client holds it. The driver's
+ * callbacks and @priv are used only under @cb_lock (read) and only while
+ * @detached is false: drmacct_device_destroy() sets it under the lock
+ * (write), after which files still open print no key that needs the
+ * driver.
+ */
 struct drmacct_device {
 	struct kref ref;
+	struct rw_semaphore cb_lock;
+	bool detached;
 	u32 id;
 	unsigned int flags;
+	unsigned int mem_keys;
 	unsigned int num_engines;
 	unsigned int num_regions;
 	void *priv;
@@ -33,10 +45,12 @@ struct drmacct_device {
 };
 
 /*
- * Per-client state. Writers (job begin/end, name changes) hold @lock with
- * interrupts disabled and bump @seq; readers never take the lock and retry
- * on a concurrent write. The per-engine arrays are separate so the close
- * tracepoint can copy them directly.
+ * Per-client state. Writers (job begin/end/reset, name changes) hold @lock
+ * with interrupts disabled and bump @seq; readers never take the lock and
+ * retry on a concurrent write. The lock is raw, so writers may run in hard
+ * interrupt context on PREEMPT_RT too; its sections are a few stores. The
+ * per-engine arrays are separate so the close tracepoint can copy them
+ * directly.
  *
  * In-flight time of engine e at time now is
  *	running[e] * now - sum_start[e]
@@ -47,8 +61,8 @@ struct drmacct_client {
 	struct kref ref;
 	struct drmacct_device *adev;
 	u64 id;
-	spinlock_t lock;		/* serialises writers */
-	seqcount_spinlock_t seq;	/* lets readers see consistent values */
+	raw_spinlock_t lock;		/* serialises writers */
+	seqcount_raw_spinlock_t seq;	/* lets readers see consistent values */
 	u32 name_len;
 	char name[DRMACCT_CLIENT_NAME_MAX + 1];
 	u64 *busy_ns;			/* finished busy time per engine */
@@ -57,6 +71,8 @@ struct drmacct_client {
 	u32 *running;			/* number of running jobs */
 };
 
+bool drmacct_device_total_cycles(struct drmacct_device *adev, unsigned int engine,
+				 u64 *cycles);
 void drmacct_client_snapshot(struct drmacct_client *client,
 			     unsigned int engine,
 			     struct drmacct_engine_usage *usage);

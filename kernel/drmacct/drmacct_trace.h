@@ -55,12 +55,16 @@ TRACE_EVENT(drmacct_client_close,
 		memcpy(__get_dynamic_array(cycles), cycles,
 		       sizeof(u64) * num_engines);
 	),
+	/*
+	 * The element size is a literal: libtraceevent (1.7, Debian 12)
+	 * cannot evaluate sizeof() in a format file's print fmt.
+	 */
 	TP_printk("client_id=%llu device_id=%u num_engines=%u busy_ns=%s cycles=%s",
 		  __entry->client_id, __entry->device_id, __entry->num_engines,
 		  __print_array(__get_dynamic_array(busy_ns),
-				__entry->num_engines, sizeof(u64)),
+				__entry->num_engines, 8),
 		  __print_array(__get_dynamic_array(cycles),
-				__entry->num_engines, sizeof(u64)))
+				__entry->num_engines, 8))
 );
 
 TRACE_EVENT(drmacct_job_begin,

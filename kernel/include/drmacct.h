@@ -28,20 +28,36 @@ struct drmacct_client;
 /** DRMACCT_NAME_MAX - longest engine or region name, without the NUL */
 #define DRMACCT_NAME_MAX		31
 
+/* drmacct_engine_desc.flags: what the driver measures on an engine */
+/** DRMACCT_ENGINE_TIME - busy time: drm-engine-<e> */
+#define DRMACCT_ENGINE_TIME		BIT(0)
+/**
+ * DRMACCT_ENGINE_CYCLES - busy cycles reported at job end: drm-cycles-<e>,
+ * with drm-maxfreq-<e> or drm-total-cycles-<e>
+ */
+#define DRMACCT_ENGINE_CYCLES		BIT(1)
+
 /**
  * struct drmacct_engine_desc - one engine class of a device
  * @name: the <e> in drm-engine-<e>; [a-z0-9_] only, at most
  *	%DRMACCT_NAME_MAX characters, unique within the device.
+ * @flags: what the driver measures: %DRMACCT_ENGINE_TIME and/or
+ *	%DRMACCT_ENGINE_CYCLES (at least one); only those keys are printed.
  * @capacity: number of identical instances (>= 1). Up to @capacity jobs
  *	of one client may run at once; busy time accrues per running job.
+ *	More running jobs than this is a driver bug (begin called at
+ *	submission instead of at hardware start) and WARNs once.
  * @max_freq_hz: maximum engine frequency, printed as drm-maxfreq-<e>.
- *	Must be 0 when @total_cycles is set (an engine prints one of the two).
- * @total_cycles: optional; returns the engine's total clock cycles since
- *	an arbitrary origin (printed as drm-total-cycles-<e>). Called from
- *	process context while a client of the device is open.
+ *	Only with %DRMACCT_ENGINE_CYCLES; 0 when @total_cycles is set (an
+ *	engine prints one of the two).
+ * @total_cycles: optional, only with %DRMACCT_ENGINE_CYCLES; returns the
+ *	engine's total clock cycles since an arbitrary origin (printed as
+ *	drm-total-cycles-<e>). Called from process context (fdinfo reads),
+ *	never after drmacct_device_destroy() has returned.
  */
 struct drmacct_engine_desc {
 	const char *name;
+	unsigned int flags;
 	unsigned int capacity;
 	u64 max_freq_hz;
 	u64 (*total_cycles)(void *priv, unsigned int engine);
@@ -51,15 +67,37 @@ struct drmacct_engine_desc {
 /** DRMACCT_DEVICE_LEGACY_MEMORY - also print drm-memory-<r> (= resident) */
 #define DRMACCT_DEVICE_LEGACY_MEMORY	BIT(0)
 
+/*
+ * drmacct_device_desc.mem_keys: the memory keys a driver measures, printed
+ * per region besides drm-total-<r> (always printed when there are regions).
+ */
+/** DRMACCT_MEM_KEY_SHARED - drm-shared-<r> */
+#define DRMACCT_MEM_KEY_SHARED		BIT(0)
+/** DRMACCT_MEM_KEY_RESIDENT - drm-resident-<r> */
+#define DRMACCT_MEM_KEY_RESIDENT	BIT(1)
+/** DRMACCT_MEM_KEY_PURGEABLE - drm-purgeable-<r> */
+#define DRMACCT_MEM_KEY_PURGEABLE	BIT(2)
+/** DRMACCT_MEM_KEY_ACTIVE - drm-active-<r> */
+#define DRMACCT_MEM_KEY_ACTIVE		BIT(3)
+/** DRMACCT_MEM_KEYS_ALL - every memory key */
+#define DRMACCT_MEM_KEYS_ALL		(DRMACCT_MEM_KEY_SHARED | \
+					 DRMACCT_MEM_KEY_RESIDENT | \
+					 DRMACCT_MEM_KEY_PURGEABLE | \
+					 DRMACCT_MEM_KEY_ACTIVE)
+
 /**
  * struct drmacct_device_desc - static description of a device
- * @driver_name: printed as drm-driver (the name of the struct drm_driver).
+ * @driver_name: printed as drm-driver (the name of the struct drm_driver)
+ *	where the helper prints it (kernels before 6.5).
  * @dev: the device; drm-pdev is printed when this is a PCI device.
  * @engines: engine classes, indexed by the engine index the driver uses.
  * @num_engines: number of entries in @engines (may be 0).
  * @regions: memory region names (the <r> in drm-total-<r> ...).
  * @num_regions: number of entries in @regions (may be 0).
- * @flags: DRMACCT_DEVICE_* flags.
+ * @mem_keys: DRMACCT_MEM_KEY_* the driver fills in &struct drmacct_mem_stats;
+ *	the others are not printed.
+ * @flags: DRMACCT_DEVICE_* flags (%DRMACCT_DEVICE_LEGACY_MEMORY needs
+ *	%DRMACCT_MEM_KEY_RESIDENT).
  * @priv: driver cookie passed to the callbacks.
  *
  * Everything is copied by drmacct_device_create(); the descriptor itself
@@ -73,6 +111,7 @@ struct drmacct_device_desc {
 	unsigned int num_engines;
 	const char * const *regions;
 	unsigned int num_regions;
+	unsigned int mem_keys;
 	unsigned int flags;
 	void *priv;
 };
@@ -80,14 +119,17 @@ struct drmacct_device_desc {
 /**
  * struct drmacct_mem_stats - memory of one client in one region, in bytes
  * @total: all objects the client has a handle to.
- * @shared: objects that are also reachable from another file or device.
+ * @shared: objects that are also reachable from another file or device
+ *	(another handle, or a dma-buf export or import).
  * @resident: objects with backing store allocated.
  * @purgeable: resident objects userspace marked as not needed.
  * @active: objects in use by a job that has not finished.
  *
  * The driver fills these at read time (drmacct_show_fdinfo()), by walking
- * the handles of the file, so that sharing through another file is seen by
- * both files without any cross-file bookkeeping.
+ * the handles of the file under the lock that protects them (for GEM, the
+ * file's table_lock), so that sharing through another file is seen by
+ * both files without any cross-file bookkeeping. An object counts in one
+ * region only. Members not in the device's mem_keys are ignored.
  */
 struct drmacct_mem_stats {
 	u64 total;
@@ -123,7 +165,7 @@ enum drmacct_mem_op {
  * @client: the client the job is charged to (holds a reference).
  * @start_ns: CLOCK_MONOTONIC start time while running.
  * @engine: engine index.
- * @state: 0 = not started, 1 = running, 2 = ended.
+ * @state: 0 = not started (or reset), 1 = running, 2 = ended.
  *
  * All fields are private to the helper.
  */
@@ -136,6 +178,7 @@ struct drmacct_job {
 
 struct drmacct_device *drmacct_device_create(const struct drmacct_device_desc *desc);
 void drmacct_device_destroy(struct drmacct_device *adev);
+u32 drmacct_device_id(const struct drmacct_device *adev);
 
 struct drmacct_client *drmacct_client_open(struct drmacct_device *adev,
 					   struct drm_file *file);
@@ -148,6 +191,7 @@ int drmacct_job_init(struct drmacct_job *job, struct drmacct_client *client,
 		     unsigned int engine);
 u64 drmacct_job_begin(struct drmacct_job *job);
 u64 drmacct_job_end(struct drmacct_job *job, u64 cycles);
+u64 drmacct_job_reset(struct drmacct_job *job, u64 cycles);
 void drmacct_job_fini(struct drmacct_job *job);
 
 void drmacct_mem_event(struct drmacct_client *client, unsigned int region,

@@ -282,6 +282,7 @@ static int simgpu_acct_init(struct simgpu_device *sdev)
 		.num_engines = SIMGPU_NUM_ENGINES,
 		.regions = regions,
 		.num_regions = ARRAY_SIZE(regions),
+		.mem_keys = DRMACCT_MEM_KEYS_ALL,
 		.flags = sdev->legacy_memory ? DRMACCT_DEVICE_LEGACY_MEMORY : 0,
 		.priv = sdev,
 	};
@@ -292,6 +293,7 @@ static int simgpu_acct_init(struct simgpu_device *sdev)
 
 		engines[e] = (struct drmacct_engine_desc) {
 			.name = ei->name,
+			.flags = DRMACCT_ENGINE_TIME | DRMACCT_ENGINE_CYCLES,
 			.capacity = ei->capacity,
 			.max_freq_hz = ei->total_cycles ? 0 :
 				       (u64)ei->max_mhz * 1000000,

@@ -10,6 +10,9 @@
 #    in the function it spins in, on every vCPU.
 # 5. Live kernel text patching of code every CPU runs does not freeze the
 #    guest (it does under QEMU 7.2's multi-threaded TCG).
+# 6. The helper's capacity warning: a driver that starts more of a
+#    client's jobs on an engine than its capacity gets a WARNING naming the
+#    engine, which fails the run like any other.
 # Output is TAP, framed for tap-summary.sh, to stdout and LOG.
 set -u
 kernel=$1 initrd=$2 log=$3
@@ -48,7 +51,7 @@ selfcheck_run() {
 
 say "# drmacct-vm: begin test_runner"
 say "TAP version 13"
-say "1..6"
+say "1..7"
 
 # 1. failing guest test
 selfcheck_run fail test_must_fail
@@ -131,5 +134,17 @@ if [ "$vm_rc" = 0 ] && [ "$sum_rc" = 0 ] &&
 	ok=0
 fi
 check "live text patching of __schedule under load does not freeze the guest" $ok "$out"
+
+# 6. more of one client's jobs running than the engine's capacity
+selfcheck_run capacity test_passes --mods drmacct_test:run_at_load=capacity_warn
+ok=1
+if [ "$vm_rc" = 1 ] && [ "$sum_rc" = 1 ] &&
+   grep -qx 'FAIL: vm-run: vm-kernel-log-clean' "$out.summary" &&
+   [ "$(grep -c '^FAIL' "$out.summary")" = 1 ] &&
+   grep -q '^#   .*WARNING:.*drmacct' "$out" &&
+   grep -q '2 jobs of client [0-9]* running on t:gfx of capacity 1' "$out"; then
+	ok=0
+fi
+check "more running jobs than an engine's capacity WARN and fail the run" $ok "$out"
 
 say "# drmacct-vm: end test_runner rc=0"
