@@ -106,8 +106,16 @@ static inline struct simgpu_device *to_simgpu(struct drm_device *drm)
 	return container_of(drm, struct simgpu_device, drm);
 }
 
-/* What WAIT returns; lives in the file's results until the file is gone. */
+/*
+ * What WAIT returns. The file's results table holds one reference until
+ * the result is pruned (more than SIMGPU_MAX_DONE_RESULTS finished after
+ * it) or the file goes; the job holds one until it is freed, a waiter one
+ * while it waits.
+ */
 struct simgpu_result {
+	struct kref ref;
+	struct list_head done_node;	/* in simgpu_file.done, once done */
+	u32 id;
 	u64 queued_ns;
 	u64 start_ns;
 	u64 end_ns;
@@ -117,13 +125,24 @@ struct simgpu_result {
 	bool done;			/* set with release semantics, last */
 };
 
+void simgpu_result_put(struct simgpu_result *result);
+
+/* Live results and jobs of all devices (debugfs simgpu/objects). */
+extern atomic_t simgpu_live_results;
+extern atomic_t simgpu_live_jobs;
+
 /* Per open file. Jobs hold references, so it outlives the file. */
 struct simgpu_file {
 	struct kref ref;
 	struct simgpu_device *sdev;
 	struct drmacct_client *acct;	/* NULL when accounting=0 */
 	struct mutex submit_lock;	/* job arm + push order */
+	struct mutex results_lock;	/* @results: lookups, inserts, pruning */
 	struct xarray results;		/* job id -> struct simgpu_result */
+	u32 next_id;			/* of the cyclic job id allocation */
+	spinlock_t done_lock;		/* @done, @ndone (retire runs in IRQs) */
+	struct list_head done;		/* finished results, oldest first */
+	unsigned int ndone;
 	atomic_t inflight;		/* jobs whose result is not done */
 	struct drm_sched_entity entity[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
 	struct drm_sched_entity any[SIMGPU_NUM_ENGINES];	/* capacity > 1 */

@@ -9,6 +9,7 @@
  * See Documentation/simgpu.rst.
  */
 #include <linux/ctype.h>
+#include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/module.h>
@@ -47,15 +48,30 @@ MODULE_PARM_DESC(pci,
 
 static struct platform_device *simgpu_pdev;
 
+/* Objects alive across all devices, for debugfs simgpu/objects. */
+atomic_t simgpu_live_results = ATOMIC_INIT(0);
+atomic_t simgpu_live_jobs = ATOMIC_INIT(0);
+static struct dentry *simgpu_debugfs;
+
+static int simgpu_objects_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "results %d\njobs %d\n", atomic_read(&simgpu_live_results),
+		   atomic_read(&simgpu_live_jobs));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(simgpu_objects);
+
 static void simgpu_file_release(struct kref *ref)
 {
 	struct simgpu_file *sfile = container_of(ref, struct simgpu_file, ref);
 	struct simgpu_result *result;
 	unsigned long id;
 
+	/* No job is left: every result is only the table's now. */
 	xa_for_each(&sfile->results, id, result)
-		kfree(result);
+		simgpu_result_put(result);
 	xa_destroy(&sfile->results);
+	mutex_destroy(&sfile->results_lock);
 	mutex_destroy(&sfile->submit_lock);
 	kfree(sfile);
 }
@@ -81,7 +97,10 @@ static int simgpu_open(struct drm_device *drm, struct drm_file *file)
 	kref_init(&sfile->ref);
 	sfile->sdev = sdev;
 	mutex_init(&sfile->submit_lock);
+	mutex_init(&sfile->results_lock);
 	xa_init_flags(&sfile->results, XA_FLAGS_ALLOC1);
+	spin_lock_init(&sfile->done_lock);
+	INIT_LIST_HEAD(&sfile->done);
 	atomic_set(&sfile->inflight, 0);
 
 	if (sdev->acct) {
@@ -101,6 +120,7 @@ static int simgpu_open(struct drm_device *drm, struct drm_file *file)
 err_acct:
 	drmacct_client_close(sfile->acct);
 err_free:
+	mutex_destroy(&sfile->results_lock);
 	mutex_destroy(&sfile->submit_lock);
 	kfree(sfile);
 	return ret;
@@ -430,9 +450,11 @@ static int __init simgpu_init(void)
 {
 	int ret;
 
+	simgpu_debugfs = debugfs_create_dir("simgpu", NULL);
+	debugfs_create_file("objects", 0444, simgpu_debugfs, NULL, &simgpu_objects_fops);
 	ret = platform_driver_register(&simgpu_platform_driver);
 	if (ret)
-		return ret;
+		goto err_debugfs;
 	simgpu_pdev = platform_device_register_simple(DRIVER_NAME, -1, NULL, 0);
 	if (IS_ERR(simgpu_pdev)) {
 		ret = PTR_ERR(simgpu_pdev);
@@ -455,6 +477,8 @@ err_device:
 	platform_device_unregister(simgpu_pdev);
 err_driver:
 	platform_driver_unregister(&simgpu_platform_driver);
+err_debugfs:
+	debugfs_remove_recursive(simgpu_debugfs);
 	return ret;
 }
 
@@ -464,6 +488,7 @@ static void __exit simgpu_exit(void)
 		pci_unregister_driver(&simgpu_pci_driver);
 	platform_device_unregister(simgpu_pdev);
 	platform_driver_unregister(&simgpu_platform_driver);
+	debugfs_remove_recursive(simgpu_debugfs);
 }
 
 module_init(simgpu_init);

@@ -58,17 +58,66 @@ static void simgpu_job_objects_active(struct simgpu_job *job, bool active)
 void simgpu_job_retire(struct simgpu_job *job, u32 status)
 {
 	struct simgpu_file *sfile = job->sfile;
+	struct simgpu_result *result = job->result;
+	unsigned long flags;
 
 	if (job->retired)
 		return;
 	job->retired = true;
 
 	simgpu_job_objects_active(job, false);
-	job->result->status = status;
+	result->status = status;
 	/* Publish every result field before done; pairs with WAIT's acquire. */
-	smp_store_release(&job->result->done, true);
+	smp_store_release(&result->done, true);
+	spin_lock_irqsave(&sfile->done_lock, flags);
+	list_add_tail(&result->done_node, &sfile->done);
+	sfile->ndone++;
+	spin_unlock_irqrestore(&sfile->done_lock, flags);
 	atomic_dec(&sfile->inflight);
 	wake_up_all(&job->sdev->done_wq);
+}
+
+static void simgpu_result_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct simgpu_result, ref));
+	atomic_dec(&simgpu_live_results);
+}
+
+/**
+ * simgpu_result_put() - drop a reference to a job's result
+ * @result: the result, or NULL
+ */
+void simgpu_result_put(struct simgpu_result *result)
+{
+	if (result)
+		kref_put(&result->ref, simgpu_result_release);
+}
+
+/*
+ * Forget the oldest finished results beyond SIMGPU_MAX_DONE_RESULTS, so a
+ * client that never waits cannot grow the kernel's memory without bound.
+ * Called with results_lock held, from SUBMIT.
+ */
+static void simgpu_results_prune(struct simgpu_file *sfile)
+{
+	lockdep_assert_held(&sfile->results_lock);
+
+	for (;;) {
+		struct simgpu_result *oldest = NULL;
+
+		spin_lock_irq(&sfile->done_lock);
+		if (sfile->ndone > SIMGPU_MAX_DONE_RESULTS) {
+			oldest = list_first_entry(&sfile->done, struct simgpu_result,
+						  done_node);
+			list_del(&oldest->done_node);
+			sfile->ndone--;
+		}
+		spin_unlock_irq(&sfile->done_lock);
+		if (!oldest)
+			return;
+		xa_erase(&sfile->results, oldest->id);
+		simgpu_result_put(oldest);
+	}
 }
 
 /* Counts a job that is not freed yet; simgpu_remove() waits for them. */
@@ -131,8 +180,10 @@ static void simgpu_sched_free_job(struct drm_sched_job *sched_job)
 		drm_gem_object_put(&job->dst->base.base);
 	if (job->has_acct)
 		drmacct_job_fini(&job->acct);
+	simgpu_result_put(job->result);
 	simgpu_file_put(job->sfile);
 	kfree(job);
+	atomic_dec(&simgpu_live_jobs);
 	simgpu_jobs_put(sdev);
 }
 
@@ -360,6 +411,9 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 		ret = -ENOMEM;
 		goto err_job;
 	}
+	atomic_inc(&simgpu_live_results);
+	kref_init(&result->ref);		/* the results table's */
+	INIT_LIST_HEAD(&result->done_node);
 
 	job->sdev = sdev;
 	job->engine = args->engine;
@@ -395,14 +449,23 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 			break;
 		mutex_unlock(&sfile->submit_lock);
 	}
-	ret = xa_alloc(&sfile->results, &id, result, xa_limit_32b, GFP_KERNEL);
-	if (ret)
+	mutex_lock(&sfile->results_lock);
+	simgpu_results_prune(sfile);
+	/* Cyclic: a forgotten id is not handed out again (until 2^32 jobs). */
+	ret = xa_alloc_cyclic(&sfile->results, &id, result, xa_limit_32b,
+			      &sfile->next_id, GFP_KERNEL);
+	mutex_unlock(&sfile->results_lock);
+	if (ret < 0)
 		goto err_unlock;
+	ret = 0;
+	result->id = id;
 	ret = drmacct_compat_sched_job_init(&job->base, entity, file,
 					    sfile->acct ?
 					    drmacct_client_id(sfile->acct) : 0);
 	if (ret) {
+		mutex_lock(&sfile->results_lock);
 		xa_erase(&sfile->results, id);
+		mutex_unlock(&sfile->results_lock);
 		goto err_unlock;
 	}
 
@@ -414,6 +477,8 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 	}
 	kref_get(&sfile->ref);
 	job->sfile = sfile;
+	kref_get(&result->ref);			/* the job's */
+	atomic_inc(&simgpu_live_jobs);
 	atomic_inc(&sfile->inflight);
 	simgpu_jobs_get(sdev);
 	simgpu_job_objects_active(job, true);
@@ -428,7 +493,7 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 err_unlock:
 	mutex_unlock(&sfile->submit_lock);
 err_result:
-	kfree(result);
+	simgpu_result_put(result);
 err_job:
 	simgpu_job_free_unsubmitted(job);
 	return ret;
@@ -446,9 +511,15 @@ static bool simgpu_result_done(const struct simgpu_result *result)
  * @data: struct drm_simgpu_wait
  * @file: the file that submitted the job
  *
- * Return: 0 with the job's result; -EINVAL for non-zero reserved fields,
- * -ENOENT for an id this file never returned, -EBUSY when polling
- * (timeout 0) an unfinished job, -ETIME when the timeout expired,
+ * The timeout is a CLOCK_MONOTONIC deadline with SIMGPU_WAIT_ABSOLUTE, so
+ * a WAIT that a signal interrupts and the kernel restarts does not wait
+ * longer than asked; a relative timeout is written back reduced by the
+ * time already waited, for the same reason.
+ *
+ * Return: 0 with the job's result; -EINVAL for unknown flags or non-zero
+ * pad/reserved, -ENOENT for an id this file never returned or whose result
+ * was forgotten (SIMGPU_MAX_DONE_RESULTS finished after it), -EBUSY when
+ * polling (timeout 0) an unfinished job, -ETIME when the timeout expired,
  * -ERESTARTSYS on a signal.
  */
 int simgpu_ioctl_wait(struct drm_device *drm, void *data,
@@ -458,40 +529,59 @@ int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 	struct simgpu_file *sfile = file->driver_priv;
 	struct drm_simgpu_wait *args = data;
 	struct simgpu_result *result;
-	ktime_t timeout;
-	int ret;
+	u64 now, deadline;
+	int ret = 0;
 
-	if (args->reserved[0] || args->reserved[1])
+	if (args->flags & ~SIMGPU_WAIT_ABSOLUTE || args->pad || args->reserved)
 		return -EINVAL;
 	if (!args->job_id || args->job_id > U32_MAX)
 		return -ENOENT;
-	/* Results are only erased when the file is released. */
+	mutex_lock(&sfile->results_lock);
 	result = xa_load(&sfile->results, args->job_id);
+	if (result)
+		kref_get(&result->ref);
+	mutex_unlock(&sfile->results_lock);
 	if (!result)
 		return -ENOENT;
 
 	if (!simgpu_result_done(result)) {
-		if (!args->timeout_ns)
-			return -EBUSY;
-		/*
-		 * A relative hrtimer on CLOCK_MONOTONIC never fires before
-		 * the requested time has passed (jiffies would round the
-		 * timeout down to the tick and end up to a tick early).
-		 * KTIME_MAX means no timer at all: wait until done.
-		 */
-		timeout = ns_to_ktime(min_t(u64, args->timeout_ns, KTIME_MAX));
-		ret = wait_event_interruptible_hrtimeout(sdev->done_wq,
-							 simgpu_result_done(result),
-							 timeout);
-		if (ret)
-			return ret;	/* -ETIME or -ERESTARTSYS */
+		now = ktime_get_ns();
+		if (args->flags & SIMGPU_WAIT_ABSOLUTE)
+			deadline = args->timeout_ns;
+		else
+			deadline = args->timeout_ns > U64_MAX - now ? U64_MAX :
+				   now + args->timeout_ns;
+		if (!args->timeout_ns) {
+			ret = -EBUSY;
+		} else if (deadline <= now) {
+			ret = -ETIME;
+		} else if (deadline >= KTIME_MAX) {
+			/* No timer at all: wait until done. */
+			ret = wait_event_interruptible(sdev->done_wq,
+						       simgpu_result_done(result));
+		} else {
+			/*
+			 * An hrtimer on CLOCK_MONOTONIC never fires before the
+			 * deadline (jiffies would round it down by a tick).
+			 */
+			ret = wait_event_interruptible_hrtimeout(sdev->done_wq,
+								 simgpu_result_done(result),
+								 ns_to_ktime(deadline - now));
+		}
+		if (ret == -ERESTARTSYS && !(args->flags & SIMGPU_WAIT_ABSOLUTE) &&
+		    deadline < KTIME_MAX) {
+			now = ktime_get_ns();
+			args->timeout_ns = deadline > now ? deadline - now : 1;
+		}
 	}
-
-	args->status = result->status;
-	args->instance = result->instance;
-	args->queued_ns = result->queued_ns;
-	args->start_ns = result->start_ns;
-	args->end_ns = result->end_ns;
-	args->cycles = result->cycles;
-	return 0;
+	if (!ret) {
+		args->status = result->status;
+		args->instance = result->instance;
+		args->queued_ns = result->queued_ns;
+		args->start_ns = result->start_ns;
+		args->end_ns = result->end_ns;
+		args->cycles = result->cycles;
+	}
+	simgpu_result_put(result);
+	return ret;	/* 0, -EBUSY, -ETIME or -ERESTARTSYS */
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/time.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -204,8 +205,9 @@ MUT(copy_src_wrap, a->sb.src_offset = ~0ull - 100)
 MUT(copy_size_wrap, a->sb.size = ~0ull)
 MUT(wait_unknown, a->wt.job_id = c->done_job + 1000000)
 MUT(wait_zero, a->wt.job_id = 0)
-MUT(wait_res0, a->wt.reserved[0] = 1)
-MUT(wait_res1, a->wt.reserved[1] = 1)
+MUT(wait_flags, a->wt.flags = 1u << 7)
+MUT(wait_pad, a->wt.pad = 1)
+MUT(wait_res, a->wt.reserved = 1)
 
 static const struct row rows[] = {
 	{ "query_device reserved[0]", B_QDEV, qdev_res0, EINVAL },
@@ -273,8 +275,9 @@ static const struct row rows[] = {
 	{ "copy overlapping in one bo", B_COPY, copy_overlap, EINVAL },
 	{ "wait unknown job", B_WAIT, wait_unknown, ENOENT },
 	{ "wait job 0", B_WAIT, wait_zero, ENOENT },
-	{ "wait reserved[0]", B_WAIT, wait_res0, EINVAL },
-	{ "wait reserved[1]", B_WAIT, wait_res1, EINVAL },
+	{ "wait unknown flag", B_WAIT, wait_flags, EINVAL },
+	{ "wait pad", B_WAIT, wait_pad, EINVAL },
+	{ "wait reserved", B_WAIT, wait_res, EINVAL },
 };
 
 /* Output fields a valid call may fill are not inputs: ignored rows. */
@@ -421,7 +424,7 @@ DT_TEST(wait_poll_and_timeout)
 		 "WAIT gave up after %.3f ms, before its 10 ms timeout (ns -> jiffies rounded down?)",
 		 (double)shortest / 1e6);
 	sg_wait(c.fd, job, &w);
-	/* a collected job can be collected again (results stay until close) */
+	/* a collected job can be collected again (results stay until 4096 newer finish) */
 	DT_EXPECT_EQ(sg_wait_raw(c.fd, job, 0, &w), 0);
 	DT_EXPECT_GE(w.end_ns - w.start_ns, 800 * NSEC_PER_MSEC);
 	ctx_fini(&c);
@@ -485,6 +488,58 @@ DT_TEST(inflight_limit_waits)
 	sg_wait(c.fd, last + 1, &w);
 	DT_EXPECT_EQ(w.status, (uint32_t)SIMGPU_JOB_DONE);
 	ctx_fini(&c);
+}
+
+/*
+ * A WAIT that signals keep interrupting (SA_RESTART, so the kernel restarts
+ * it) still ends at its deadline: an absolute one as given, a relative one
+ * because the time left is written back before each restart. Behind a 2 s
+ * job, a 300 ms WAIT that restarted with its full timeout every 20 ms would
+ * last until the job ends.
+ */
+static void wait_under_signals(bool absolute)
+{
+	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_RESTART }, old;
+	struct itimerval it = { .it_interval = { 0, 20000 }, .it_value = { 0, 20000 } };
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	struct drm_simgpu_wait w;
+	uint64_t job, t0, t1;
+	struct ctx c;
+	int ret, err;
+
+	ctx_init(&c);
+	job = sg_submit_busy(c.fd, c.busy_eng, 0, 2000 * NSEC_PER_MSEC);
+	DT_ASSERT_EQ(sigaction(SIGALRM, &sa, &old), 0);
+	DT_ASSERT_EQ(setitimer(ITIMER_REAL, &it, NULL), 0);
+	memset(&w, 0, sizeof(w));
+	w.job_id = job;
+	t0 = sg_now_ns();
+	w.timeout_ns = absolute ? t0 + 300 * NSEC_PER_MSEC : 300 * NSEC_PER_MSEC;
+	w.flags = absolute ? SIMGPU_WAIT_ABSOLUTE : 0;
+	ret = ioctl(c.fd, DRM_IOCTL_SIMGPU_WAIT, &w);
+	err = errno;
+	t1 = sg_now_ns();
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	dt_info("%s WAIT of 300 ms under a 20 ms signal: %d/%s after %.1f ms",
+		absolute ? "absolute" : "relative", ret, ret ? strerrorname_dt(err) : "-",
+		(double)(t1 - t0) / 1e6);
+	DT_EXPECT_EQ(ret, -1);
+	DT_EXPECT_EQ(err, ETIME);
+	DT_EXPECT_GE(t1 - t0, 300 * NSEC_PER_MSEC);
+	DT_EXPECT_LT(t1 - t0, 1000 * NSEC_PER_MSEC);
+	sg_wait(c.fd, job, &w);
+	ctx_fini(&c);
+}
+
+DT_TEST(wait_absolute_deadline_holds_across_restarts)
+{
+	wait_under_signals(true);
+}
+
+DT_TEST(wait_relative_timeout_holds_across_restarts)
+{
+	wait_under_signals(false);
 }
 
 /* A purged (DONTNEED then reclaimed) or closed handle cannot be used by a job. */

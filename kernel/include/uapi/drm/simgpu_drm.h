@@ -119,19 +119,30 @@ struct drm_simgpu_submit {
 
 /*
  * Waits for a job of this file and returns the driver's own measurement of it
- * (the ground truth tests compare fdinfo against). A job's result can be
- * collected by WAIT until the file is closed.
+ * (the ground truth tests compare fdinfo against). A finished job's result
+ * can be collected (any number of times) until SIMGPU_MAX_DONE_RESULTS jobs
+ * of the file have finished after it, or the file is closed; after that
+ * WAIT says -ENOENT. Unfinished jobs' results are always kept.
  */
+#define SIMGPU_MAX_DONE_RESULTS	4096
+
+/* drm_simgpu_wait.flags */
+#define SIMGPU_WAIT_ABSOLUTE	(1u << 0)	/* timeout_ns is a CLOCK_MONOTONIC deadline */
+
 struct drm_simgpu_wait {
 	__u64 job_id;		/* in */
-	__u64 timeout_ns;	/* in: relative; 0 polls (-EBUSY when not done) */
+	__u64 timeout_ns;	/* in: relative ns, or a deadline with SIMGPU_WAIT_ABSOLUTE;
+				 * 0 polls (-EBUSY when not done); U64_MAX waits for ever.
+				 * Relative: on -EINTR the time left is written back. */
+	__u32 flags;		/* in: SIMGPU_WAIT_* */
+	__u32 pad;		/* in: must be 0 */
 	__u32 status;		/* out: SIMGPU_JOB_* */
 	__u32 instance;		/* out: instance the job ran on */
 	__u64 queued_ns;	/* out: CLOCK_MONOTONIC ns at submit */
 	__u64 start_ns;		/* out: when the engine started it */
 	__u64 end_ns;		/* out: when it completed */
 	__u64 cycles;		/* out: engine cycles the job consumed */
-	__u64 reserved[2];	/* in: must be 0 */
+	__u64 reserved;		/* in: must be 0 */
 };
 
 #define DRM_IOCTL_SIMGPU_QUERY_DEVICE	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMGPU_QUERY_DEVICE, struct drm_simgpu_query_device)
