@@ -90,6 +90,15 @@ else
 	[ -n "$n" ] && flag "DRMACCT_SCHED_INIT_NARGS=$n"
 fi
 
+# drm_sched_start(sched[, bool full_recovery | int errno]) after a reset.
+if has drm/gpu_scheduler.h 'void drm_sched_start\(struct drm_gpu_scheduler \*sched\);'; then
+	flag DRMACCT_SCHED_START_SCHED_ONLY
+elif has drm/gpu_scheduler.h 'void drm_sched_start\(struct drm_gpu_scheduler \*sched, bool full_recovery\);'; then
+	flag DRMACCT_SCHED_START_FULL_RECOVERY
+elif has drm/gpu_scheduler.h 'void drm_sched_start\(struct drm_gpu_scheduler \*sched, int errno\);'; then
+	flag DRMACCT_SCHED_START_ERRNO
+fi
+
 # drm_sched_job_init(job, entity, [credits,] owner[, drm_client_id]).
 n=$(nargs drm/gpu_scheduler.h drm_sched_job_init)
 [ -n "$n" ] && flag "DRMACCT_SCHED_JOB_INIT_NARGS=$n"

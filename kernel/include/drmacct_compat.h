@@ -24,6 +24,8 @@
  *   drm_sched_init_args (upstream 6.15), which needs num_rqs where it has it.
  * - drm_sched_job_init(): 3 arguments, + credits (6.7), + the DRM client id
  *   (6.17; Debian 6.12 as a backport).
+ * - drm_sched_start(): + bool full_recovery (before 6.11), none (6.11,
+ *   6.12), + int errno (6.13).
  */
 #ifndef _DRMACCT_COMPAT_H_
 #define _DRMACCT_COMPAT_H_
@@ -192,6 +194,26 @@ drmacct_compat_sched_init(struct drm_gpu_scheduler *sched,
 			      hw_limit, 0, timeout, NULL, NULL, name, dev);
 #else
 #error "drmacct: cannot tell drm_sched_init()'s form from the headers"
+#endif
+}
+
+/**
+ * drmacct_compat_sched_start() - restart a scheduler after a reset
+ * @sched: the scheduler, stopped with drm_sched_stop()
+ *
+ * Jobs resubmitted since the stop (their hardware fences back in place)
+ * carry on; those without one end as cancelled.
+ */
+static inline void drmacct_compat_sched_start(struct drm_gpu_scheduler *sched)
+{
+#if defined(DRMACCT_SCHED_START_SCHED_ONLY)
+	drm_sched_start(sched);
+#elif defined(DRMACCT_SCHED_START_FULL_RECOVERY)
+	drm_sched_start(sched, true);
+#elif defined(DRMACCT_SCHED_START_ERRNO)
+	drm_sched_start(sched, 0);
+#else
+#error "drmacct: cannot tell drm_sched_start()'s form from the headers"
 #endif
 }
 

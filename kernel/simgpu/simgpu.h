@@ -86,6 +86,7 @@ struct simgpu_inst {
 	spinlock_t fence_lock;		/* for the hardware fences */
 	u64 fence_context;
 	u64 fence_seqno;
+	atomic_t load;			/* jobs submitted here, not yet retired */
 };
 
 struct simgpu_device {
@@ -95,6 +96,8 @@ struct simgpu_device {
 	struct workqueue_struct *wq;
 	struct simgpu_inst inst[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
 	struct drm_gpu_scheduler *sched_list[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
+	struct mutex files_lock;	/* @files */
+	struct list_head files;		/* open files (struct simgpu_file.dev_node) */
 	spinlock_t jobs_lock;		/* @jobs, and its last wake-up */
 	unsigned int jobs;		/* jobs not yet freed */
 	wait_queue_head_t jobs_wq;	/* @jobs dropped to 0 */
@@ -135,6 +138,8 @@ extern atomic_t simgpu_live_jobs;
 struct simgpu_file {
 	struct kref ref;
 	struct simgpu_device *sdev;
+	struct list_head dev_node;	/* in simgpu_device.files while open */
+	bool entities_gone;		/* torn down (close, or device unplug) */
 	struct drmacct_client *acct;	/* NULL when accounting=0 */
 	struct mutex submit_lock;	/* job arm + push order */
 	struct mutex results_lock;	/* @results: lookups, inserts, pruning */
@@ -145,7 +150,6 @@ struct simgpu_file {
 	unsigned int ndone;
 	atomic_t inflight;		/* jobs whose result is not done */
 	struct drm_sched_entity entity[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
-	struct drm_sched_entity any[SIMGPU_NUM_ENGINES];	/* capacity > 1 */
 };
 
 void simgpu_file_put(struct simgpu_file *sfile);
@@ -168,6 +172,7 @@ struct simgpu_job {
 	struct drmacct_job acct;
 	struct drmacct_client *client;	/* @acct's reference, or NULL */
 	bool has_acct;
+	bool hang;			/* SIMGPU_SUBMIT_HANG: never completes */
 	bool ran;			/* run_job() was called */
 	bool retired;			/* result done, objects idle */
 	struct dma_fence *hw_fence;
@@ -181,11 +186,16 @@ struct simgpu_job {
 	u8 value;
 	struct simgpu_bo *src;		/* references */
 	struct simgpu_bo *dst;
+	struct simgpu_inst *inst;	/* the instance the job was submitted to */
 	u64 cycles_start;		/* instance clock at start */
 };
 
+/* simgpu_drv.c */
+extern long simgpu_job_timeout;		/* drm_sched job timeout, jiffies */
+
 /* simgpu_engine.c */
 int simgpu_engines_init(struct simgpu_device *sdev);
+bool simgpu_engine_reset(struct simgpu_inst *inst);
 void simgpu_engines_fini(struct simgpu_device *sdev);
 struct dma_fence *simgpu_engine_run(struct simgpu_inst *inst,
 				    struct simgpu_job *job);
@@ -201,7 +211,7 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 		      struct drm_file *file);
 int simgpu_file_entities_init(struct simgpu_file *sfile);
-void simgpu_file_entities_fini(struct simgpu_file *sfile);
+void simgpu_file_entities_fini(struct simgpu_file *sfile, bool flush);
 
 /* simgpu_gem.c */
 struct drm_gem_object *simgpu_gem_create_object(struct drm_device *drm,
@@ -211,6 +221,8 @@ int simgpu_ioctl_gem_create(struct drm_device *drm, void *data,
 int simgpu_ioctl_gem_madvise(struct drm_device *drm, void *data,
 			     struct drm_file *file);
 int simgpu_ioctl_gem_info(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+int simgpu_ioctl_gem_wait(struct drm_device *drm, void *data,
 			  struct drm_file *file);
 void simgpu_gem_mem_stats(struct drm_file *file, struct drmacct_mem_stats *st);
 void simgpu_bo_mem_event(struct simgpu_file *sfile, struct simgpu_bo *bo,

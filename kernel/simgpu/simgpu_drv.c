@@ -46,6 +46,13 @@ module_param(pci, bool, 0444);
 MODULE_PARM_DESC(pci,
 		 "Also drive QEMU's edu PCI device (1234:11e8) as a simgpu (default 0)");
 
+static unsigned int job_timeout_ms = 1000;
+module_param(job_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "Scheduler job timeout in ms (default 1000; 0 none): a job submitted with SIMGPU_SUBMIT_HANG is reset after it");
+
+long simgpu_job_timeout = MAX_SCHEDULE_TIMEOUT;
+
 static struct platform_device *simgpu_pdev;
 
 /* Objects alive across all devices, for debugfs simgpu/objects. */
@@ -114,6 +121,9 @@ static int simgpu_open(struct drm_device *drm, struct drm_file *file)
 	if (ret)
 		goto err_acct;
 
+	mutex_lock(&sdev->files_lock);
+	list_add_tail(&sfile->dev_node, &sdev->files);
+	mutex_unlock(&sdev->files_lock);
 	file->driver_priv = sfile;
 	return 0;
 
@@ -129,8 +139,17 @@ err_free:
 static void simgpu_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct simgpu_file *sfile = file->driver_priv;
+	struct simgpu_device *sdev = to_simgpu(drm);
+	bool gone;
 
-	simgpu_file_entities_fini(sfile);
+	mutex_lock(&sdev->files_lock);
+	list_del(&sfile->dev_node);
+	gone = sfile->entities_gone;
+	sfile->entities_gone = true;
+	mutex_unlock(&sdev->files_lock);
+	/* After an unplug the device already tore them down. */
+	if (!gone)
+		simgpu_file_entities_fini(sfile, true);
 	/* Running jobs hold their own client and file references. */
 	drmacct_client_close(sfile->acct);
 	sfile->acct = NULL;
@@ -225,20 +244,49 @@ static void simgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 }
 DRMACCT_DEFINE_SHOW_FDINFO(simgpu_show_fdinfo)
 
+/*
+ * Every ioctl runs inside drm_dev_enter(): after a hot-unplug they all fail
+ * with -ENODEV, and the device's teardown waits for those in progress. The
+ * ones that may sleep for a long time (WAIT, GEM_WAIT, SUBMIT at its
+ * in-flight limit) do their waiting outside it, so an unplug never waits
+ * for them; what they wait for ends with the teardown.
+ */
+#define SIMGPU_GUARDED(fn)						\
+static int fn##_guarded(struct drm_device *drm, void *data,		\
+			struct drm_file *file)				\
+{									\
+	int idx, ret;							\
+									\
+	if (!drm_dev_enter(drm, &idx))					\
+		return -ENODEV;						\
+	ret = fn(drm, data, file);					\
+	drm_dev_exit(idx);						\
+	return ret;							\
+}
+
+SIMGPU_GUARDED(simgpu_ioctl_query_device)
+SIMGPU_GUARDED(simgpu_ioctl_query_engine)
+SIMGPU_GUARDED(simgpu_ioctl_set_client_name)
+SIMGPU_GUARDED(simgpu_ioctl_gem_create)
+SIMGPU_GUARDED(simgpu_ioctl_gem_madvise)
+SIMGPU_GUARDED(simgpu_ioctl_gem_info)
+
 static const struct drm_ioctl_desc simgpu_ioctls[] = {
-	DRM_IOCTL_DEF_DRV(SIMGPU_QUERY_DEVICE, simgpu_ioctl_query_device,
+	DRM_IOCTL_DEF_DRV(SIMGPU_QUERY_DEVICE, simgpu_ioctl_query_device_guarded,
 			  DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(SIMGPU_QUERY_ENGINE, simgpu_ioctl_query_engine,
+	DRM_IOCTL_DEF_DRV(SIMGPU_QUERY_ENGINE, simgpu_ioctl_query_engine_guarded,
 			  DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(SIMGPU_SET_CLIENT_NAME, simgpu_ioctl_set_client_name,
+	DRM_IOCTL_DEF_DRV(SIMGPU_SET_CLIENT_NAME, simgpu_ioctl_set_client_name_guarded,
 			  DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(SIMGPU_GEM_CREATE, simgpu_ioctl_gem_create,
+	DRM_IOCTL_DEF_DRV(SIMGPU_GEM_CREATE, simgpu_ioctl_gem_create_guarded,
 			  DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(SIMGPU_GEM_MADVISE, simgpu_ioctl_gem_madvise,
+	DRM_IOCTL_DEF_DRV(SIMGPU_GEM_MADVISE, simgpu_ioctl_gem_madvise_guarded,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(SIMGPU_SUBMIT, simgpu_ioctl_submit, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(SIMGPU_WAIT, simgpu_ioctl_wait, DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(SIMGPU_GEM_INFO, simgpu_ioctl_gem_info,
+	DRM_IOCTL_DEF_DRV(SIMGPU_GEM_INFO, simgpu_ioctl_gem_info_guarded,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMGPU_GEM_WAIT, simgpu_ioctl_gem_wait,
 			  DRM_RENDER_ALLOW),
 };
 
@@ -349,12 +397,15 @@ static int simgpu_device_create(struct device *parent)
 	if (IS_ERR(sdev))
 		return PTR_ERR(sdev);
 	sdev->legacy_memory = legacy_memory;
+	mutex_init(&sdev->files_lock);
+	INIT_LIST_HEAD(&sdev->files);
 	spin_lock_init(&sdev->jobs_lock);
 	sdev->jobs = 0;
 	init_waitqueue_head(&sdev->jobs_wq);
 	init_waitqueue_head(&sdev->done_wq);
 
-	sdev->wq = alloc_workqueue("simgpu", WQ_UNBOUND, 0);
+	/* It signals fences, so memory reclaim may wait for it. */
+	sdev->wq = alloc_workqueue("simgpu", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!sdev->wq)
 		return -ENOMEM;
 	ret = simgpu_engines_init(sdev);
@@ -387,9 +438,28 @@ err_wq:
 static void simgpu_device_destroy(struct device *parent)
 {
 	struct simgpu_device *sdev = dev_get_drvdata(parent);
+	struct simgpu_file *sfile;
+	unsigned int e, i;
 
-	drm_dev_unregister(&sdev->drm);
-	/* Jobs of closed files may still run: let them finish. */
+	/*
+	 * Unplug: no new ioctl gets in, and every one in progress has left
+	 * (the waits are outside drm_dev_enter()). Files may stay open.
+	 */
+	drm_dev_unplug(&sdev->drm);
+	/* The open files' queued jobs go: their device is gone. */
+	mutex_lock(&sdev->files_lock);
+	list_for_each_entry(sfile, &sdev->files, dev_node) {
+		if (sfile->entities_gone)
+			continue;
+		sfile->entities_gone = true;
+		simgpu_file_entities_fini(sfile, false);
+	}
+	mutex_unlock(&sdev->files_lock);
+	/* A hung job would only end at the timeout: reset it now. */
+	for (e = 0; e < SIMGPU_NUM_ENGINES; e++)
+		for (i = 0; i < simgpu_engines[e].capacity; i++)
+			simgpu_engine_reset(&sdev->inst[e][i]);
+	/* The jobs already on the engines finish: wait for them. */
 	spin_lock_irq(&sdev->jobs_lock);
 	wait_event_lock_irq(sdev->jobs_wq, !sdev->jobs, sdev->jobs_lock);
 	spin_unlock_irq(&sdev->jobs_lock);
@@ -450,6 +520,8 @@ static int __init simgpu_init(void)
 {
 	int ret;
 
+	if (job_timeout_ms)
+		simgpu_job_timeout = msecs_to_jiffies(job_timeout_ms);
 	simgpu_debugfs = debugfs_create_dir("simgpu", NULL);
 	debugfs_create_file("objects", 0444, simgpu_debugfs, NULL, &simgpu_objects_fops);
 	ret = platform_driver_register(&simgpu_platform_driver);

@@ -126,6 +126,8 @@ static void simgpu_inst_start_locked(struct simgpu_inst *inst)
 	job->result->start_ns = start;
 	job->result->instance = inst->index;
 
+	if (job->hang)
+		return;		/* the engine hangs: only a reset ends this job */
 	if (job->op == SIMGPU_OP_BUSY)
 		hrtimer_start(&inst->timer, ns_to_ktime(start + job->busy_ns),
 			      HRTIMER_MODE_ABS);
@@ -134,30 +136,40 @@ static void simgpu_inst_start_locked(struct simgpu_inst *inst)
 }
 
 /*
- * The current job finished: account it, publish it, signal its fence, then
- * start the next one. Starting the next only after the signal keeps the
- * fences of the instance's context signalling in seqno order (a next job
- * that ended at once could otherwise signal first); run() does not start a
- * job while @signalling is set. The fence reference is ours: once the
- * scheduler has seen the fence signalled it may drop the job's reference.
+ * The current job leaves the engine: finished (@hung false), or ended by
+ * an engine reset because it hung. Account it, publish it, signal its
+ * fence (with -ETIMEDOUT for a hung job), then start the next one.
+ * Starting the next only after the signal keeps the fences of the
+ * instance's context signalling in seqno order (a next job that ended at
+ * once could otherwise signal first); run() does not start a job while
+ * @signalling is set. The fence reference is ours: once the scheduler has
+ * seen the fence signalled it may drop the job's reference.
  */
-static void simgpu_inst_complete(struct simgpu_inst *inst)
+static void simgpu_inst_finish(struct simgpu_inst *inst, bool hung)
 {
 	struct simgpu_job *job;
 	struct dma_fence *fence;
 	unsigned long flags;
 	u64 t, cycles, end;
+	bool cookie;
 
+	cookie = dma_fence_begin_signalling();
 	spin_lock_irqsave(&inst->lock, flags);
 	job = inst->current_job;
 	if (WARN_ON_ONCE(!job)) {
 		spin_unlock_irqrestore(&inst->lock, flags);
+		dma_fence_end_signalling(cookie);
 		return;
 	}
 	t = ktime_get_ns();
 	simgpu_clock_advance(&inst->clk, inst->info, t);
 	cycles = inst->clk.cycles - job->cycles_start;
-	end = job->has_acct ? drmacct_job_end(&job->acct, cycles) : t;
+	if (!job->has_acct)
+		end = t;
+	else if (hung)
+		end = drmacct_job_reset(&job->acct, cycles);
+	else
+		end = drmacct_job_end(&job->acct, cycles);
 	job->result->end_ns = end;
 	job->result->cycles = cycles;
 	list_del_init(&job->node);
@@ -167,7 +179,9 @@ static void simgpu_inst_complete(struct simgpu_inst *inst)
 	spin_unlock_irqrestore(&inst->lock, flags);
 
 	/* After the signal the scheduler may free the job at any time. */
-	simgpu_job_retire(job, SIMGPU_JOB_DONE);
+	simgpu_job_retire(job, hung ? SIMGPU_JOB_TIMEDOUT : SIMGPU_JOB_DONE);
+	if (hung)
+		dma_fence_set_error(fence, -ETIMEDOUT);
 	dma_fence_signal(fence);
 
 	spin_lock_irqsave(&inst->lock, flags);
@@ -175,6 +189,37 @@ static void simgpu_inst_complete(struct simgpu_inst *inst)
 	simgpu_inst_start_locked(inst);
 	spin_unlock_irqrestore(&inst->lock, flags);
 	dma_fence_put(fence);
+	dma_fence_end_signalling(cookie);
+}
+
+static void simgpu_inst_complete(struct simgpu_inst *inst)
+{
+	simgpu_inst_finish(inst, false);
+}
+
+/**
+ * simgpu_engine_reset() - reset an instance whose current job hung
+ * @inst: the instance, its scheduler stopped
+ *
+ * The hung job (submitted with SIMGPU_SUBMIT_HANG) ends: drmacct charges
+ * its time up to now, its result says SIMGPU_JOB_TIMEDOUT and its hardware
+ * fence signals -ETIMEDOUT. The jobs queued behind it stay queued and the
+ * instance goes on with the next. Nothing happens when the current job is
+ * not hung (a long job is no hang).
+ *
+ * Return: true when a hung job was reset.
+ */
+bool simgpu_engine_reset(struct simgpu_inst *inst)
+{
+	unsigned long flags;
+	bool hung;
+
+	spin_lock_irqsave(&inst->lock, flags);
+	hung = inst->current_job && inst->current_job->hang;
+	spin_unlock_irqrestore(&inst->lock, flags);
+	if (hung)
+		simgpu_inst_finish(inst, true);
+	return hung;
 }
 
 static enum hrtimer_restart simgpu_inst_timer(struct hrtimer *timer)
@@ -219,10 +264,16 @@ static void simgpu_bo_copy(struct simgpu_bo *dst, u64 doff,
 	}
 }
 
+/*
+ * The memory work of the current FILL/COPY job. It runs on a
+ * WQ_MEM_RECLAIM queue inside a fence-signalling section: it must neither
+ * allocate nor wait for anything that reclaim could wait on.
+ */
 static void simgpu_inst_work(struct work_struct *work)
 {
 	struct simgpu_inst *inst = container_of(work, struct simgpu_inst, work);
 	struct simgpu_job *job;
+	bool cookie;
 
 	spin_lock_irq(&inst->lock);
 	job = inst->current_job;
@@ -230,11 +281,13 @@ static void simgpu_inst_work(struct work_struct *work)
 	if (WARN_ON_ONCE(!job || job->op == SIMGPU_OP_BUSY))
 		return;
 
+	cookie = dma_fence_begin_signalling();
 	if (job->op == SIMGPU_OP_FILL)
 		simgpu_bo_fill(job->dst, job->dst_offset, job->size, job->value);
 	else
 		simgpu_bo_copy(job->dst, job->dst_offset, job->src,
 			       job->src_offset, job->size);
+	dma_fence_end_signalling(cookie);
 	simgpu_inst_complete(inst);
 }
 
@@ -242,6 +295,10 @@ static void simgpu_inst_work(struct work_struct *work)
  * simgpu_engine_run() - hand a job to an instance (drm_sched run_job)
  * @inst: the instance of the scheduler that picked the job
  * @job: the job
+ *
+ * A job drm_sched hands over again after a reset (resubmission) is
+ * already on the instance, queued or finished: it keeps its place and its
+ * fence.
  *
  * Return: a new reference to the job's hardware fence.
  */
@@ -251,12 +308,14 @@ struct dma_fence *simgpu_engine_run(struct simgpu_inst *inst,
 	unsigned long flags;
 
 	spin_lock_irqsave(&inst->lock, flags);
-	dma_fence_init(job->hw_fence, &simgpu_fence_ops, &inst->fence_lock,
-		       inst->fence_context, ++inst->fence_seqno);
-	job->ran = true;
-	list_add_tail(&job->node, &inst->queue);
-	if (!inst->current_job && !inst->signalling)
-		simgpu_inst_start_locked(inst);
+	if (!job->ran) {
+		dma_fence_init(job->hw_fence, &simgpu_fence_ops, &inst->fence_lock,
+			       inst->fence_context, ++inst->fence_seqno);
+		job->ran = true;
+		list_add_tail(&job->node, &inst->queue);
+		if (!inst->current_job && !inst->signalling)
+			simgpu_inst_start_locked(inst);
+	}
 	spin_unlock_irqrestore(&inst->lock, flags);
 	return dma_fence_get(job->hw_fence);
 }
@@ -346,7 +405,7 @@ int simgpu_engines_init(struct simgpu_device *sdev)
 			ret = drmacct_compat_sched_init(&inst->sched,
 							&simgpu_sched_ops,
 							SIMGPU_HW_QUEUE_DEPTH,
-							MAX_SCHEDULE_TIMEOUT,
+							simgpu_job_timeout,
 							inst->name,
 							sdev->drm.dev);
 			if (ret) {

@@ -8,9 +8,12 @@
  * at read time by walking the file's handles, so an object another file
  * imported is "shared" for both files without any cross-file bookkeeping.
  */
+#include <linux/dma-resv.h>
 #include <linux/err.h>
+#include <linux/ktime.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_vma_manager.h>
@@ -182,6 +185,60 @@ int simgpu_ioctl_gem_info(struct drm_device *drm, void *data,
 	if (!ret) {
 		args->size = obj->size;
 		args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
+	}
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+/**
+ * simgpu_ioctl_gem_wait() - DRM_IOCTL_SIMGPU_GEM_WAIT
+ * @drm: the device
+ * @data: struct drm_simgpu_gem_wait
+ * @file: the file owning the handle
+ *
+ * Return: 0 once the jobs that write the object (and with
+ * SIMGPU_GEM_WAIT_WRITE those that read it) have finished; -EBUSY when
+ * polling and they have not; -ETIME at the deadline; -ERESTARTSYS on a
+ * signal (the deadline is absolute, so a restart waits no longer);
+ * -EINVAL for unknown flags or reserved; -ENOENT for a bad handle;
+ * -ENODEV after the device was unplugged.
+ */
+int simgpu_ioctl_gem_wait(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct drm_simgpu_gem_wait *args = data;
+	enum dma_resv_usage usage;
+	struct drm_gem_object *obj;
+	long left;
+	u64 now;
+	int ret = 0, idx;
+
+	if (args->flags & ~SIMGPU_GEM_WAIT_WRITE || args->reserved)
+		return -EINVAL;
+	/* The wait itself outside drm_dev_enter(): an unplug never waits for it. */
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	obj = drm_gem_object_lookup(file, args->handle);
+	drm_dev_exit(idx);
+	if (!obj)
+		return -ENOENT;
+	usage = args->flags & SIMGPU_GEM_WAIT_WRITE ? DMA_RESV_USAGE_READ :
+						      DMA_RESV_USAGE_WRITE;
+	now = ktime_get_ns();
+	if (!args->timeout_ns) {
+		if (!dma_resv_test_signaled(obj->resv, usage))
+			ret = -EBUSY;
+	} else if (args->timeout_ns <= now) {
+		if (!dma_resv_test_signaled(obj->resv, usage))
+			ret = -ETIME;
+	} else {
+		/* Rounded up to whole jiffies: never before the deadline. */
+		left = dma_resv_wait_timeout(obj->resv, usage, true,
+					     nsecs_to_jiffies(args->timeout_ns - now) + 1);
+		if (left == 0)
+			ret = -ETIME;
+		else if (left < 0)
+			ret = left;
 	}
 	drm_gem_object_put(obj);
 	return ret;

@@ -2,11 +2,13 @@
 /*
  * simgpu — jobs: SUBMIT and WAIT ioctls, drm_sched backend, entities.
  */
+#include <linux/dma-resv.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 
@@ -74,6 +76,7 @@ void simgpu_job_retire(struct simgpu_job *job, u32 status)
 	sfile->ndone++;
 	spin_unlock_irqrestore(&sfile->done_lock, flags);
 	atomic_dec(&sfile->inflight);
+	atomic_dec(&job->inst->load);
 	wake_up_all(&job->sdev->done_wq);
 }
 
@@ -154,10 +157,28 @@ static struct dma_fence *simgpu_sched_run_job(struct drm_sched_job *sched_job)
 	return simgpu_engine_run(inst, job);
 }
 
+/*
+ * The scheduler's timeout fired for @sched_job's instance. A job submitted
+ * with SIMGPU_SUBMIT_HANG never completes by itself: reset the instance,
+ * which ends that job (timed out, its time up to now charged) and carries
+ * on with the jobs queued behind it. A job that is merely long is no hang:
+ * nothing is reset. Either way the scheduler goes through its recovery
+ * steps, since drm_sched took the job off its pending list for this call:
+ * drm_sched_stop() puts it back, resubmission hands every pending job to
+ * run_job() again (which keeps an already queued job where it is and
+ * returns its fence) and drm_sched_start() waits on those fences again.
+ */
 static enum drm_gpu_sched_stat
 simgpu_sched_timedout_job(struct drm_sched_job *sched_job)
 {
-	/* Jobs have no timeout (MAX_SCHEDULE_TIMEOUT); nothing to recover. */
+	struct simgpu_inst *inst = container_of(sched_job->sched,
+						struct simgpu_inst, sched);
+
+	drm_sched_stop(&inst->sched, sched_job);
+	if (simgpu_engine_reset(inst))
+		drm_info(&inst->sdev->drm, "%s: job hung, engine reset\n", inst->name);
+	drm_sched_resubmit_jobs(&inst->sched);
+	drmacct_compat_sched_start(&inst->sched);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
@@ -194,13 +215,13 @@ const struct drm_sched_backend_ops simgpu_sched_ops = {
 };
 
 /*
- * The entities of a file, enumerated 0 .. simgpu_num_entities() - 1: per
- * engine one per instance, then for engines with more than one instance a
- * load-balancing entity over all of them (SIMGPU_INSTANCE_ANY).
+ * The entities of a file, enumerated 0 .. n - 1: one per engine instance.
+ * A job for SIMGPU_INSTANCE_ANY goes to the entity of the instance with
+ * the least work (see simgpu_pick_instance()).
  */
 static struct drm_sched_entity *
 simgpu_file_entity(struct simgpu_file *sfile, unsigned int k,
-		   struct drm_gpu_scheduler ***list, unsigned int *n)
+		   struct drm_gpu_scheduler ***list)
 {
 	struct simgpu_device *sdev = sfile->sdev;
 	unsigned int e;
@@ -210,25 +231,15 @@ simgpu_file_entity(struct simgpu_file *sfile, unsigned int k,
 
 		if (k < cap) {
 			*list = &sdev->sched_list[e][k];
-			*n = 1;
 			return &sfile->entity[e][k];
 		}
 		k -= cap;
-		if (cap > 1) {
-			if (k == 0) {
-				*list = sdev->sched_list[e];
-				*n = cap;
-				return &sfile->any[e];
-			}
-			k--;
-		}
 	}
 	return NULL;
 }
 
 /**
- * simgpu_file_entities_init() - one entity per engine instance, plus one
- *	load-balancing entity per engine with more than one instance
+ * simgpu_file_entities_init() - one entity per engine instance
  * @sfile: the new file
  *
  * Return: 0 or a negative errno; on error no entity is left.
@@ -237,16 +248,15 @@ int simgpu_file_entities_init(struct simgpu_file *sfile)
 {
 	struct drm_gpu_scheduler **list;
 	struct drm_sched_entity *entity;
-	unsigned int k, n;
+	unsigned int k;
 	int ret;
 
-	for (k = 0; (entity = simgpu_file_entity(sfile, k, &list, &n)); k++) {
+	for (k = 0; (entity = simgpu_file_entity(sfile, k, &list)); k++) {
 		ret = drm_sched_entity_init(entity, DRM_SCHED_PRIORITY_NORMAL,
-					    list, n, NULL);
+					    list, 1, NULL);
 		if (ret) {
 			while (k--)
-				drm_sched_entity_fini(simgpu_file_entity(sfile, k,
-									 &list, &n));
+				drm_sched_entity_fini(simgpu_file_entity(sfile, k, &list));
 			return ret;
 		}
 	}
@@ -254,21 +264,49 @@ int simgpu_file_entities_init(struct simgpu_file *sfile)
 }
 
 /**
- * simgpu_file_entities_fini() - tear down a closing file's entities
+ * simgpu_file_entities_fini() - tear down a file's entities
  * @sfile: the file
+ * @flush: let queued jobs run first (a closing file), or drop them (the
+ *	device is going away)
  *
- * Jobs the scheduler already handed to an engine finish normally and keep
- * their statistics alive; jobs still queued in an entity are dropped
- * (their result is an error nobody can collect any more).
+ * With @flush, a process that closes its file (or exits) cleanly gets its
+ * queued jobs run, as it would with any GPU driver; the close waits for
+ * them. A process that is being killed does not: its queued jobs are
+ * dropped (their results are errors nobody can collect any more). Jobs the
+ * scheduler already handed to an engine finish normally either way and
+ * keep their statistics alive.
  */
-void simgpu_file_entities_fini(struct simgpu_file *sfile)
+void simgpu_file_entities_fini(struct simgpu_file *sfile, bool flush)
 {
 	struct drm_gpu_scheduler **list;
 	struct drm_sched_entity *entity;
-	unsigned int k, n;
+	unsigned int k;
 
-	for (k = 0; (entity = simgpu_file_entity(sfile, k, &list, &n)); k++)
+	for (k = 0; (entity = simgpu_file_entity(sfile, k, &list)); k++) {
+		if (flush)
+			drm_sched_entity_flush(entity, MAX_WAIT_SCHED_ENTITY_Q_EMPTY);
 		drm_sched_entity_fini(entity);
+	}
+}
+
+/*
+ * The instance of engine @e for a SIMGPU_INSTANCE_ANY job: the one with
+ * the fewest unfinished jobs, so one client's burst spreads over all
+ * instances (drm_sched's own balancing only moves an idle entity).
+ */
+static unsigned int simgpu_pick_instance(struct simgpu_device *sdev, unsigned int e)
+{
+	unsigned int i, best = 0, cap = simgpu_engines[e].capacity;
+	int load, best_load = INT_MAX;
+
+	for (i = 0; i < cap; i++) {
+		load = atomic_read(&sdev->inst[e][i].load);
+		if (load < best_load) {
+			best_load = load;
+			best = i;
+		}
+	}
+	return best;
 }
 
 /* Is [off, off + len) inside an object of @size bytes? len > 0. */
@@ -279,7 +317,9 @@ static bool simgpu_range_ok(u64 off, u64 len, u64 size)
 
 static int simgpu_submit_check(const struct drm_simgpu_submit *args)
 {
-	if (args->flags || args->reserved[0] || args->reserved[1])
+	if (args->flags & ~SIMGPU_SUBMIT_HANG || args->reserved[0] || args->reserved[1])
+		return -EINVAL;
+	if (args->flags & SIMGPU_SUBMIT_HANG && args->op != SIMGPU_OP_BUSY)
 		return -EINVAL;
 	if (args->engine >= SIMGPU_NUM_ENGINES)
 		return -EINVAL;
@@ -356,6 +396,72 @@ static int simgpu_submit_objects(struct drm_file *file,
 	return 0;
 }
 
+/* The GEM objects of a FILL/COPY job, each once: dst, then src. */
+static unsigned int simgpu_job_objs(struct simgpu_job *job, struct drm_gem_object **objs)
+{
+	unsigned int n = 0;
+
+	if (job->dst)
+		objs[n++] = &job->dst->base.base;
+	if (job->src && job->src != job->dst)
+		objs[n++] = &job->src->base.base;
+	return n;
+}
+
+/*
+ * Implicit sync, the way Mesa's GL drivers expect it: a job waits for the
+ * fences in its objects' reservations (a writer of dst waits for every
+ * earlier reader and writer, a reader of src for earlier writers), so a
+ * COPY on one engine of what a FILL on another writes sees the FILL's
+ * bytes without an explicit wait. Locks the objects' reservations (they
+ * stay locked until simgpu_job_publish() put the job's fence in them) and
+ * reserves a fence slot in each.
+ */
+static int simgpu_job_sync(struct simgpu_job *job, struct ww_acquire_ctx *ww)
+{
+	struct drm_gem_object *objs[2];
+	unsigned int i, n = simgpu_job_objs(job, objs);
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = drm_gem_lock_reservations(objs, n, ww);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		ret = dma_resv_reserve_fences(objs[i]->resv, 1);
+		if (ret)
+			goto err;
+		ret = drm_sched_job_add_implicit_dependencies(&job->base, objs[i],
+							      objs[i] == &job->dst->base.base);
+		if (ret)
+			goto err;
+	}
+	return 0;
+err:
+	drm_gem_unlock_reservations(objs, n, ww);
+	return ret;
+}
+
+/*
+ * After arm: the job's finished fence goes into its objects' reservations
+ * (a write of dst, a read of src), which are then unlocked.
+ */
+static void simgpu_job_publish(struct simgpu_job *job, struct ww_acquire_ctx *ww)
+{
+	struct dma_fence *done = &job->base.s_fence->finished;
+	struct drm_gem_object *objs[2];
+	unsigned int i, n = simgpu_job_objs(job, objs);
+
+	if (!n)
+		return;
+	for (i = 0; i < n; i++)
+		dma_resv_add_fence(objs[i]->resv, done,
+				   objs[i] == &job->dst->base.base ?
+				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+	drm_gem_unlock_reservations(objs, n, ww);
+}
+
 static void simgpu_job_free_unsubmitted(struct simgpu_job *job)
 {
 	if (job->src)
@@ -376,7 +482,7 @@ static void simgpu_job_free_unsubmitted(struct simgpu_job *job)
  * error no job, result or reference is left behind. Waits (interruptibly)
  * while the file has SIMGPU_MAX_INFLIGHT unfinished jobs.
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or a negative errno (-ENODEV after the device was unplugged).
  */
 int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 			struct drm_file *file)
@@ -386,9 +492,11 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 	struct drm_simgpu_submit *args = data;
 	struct drm_sched_entity *entity;
 	struct simgpu_result *result;
+	struct ww_acquire_ctx ww;
+	unsigned int instance;
 	struct simgpu_job *job;
+	int ret, idx;
 	u32 id;
-	int ret;
 
 	ret = simgpu_submit_check(args);
 	if (ret)
@@ -426,12 +534,7 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 	job->result = result;
 	INIT_LIST_HEAD(&job->node);
 
-	if (args->instance != SIMGPU_INSTANCE_ANY)
-		entity = &sfile->entity[args->engine][args->instance];
-	else if (simgpu_engines[args->engine].capacity > 1)
-		entity = &sfile->any[args->engine];
-	else
-		entity = &sfile->entity[args->engine][0];
+	job->hang = args->flags & SIMGPU_SUBMIT_HANG;
 
 	/*
 	 * inflight only grows under submit_lock, so the check under the lock
@@ -449,6 +552,11 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 			break;
 		mutex_unlock(&sfile->submit_lock);
 	}
+	/* Past the wait: an unplug from here on waits for this SUBMIT. */
+	if (!drm_dev_enter(drm, &idx)) {
+		ret = -ENODEV;
+		goto err_unlock;
+	}
 	mutex_lock(&sfile->results_lock);
 	simgpu_results_prune(sfile);
 	/* Cyclic: a forgotten id is not handed out again (until 2^32 jobs). */
@@ -456,17 +564,23 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 			      &sfile->next_id, GFP_KERNEL);
 	mutex_unlock(&sfile->results_lock);
 	if (ret < 0)
-		goto err_unlock;
+		goto err_exit;
 	ret = 0;
 	result->id = id;
+	/* Under submit_lock: the instance picked and the push are one step. */
+	instance = args->instance != SIMGPU_INSTANCE_ANY ? args->instance :
+		   simgpu_pick_instance(sdev, args->engine);
+	entity = &sfile->entity[args->engine][instance];
+	job->inst = &sdev->inst[args->engine][instance];
 	ret = drmacct_compat_sched_job_init(&job->base, entity, file,
 					    sfile->acct ?
 					    drmacct_client_id(sfile->acct) : 0);
+	if (ret)
+		goto err_erase;
+	ret = simgpu_job_sync(job, &ww);
 	if (ret) {
-		mutex_lock(&sfile->results_lock);
-		xa_erase(&sfile->results, id);
-		mutex_unlock(&sfile->results_lock);
-		goto err_unlock;
+		drm_sched_job_cleanup(&job->base);
+		goto err_erase;
 	}
 
 	/* Nothing can fail from here on. */
@@ -480,16 +594,25 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 	kref_get(&result->ref);			/* the job's */
 	atomic_inc(&simgpu_live_jobs);
 	atomic_inc(&sfile->inflight);
+	atomic_inc(&job->inst->load);
 	simgpu_jobs_get(sdev);
 	simgpu_job_objects_active(job, true);
 	result->queued_ns = ktime_get_ns();
 	drm_sched_job_arm(&job->base);
+	simgpu_job_publish(job, &ww);
 	drm_sched_entity_push_job(&job->base);
+	drm_dev_exit(idx);
 	mutex_unlock(&sfile->submit_lock);
 
 	args->job_id = id;
 	return 0;
 
+err_erase:
+	mutex_lock(&sfile->results_lock);
+	xa_erase(&sfile->results, id);
+	mutex_unlock(&sfile->results_lock);
+err_exit:
+	drm_dev_exit(idx);
 err_unlock:
 	mutex_unlock(&sfile->submit_lock);
 err_result:
@@ -517,7 +640,8 @@ static bool simgpu_result_done(const struct simgpu_result *result)
  * time already waited, for the same reason.
  *
  * Return: 0 with the job's result; -EINVAL for unknown flags or non-zero
- * pad/reserved, -ENOENT for an id this file never returned or whose result
+ * pad/reserved, -ENODEV after the device was unplugged, -ENOENT for an id
+ * this file never returned or whose result
  * was forgotten (SIMGPU_MAX_DONE_RESULTS finished after it), -EBUSY when
  * polling (timeout 0) an unfinished job, -ETIME when the timeout expired,
  * -ERESTARTSYS on a signal.
@@ -530,17 +654,21 @@ int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 	struct drm_simgpu_wait *args = data;
 	struct simgpu_result *result;
 	u64 now, deadline;
-	int ret = 0;
+	int ret = 0, idx;
 
 	if (args->flags & ~SIMGPU_WAIT_ABSOLUTE || args->pad || args->reserved)
 		return -EINVAL;
 	if (!args->job_id || args->job_id > U32_MAX)
 		return -ENOENT;
+	/* Only the lookup inside drm_dev_enter(): an unplug never waits for a waiter. */
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
 	mutex_lock(&sfile->results_lock);
 	result = xa_load(&sfile->results, args->job_id);
 	if (result)
 		kref_get(&result->ref);
 	mutex_unlock(&sfile->results_lock);
+	drm_dev_exit(idx);
 	if (!result)
 		return -ENOENT;
 

@@ -689,3 +689,72 @@ int sg_parse_u64_list(const char *s, uint64_t *out, unsigned int max)
 		s = end + 1;
 	}
 }
+
+/* Is /sys/bus/pci/devices/@bdf/@attr exactly @want (plus newline)? */
+static bool pci_attr_is(const char *bdf, const char *attr, const char *want)
+{
+	char p[300], *v;
+	bool same;
+
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/%s", bdf, attr);
+	v = sg_read_file(p, NULL);
+	if (!v)
+		return false;
+	v[strcspn(v, "\n")] = '\0';
+	same = strcmp(v, want) == 0;
+	free(v);
+	return same;
+}
+
+int sg_edu_bdf(char *bdf, size_t len)
+{
+	DIR *d = opendir("/sys/bus/pci/devices");
+	struct dirent *de;
+	int ret = -1;
+
+	if (!d)
+		return -1;
+	while (ret && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (pci_attr_is(de->d_name, "vendor", "0x1234") &&
+		    pci_attr_is(de->d_name, "device", "0x11e8")) {
+			ret = snprintf(bdf, len, "%s", de->d_name) < (int)len ? 0 : -1;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+int sg_open_pci_node(const char *bdf)
+{
+	for (int i = 0; i < 100; i++) {
+		DIR *d = opendir("/sys/class/drm");
+		struct dirent *de;
+		int fd = -1;
+
+		DT_ASSERT_TRUE(d != NULL);
+		while (fd < 0 && (de = readdir(d))) {
+			char p[300], target[300];
+			ssize_t n;
+
+			if (strncmp(de->d_name, "renderD", 7))
+				continue;
+			snprintf(p, sizeof(p), "/sys/class/drm/%s/device", de->d_name);
+			n = readlink(p, target, sizeof(target) - 1);
+			if (n <= 0)
+				continue;
+			target[n] = '\0';
+			if (strcmp(basename(target), bdf))
+				continue;
+			snprintf(p, sizeof(p), "/dev/dri/%s", de->d_name);
+			fd = open(p, O_RDWR | O_CLOEXEC);
+		}
+		closedir(d);
+		if (fd >= 0)
+			return fd;
+		sg_sleep_ns(20 * NSEC_PER_MSEC);
+	}
+	DT_FAIL("no render node for PCI device %s after modprobe simgpu pci=1", bdf);
+	return -1;
+}

@@ -160,6 +160,11 @@ char *sg_read_file(const char *path, size_t *len);
  * longer than @max.
  */
 int sg_parse_u64_list(const char *s, uint64_t *out, unsigned int max);
+
+/** sg_edu_bdf() - the PCI address of QEMU's edu device (1234:11e8); -1 without one. */
+int sg_edu_bdf(char *bdf, size_t len);
+/** sg_open_pci_node() - open the render node of PCI device @bdf; waits up to 2 s. */
+int sg_open_pci_node(const char *bdf);
 /**
  * sg_kmsg_open() - open /dev/kmsg positioned at its end, so that
  * sg_kmsg_bad_lines() later sees only what the kernel logged after this

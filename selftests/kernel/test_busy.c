@@ -412,4 +412,43 @@ DT_TEST_F(gpu, total_cycles_engine)
 	sg_fdinfo_free(&b);
 }
 
+/*
+ * SIMGPU_INSTANCE_ANY spreads one client's burst over an engine's
+ * instances: eight 60 ms jobs submitted at once on a capacity-2 engine run
+ * four on each instance, two at a time, and fdinfo counts all of their
+ * time (busy grows at twice wall speed while both run).
+ */
+DT_TEST_F(gpu, any_instance_spreads_a_burst)
+{
+	const struct sg_engine *e = sg_engine_multi(&self->dev);
+	struct drm_simgpu_wait w[8];
+	unsigned int on[2] = { 0, 0 };
+	uint64_t jobs[8], truth = 0, first = UINT64_MAX, last = 0, b0, b1;
+	struct sg_fdinfo fi;
+
+	DT_ASSERT_TRUE(e != NULL);
+	sg_fdinfo_read(self->fd, &fi);
+	b0 = sg_fdinfo_engine_ns(&fi, e->q.name);
+	sg_fdinfo_free(&fi);
+	for (int i = 0; i < 8; i++)
+		jobs[i] = sg_submit_busy(self->fd, e->index, SIMGPU_INSTANCE_ANY, 60 * NSEC_PER_MSEC);
+	for (int i = 0; i < 8; i++) {
+		sg_wait(self->fd, jobs[i], &w[i]);
+		DT_ASSERT_LT(w[i].instance, 2u);
+		on[w[i].instance]++;
+		truth += w[i].end_ns - w[i].start_ns;
+		first = w[i].start_ns < first ? w[i].start_ns : first;
+		last = w[i].end_ns > last ? w[i].end_ns : last;
+	}
+	sg_fdinfo_read(self->fd, &fi);
+	b1 = sg_fdinfo_engine_ns(&fi, e->q.name);
+	sg_fdinfo_free(&fi);
+	dt_info("instance 0: %u jobs, instance 1: %u; %.1f ms from first start to last end",
+		on[0], on[1], (double)(last - first) / 1e6);
+	DT_EXPECT_EQ(on[0], 4u);
+	DT_EXPECT_EQ(on[1], 4u);
+	DT_EXPECT_LT(last - first, 6 * 60 * NSEC_PER_MSEC);
+	DT_EXPECT_EQ(b1 - b0, truth);
+}
+
 DT_MAIN

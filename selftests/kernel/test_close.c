@@ -323,6 +323,45 @@ DT_TEST_F(tr, sigkill_with_job_in_flight)
 	free(want);
 }
 
+/*
+ * A process that exits cleanly with jobs still queued in its entity (more
+ * than the hardware queue takes) gets them run: closing flushes the
+ * entities. Only a killed process's queued jobs are dropped.
+ */
+DT_TEST_F_TIMEOUT(tr, clean_exit_runs_queued_jobs, 60)
+{
+	uint64_t *want = calloc(self->dev.num_engines, sizeof(*want));
+	const unsigned int njobs = 12;
+	struct close_ev ev;
+	uint64_t id = 0;
+	int pfd[2], st;
+	pid_t pid;
+
+	DT_ASSERT_TRUE(want != NULL);
+	DT_ASSERT_EQ(pipe(pfd), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int fd = sg_open();
+		uint64_t cid = sg_client_id(fd);
+
+		for (unsigned int i = 0; i < njobs; i++)
+			sg_submit_busy(fd, 0, 0, 30 * NSEC_PER_MSEC);
+		if (write(pfd[1], &cid, sizeof(cid)) != sizeof(cid))
+			_exit(3);
+		_exit(0);	/* no WAIT: the jobs are still queued */
+	}
+	close(pfd[1]);
+	DT_ASSERT_EQ(read(pfd[0], &id, sizeof(id)), (ssize_t)sizeof(id));
+	close(pfd[0]);
+	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	DT_EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	want[0] = njobs * 30 * NSEC_PER_MSEC;
+	DT_ASSERT_TRUE(wait_close(id, &ev, 5000));
+	check_final(&self->dev, id, &ev, want);
+	free(want);
+}
+
 /* dup()ed files close once: no event while another fd refers to the file. */
 DT_TEST_F(tr, close_event_only_at_last_fd)
 {

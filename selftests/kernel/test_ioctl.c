@@ -31,6 +31,7 @@ union args {
 	struct drm_simgpu_gem_info gi;
 	struct drm_simgpu_submit sb;
 	struct drm_simgpu_wait wt;
+	struct drm_simgpu_gem_wait gw;
 	unsigned char raw[256];
 };
 
@@ -47,6 +48,7 @@ struct ctx {
 
 enum base {
 	B_QDEV, B_QENG, B_NAME, B_CREATE, B_MADV, B_INFO, B_BUSY, B_FILL, B_COPY, B_WAIT,
+	B_GWAIT,
 };
 
 static const char valid_name[] = "valid-name";
@@ -62,6 +64,7 @@ static unsigned long base_cmd(enum base b)
 	case B_INFO: return DRM_IOCTL_SIMGPU_GEM_INFO;
 	case B_BUSY: case B_FILL: case B_COPY: return DRM_IOCTL_SIMGPU_SUBMIT;
 	case B_WAIT: return DRM_IOCTL_SIMGPU_WAIT;
+	case B_GWAIT: return DRM_IOCTL_SIMGPU_GEM_WAIT;
 	}
 	return 0;
 }
@@ -119,6 +122,10 @@ static void base_args(const struct ctx *c, enum base b, union args *a)
 		a->wt.job_id = c->done_job;
 		a->wt.timeout_ns = 0;
 		break;
+	case B_GWAIT:
+		a->gw.handle = c->bo;
+		a->gw.flags = SIMGPU_GEM_WAIT_WRITE;
+		break;
 	}
 }
 
@@ -169,7 +176,8 @@ MUT(sub_instance, a->sb.instance = c->dev.eng[c->busy_eng].q.capacity)
 MUT(sub_instance_big, a->sb.instance = 0x7fffffff)
 MUT(sub_op, a->sb.op = 3)
 MUT(sub_op_max, a->sb.op = ~0u)
-MUT(sub_flags, a->sb.flags = 1)
+MUT(sub_flags, a->sb.flags = 1u << 5)
+MUT(sub_hang_fill, a->sb.flags = SIMGPU_SUBMIT_HANG)
 MUT(sub_busy_zero, a->sb.busy_ns = 0)
 MUT(sub_busy_max, a->sb.busy_ns = SIMGPU_MAX_BUSY_NS + 1)
 MUT(sub_busy_src, a->sb.src_handle = c->bo)
@@ -205,6 +213,10 @@ MUT(copy_src_wrap, a->sb.src_offset = ~0ull - 100)
 MUT(copy_size_wrap, a->sb.size = ~0ull)
 MUT(wait_unknown, a->wt.job_id = c->done_job + 1000000)
 MUT(wait_zero, a->wt.job_id = 0)
+MUT(gwait_flags, a->gw.flags = 1u << 3)
+MUT(gwait_res, a->gw.reserved = 1)
+MUT(gwait_handle, a->gw.handle = 0x7fffffff)
+MUT(gwait_handle0, a->gw.handle = 0)
 MUT(wait_flags, a->wt.flags = 1u << 7)
 MUT(wait_pad, a->wt.pad = 1)
 MUT(wait_res, a->wt.reserved = 1)
@@ -241,7 +253,8 @@ static const struct row rows[] = {
 	{ "submit instance 0x7fffffff", B_BUSY, sub_instance_big, EINVAL },
 	{ "submit op 3", B_BUSY, sub_op, EINVAL },
 	{ "submit op ~0", B_BUSY, sub_op_max, EINVAL },
-	{ "submit flags", B_BUSY, sub_flags, EINVAL },
+	{ "submit unknown flag", B_BUSY, sub_flags, EINVAL },
+	{ "fill with HANG", B_FILL, sub_hang_fill, EINVAL },
 	{ "submit busy_ns 0", B_BUSY, sub_busy_zero, EINVAL },
 	{ "submit busy_ns > max", B_BUSY, sub_busy_max, EINVAL },
 	{ "submit busy with src_handle", B_BUSY, sub_busy_src, EINVAL },
@@ -275,6 +288,10 @@ static const struct row rows[] = {
 	{ "copy overlapping in one bo", B_COPY, copy_overlap, EINVAL },
 	{ "wait unknown job", B_WAIT, wait_unknown, ENOENT },
 	{ "wait job 0", B_WAIT, wait_zero, ENOENT },
+	{ "gem_wait unknown flag", B_GWAIT, gwait_flags, EINVAL },
+	{ "gem_wait reserved", B_GWAIT, gwait_res, EINVAL },
+	{ "gem_wait bad handle", B_GWAIT, gwait_handle, ENOENT },
+	{ "gem_wait handle 0", B_GWAIT, gwait_handle0, ENOENT },
 	{ "wait unknown flag", B_WAIT, wait_flags, EINVAL },
 	{ "wait pad", B_WAIT, wait_pad, EINVAL },
 	{ "wait reserved", B_WAIT, wait_res, EINVAL },
@@ -339,7 +356,7 @@ DT_TEST(valid_bases_accepted)
 	union args a;
 
 	ctx_init(&c);
-	for (int b = B_QDEV; b <= B_WAIT; b++) {
+	for (int b = B_QDEV; b <= B_GWAIT; b++) {
 		base_args(&c, (enum base)b, &a);
 		SG_CHECK(ioctl(c.fd, base_cmd((enum base)b), &a) == 0,
 			 "valid base %d rejected: %s", b, strerror(errno));
@@ -626,7 +643,7 @@ DT_TEST_TIMEOUT(random_ioctls, 240)
 
 		/* mostly real commands; sometimes anything in the driver range */
 		if (rnd() % 4)
-			nr = DRM_COMMAND_BASE + (unsigned int)(rnd() % (DRM_SIMGPU_GEM_INFO + 2));
+			nr = DRM_COMMAND_BASE + (unsigned int)(rnd() % (DRM_SIMGPU_GEM_WAIT + 2));
 		else
 			nr = DRM_COMMAND_BASE +
 			     (unsigned int)(rnd() % (DRM_COMMAND_END - DRM_COMMAND_BASE));
@@ -647,6 +664,12 @@ DT_TEST_TIMEOUT(random_ioctls, 240)
 		/* WAIT with a long timeout on a long job would only slow us down */
 		if (nr == DRM_COMMAND_BASE + DRM_SIMGPU_WAIT) {
 			uint64_t t = (rnd() % 1000) * 1000;
+
+			memcpy(buf + 8, &t, 8);
+		}
+		/* the same for GEM_WAIT's deadline */
+		if (nr == DRM_COMMAND_BASE + DRM_SIMGPU_GEM_WAIT) {
+			uint64_t t = sg_now_ns() + (rnd() % 1000) * 1000;
 
 			memcpy(buf + 8, &t, 8);
 		}

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include <libgen.h>
 
 #include "dtest.h"
 #include "sgtest.h"
@@ -298,77 +297,6 @@ DT_TEST_F(mod, legacy_memory_key)
 	close(fd);
 }
 
-/* Is /sys/bus/pci/devices/@bdf/@attr exactly @want (plus newline)? */
-static bool pci_attr_is(const char *bdf, const char *attr, const char *want)
-{
-	char p[300], *v;
-	bool same;
-
-	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/%s", bdf, attr);
-	v = sg_read_file(p, NULL);
-	if (!v)
-		return false;
-	v[strcspn(v, "\n")] = '\0';
-	same = strcmp(v, want) == 0;
-	free(v);
-	return same;
-}
-
-/* The address of QEMU's edu device (1234:11e8) into @bdf; -1 without one. */
-static int edu_bdf(char *bdf, size_t len)
-{
-	DIR *d = opendir("/sys/bus/pci/devices");
-	struct dirent *de;
-	int ret = -1;
-
-	if (!d)
-		return -1;
-	while (ret && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (pci_attr_is(de->d_name, "vendor", "0x1234") &&
-		    pci_attr_is(de->d_name, "device", "0x11e8")) {
-			ret = snprintf(bdf, len, "%s", de->d_name) < (int)len ? 0 : -1;
-		}
-	}
-	closedir(d);
-	return ret;
-}
-
-/* Opens the render node whose parent device is PCI @bdf; waits up to 2 s. */
-static int open_render_of(const char *bdf)
-{
-	for (int i = 0; i < 100; i++) {
-		DIR *d = opendir("/sys/class/drm");
-		struct dirent *de;
-		int fd = -1;
-
-		DT_ASSERT_TRUE(d != NULL);
-		while (fd < 0 && (de = readdir(d))) {
-			char p[300], target[300];
-			ssize_t n;
-
-			if (strncmp(de->d_name, "renderD", 7))
-				continue;
-			snprintf(p, sizeof(p), "/sys/class/drm/%s/device", de->d_name);
-			n = readlink(p, target, sizeof(target) - 1);
-			if (n <= 0)
-				continue;
-			target[n] = '\0';
-			if (strcmp(basename(target), bdf))
-				continue;
-			snprintf(p, sizeof(p), "/dev/dri/%s", de->d_name);
-			fd = open(p, O_RDWR | O_CLOEXEC);
-		}
-		closedir(d);
-		if (fd >= 0)
-			return fd;
-		sg_sleep_ns(20 * NSEC_PER_MSEC);
-	}
-	DT_FAIL("no render node for PCI device %s after modprobe simgpu pci=1", bdf);
-	return -1;
-}
-
 /*
  * pci=1: simgpu also drives QEMU's edu device. That device's clients print
  * drm-pdev with its PCI address (the spec's PCI-only key) and the platform
@@ -384,11 +312,11 @@ DT_TEST_F(mod, pci_device_prints_pdev)
 	int fd, pfd;
 
 	(void)self;
-	if (edu_bdf(bdf, sizeof(bdf)))
+	if (sg_edu_bdf(bdf, sizeof(bdf)))
 		DT_SKIP("no QEMU edu PCI device (1234:11e8); run-vm.sh adds one");
 	DT_ASSERT_EQ(sg_sh("rmmod simgpu"), 0);
 	DT_ASSERT_EQ(sg_sh("modprobe simgpu pci=1"), 0);
-	fd = open_render_of(bdf);
+	fd = sg_open_pci_node(bdf);
 	pfd = open_after_load();	/* lowest simgpu minor: the platform device */
 	sg_query(fd, &dev);
 	sg_query(pfd, &pdev);

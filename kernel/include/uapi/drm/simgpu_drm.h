@@ -23,6 +23,7 @@ extern "C" {
 #define DRM_SIMGPU_SUBMIT		0x05
 #define DRM_SIMGPU_WAIT			0x06
 #define DRM_SIMGPU_GEM_INFO		0x07
+#define DRM_SIMGPU_GEM_WAIT		0x08
 
 #define SIMGPU_NAME_LEN			32	/* engine name, NUL-terminated */
 #define SIMGPU_CLIENT_NAME_MAX		64	/* client name, without NUL */
@@ -86,6 +87,23 @@ struct drm_simgpu_gem_info {
 	__u64 mmap_offset;	/* out: for mmap() on the DRM fd */
 };
 
+/* drm_simgpu_gem_wait.flags */
+#define SIMGPU_GEM_WAIT_WRITE	(1u << 0)	/* for a CPU write: wait for readers too */
+
+/*
+ * Waits until the GPU is done with an object, before the CPU reads it
+ * through mmap (the jobs that write it have finished) or, with
+ * SIMGPU_GEM_WAIT_WRITE, writes it (the jobs that read it too). Jobs sync
+ * with each other by themselves (implicit sync through the objects'
+ * reservations); this is the CPU's side.
+ */
+struct drm_simgpu_gem_wait {
+	__u32 handle;		/* in */
+	__u32 flags;		/* in: SIMGPU_GEM_WAIT_* */
+	__u64 timeout_ns;	/* in: CLOCK_MONOTONIC deadline; 0 polls (-EBUSY) */
+	__u64 reserved;		/* in: must be 0 */
+};
+
 /* drm_simgpu_submit.op */
 #define SIMGPU_OP_BUSY		0	/* keep the engine busy for busy_ns */
 #define SIMGPU_OP_FILL		1	/* fill dst[dst_offset, +size) with value's low byte */
@@ -97,11 +115,20 @@ struct drm_simgpu_gem_info {
 /* Unfinished jobs per file; SUBMIT beyond them waits (interruptibly). */
 #define SIMGPU_MAX_INFLIGHT	1024
 
+/*
+ * drm_simgpu_submit.flags
+ * SIMGPU_SUBMIT_HANG: OP_BUSY only; the engine never completes the job. The
+ * scheduler's timeout (module parameter job_timeout_ms) resets the engine:
+ * the job ends with SIMGPU_JOB_TIMEDOUT, its time up to the reset counts as
+ * busy, and the jobs queued behind it run as usual.
+ */
+#define SIMGPU_SUBMIT_HANG	(1u << 0)
+
 struct drm_simgpu_submit {
 	__u32 engine;		/* in: engine index */
 	__u32 instance;		/* in: < capacity, or SIMGPU_INSTANCE_ANY */
 	__u32 op;		/* in: SIMGPU_OP_* */
-	__u32 flags;		/* in: must be 0 */
+	__u32 flags;		/* in: SIMGPU_SUBMIT_* */
 	__u64 busy_ns;		/* in: OP_BUSY: 1 ns .. SIMGPU_MAX_BUSY_NS */
 	__u32 src_handle;	/* in: OP_COPY source; must be 0 otherwise */
 	__u32 dst_handle;	/* in: OP_FILL/OP_COPY destination; must be 0 for OP_BUSY */
@@ -115,7 +142,8 @@ struct drm_simgpu_submit {
 
 /* drm_simgpu_wait.status */
 #define SIMGPU_JOB_DONE		0
-#define SIMGPU_JOB_ERROR	1
+#define SIMGPU_JOB_ERROR	1	/* dropped before it ran (its file was killed) */
+#define SIMGPU_JOB_TIMEDOUT	2	/* hung; ended by an engine reset */
 
 /*
  * Waits for a job of this file and returns the driver's own measurement of it
@@ -153,6 +181,7 @@ struct drm_simgpu_wait {
 #define DRM_IOCTL_SIMGPU_SUBMIT		DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMGPU_SUBMIT, struct drm_simgpu_submit)
 #define DRM_IOCTL_SIMGPU_WAIT		DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMGPU_WAIT, struct drm_simgpu_wait)
 #define DRM_IOCTL_SIMGPU_GEM_INFO	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMGPU_GEM_INFO, struct drm_simgpu_gem_info)
+#define DRM_IOCTL_SIMGPU_GEM_WAIT	DRM_IOW(DRM_COMMAND_BASE + DRM_SIMGPU_GEM_WAIT, struct drm_simgpu_gem_wait)
 
 #if defined(__cplusplus)
 }
