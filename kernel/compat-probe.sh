@@ -99,6 +99,10 @@ elif has drm/gpu_scheduler.h 'void drm_sched_start\(struct drm_gpu_scheduler \*s
 	flag DRMACCT_SCHED_START_ERRNO
 fi
 
+# hrtimer_setup() (6.13; hrtimer_init() goes away in 6.15).
+has linux/hrtimer.h 'void hrtimer_setup\(struct hrtimer' &&
+	flag DRMACCT_HAVE_HRTIMER_SETUP
+
 # drm_sched_job_init(job, entity, [credits,] owner[, drm_client_id]).
 n=$(nargs drm/gpu_scheduler.h drm_sched_job_init)
 [ -n "$n" ] && flag "DRMACCT_SCHED_JOB_INIT_NARGS=$n"

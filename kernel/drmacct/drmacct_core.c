@@ -317,27 +317,27 @@ struct drmacct_client *drmacct_client_open(struct drmacct_device *adev,
 	struct drmacct_client *client;
 	unsigned int n = adev->num_engines;
 	size_t size;
-	void *p;
 
-	/* One allocation: the client, then 3 u64 arrays, then a u32 array. */
+	/* The close tracepoint reads the atomic64_t arrays as u64 arrays. */
+	BUILD_BUG_ON(sizeof(atomic64_t) != sizeof(u64));
+	/* One allocation: the client, then 2 atomic64 arrays, then an atomic array. */
 	size = size_add(sizeof(*client),
-			size_add(array3_size(n, 3, sizeof(u64)),
-				 array_size(n, sizeof(u32))));
+			size_add(array3_size(n, 2, sizeof(atomic64_t)),
+				 array_size(n, sizeof(atomic_t))));
 	client = kzalloc(size, GFP_KERNEL);
 	if (!client)
 		return ERR_PTR(-ENOMEM);
 
-	p = client + 1;
-	client->busy_ns = p;
-	client->cycles = client->busy_ns + n;
-	client->sum_start = client->cycles + n;
-	client->running = (u32 *)(client->sum_start + n);
+	client->q = (atomic64_t *)(client + 1);
+	client->cycles = client->q + n;
+	client->running = (atomic_t *)(client->cycles + n);
 
 	kref_init(&client->ref);
 	kref_get(&adev->ref);
 	client->adev = adev;
-	raw_spin_lock_init(&client->lock);
-	seqcount_raw_spinlock_init(&client->seq, &client->lock);
+	atomic64_set(&client->wseq, 0);
+	raw_spin_lock_init(&client->name_lock);
+	seqcount_raw_spinlock_init(&client->name_seq, &client->name_lock);
 	client->id = drmacct_new_client_id(file);
 
 	trace_drmacct_client_open(client->id, adev->id, adev->driver_name);
@@ -350,9 +350,13 @@ static void drmacct_client_release(struct kref *ref)
 	struct drmacct_client *client = container_of(ref, struct drmacct_client, ref);
 	struct drmacct_device *adev = client->adev;
 
-	/* No job holds a reference any more: the totals are final. */
+	/*
+	 * No job holds a reference any more: the totals are final, and with
+	 * nothing running q is the busy time.
+	 */
 	trace_drmacct_client_close(client->id, adev->id, adev->num_engines,
-				   client->busy_ns, client->cycles);
+				   (const u64 *)client->q,
+				   (const u64 *)client->cycles);
 	kfree(client);
 	drmacct_device_put(adev);
 }
@@ -412,13 +416,13 @@ int drmacct_client_set_name(struct drmacct_client *client, const char *name,
 			return -EINVAL;
 	}
 
-	raw_spin_lock_irqsave(&client->lock, flags);
-	write_seqcount_begin(&client->seq);
+	raw_spin_lock_irqsave(&client->name_lock, flags);
+	write_seqcount_begin(&client->name_seq);
 	memcpy(client->name, name, len);
 	client->name[len] = '\0';
 	client->name_len = len;
-	write_seqcount_end(&client->seq);
-	raw_spin_unlock_irqrestore(&client->lock, flags);
+	write_seqcount_end(&client->name_seq);
+	raw_spin_unlock_irqrestore(&client->name_lock, flags);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(drmacct_client_set_name);
@@ -449,6 +453,22 @@ int drmacct_job_init(struct drmacct_job *job, struct drmacct_client *client,
 }
 EXPORT_SYMBOL_GPL(drmacct_job_init);
 
+/* A write of usage begins: see struct drmacct_client. */
+static inline void drmacct_write_begin(struct drmacct_client *client)
+{
+	preempt_disable();
+	atomic64_inc(&client->wseq);
+	smp_mb__after_atomic();
+}
+
+/* ... and ends. */
+static inline void drmacct_write_end(struct drmacct_client *client)
+{
+	smp_mb__before_atomic();
+	atomic64_add(DRMACCT_WSEQ_DONE - 1, &client->wseq);
+	preempt_enable();
+}
+
 /**
  * drmacct_job_begin() - the job started executing on the engine
  * @job: job prepared with drmacct_job_init(), not running (also after
@@ -469,20 +489,17 @@ u64 drmacct_job_begin(struct drmacct_job *job)
 	struct drmacct_client *client = job->client;
 	const struct drmacct_engine *eng;
 	unsigned int e = job->engine;
-	unsigned long flags;
 	u32 running;
 	u64 now;
 
 	if (WARN_ON_ONCE(job->state != JOB_IDLE))
 		return ktime_get_ns();
 
-	raw_spin_lock_irqsave(&client->lock, flags);
-	write_seqcount_begin(&client->seq);
+	drmacct_write_begin(client);
 	now = ktime_get_ns();
-	client->sum_start[e] += now;
-	running = ++client->running[e];
-	write_seqcount_end(&client->seq);
-	raw_spin_unlock_irqrestore(&client->lock, flags);
+	atomic64_sub(now, &client->q[e]);
+	running = atomic_inc_return(&client->running[e]);
+	drmacct_write_end(client);
 
 	job->start_ns = now;
 	job->state = JOB_RUNNING;
@@ -501,19 +518,15 @@ static u64 drmacct_job_stop(struct drmacct_job *job, u64 cycles, u32 new_state)
 {
 	struct drmacct_client *client = job->client;
 	unsigned int e = job->engine;
-	unsigned long flags;
 	u32 running;
 	u64 now;
 
-	raw_spin_lock_irqsave(&client->lock, flags);
-	write_seqcount_begin(&client->seq);
+	drmacct_write_begin(client);
 	now = ktime_get_ns();
-	client->busy_ns[e] += now - job->start_ns;
-	client->sum_start[e] -= job->start_ns;
-	client->cycles[e] += cycles;
-	running = --client->running[e];
-	write_seqcount_end(&client->seq);
-	raw_spin_unlock_irqrestore(&client->lock, flags);
+	atomic64_add(now, &client->q[e]);
+	atomic64_add(cycles, &client->cycles[e]);
+	running = atomic_dec_return(&client->running[e]);
+	drmacct_write_end(client);
 
 	job->state = new_state;
 	trace_drmacct_job_end(client->id, e, now, now - job->start_ns, cycles,
@@ -621,20 +634,28 @@ EXPORT_SYMBOL_GPL(drmacct_mem_event);
 void drmacct_client_snapshot(struct drmacct_client *client,
 			     unsigned int e, struct drmacct_engine_usage *usage)
 {
-	u64 busy, sum_start, cycles, now;
-	unsigned int seq;
+	u64 cycles, now, seq;
 	u32 running;
+	s64 q;
 
-	do {
-		seq = read_seqcount_begin(&client->seq);
-		busy = client->busy_ns[e];
-		sum_start = client->sum_start[e];
-		cycles = client->cycles[e];
-		running = client->running[e];
+	for (;;) {
+		seq = atomic64_read(&client->wseq);
+		if (seq & DRMACCT_WSEQ_ACTIVE) {
+			cpu_relax();
+			continue;
+		}
+		smp_rmb();
+		q = atomic64_read(&client->q[e]);
+		cycles = atomic64_read(&client->cycles[e]);
+		running = atomic_read(&client->running[e]);
 		now = ktime_get_ns();
-	} while (read_seqcount_retry(&client->seq, seq));
+		smp_rmb();
+		if (atomic64_read(&client->wseq) == seq)
+			break;
+		cpu_relax();
+	}
 
-	usage->busy_ns = busy + running * now - sum_start;
+	usage->busy_ns = q + (s64)running * now;
 	usage->cycles = cycles;
 	usage->running = running;
 }

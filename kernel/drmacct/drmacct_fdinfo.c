@@ -39,10 +39,10 @@ static void drmacct_print_client_name(struct drmacct_client *client,
 	u32 len;
 
 	do {
-		seq = read_seqcount_begin(&client->seq);
+		seq = read_seqcount_begin(&client->name_seq);
 		len = client->name_len;
 		memcpy(name, client->name, sizeof(name));
-	} while (read_seqcount_retry(&client->seq, seq));
+	} while (read_seqcount_retry(&client->name_seq, seq));
 
 	if (len) {
 		name[len] = '\0';

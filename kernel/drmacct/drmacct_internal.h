@@ -5,6 +5,8 @@
 #ifndef _DRMACCT_INTERNAL_H_
 #define _DRMACCT_INTERNAL_H_
 
+#include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/kref.h>
 #include <linux/rwsem.h>
 #include <linux/seqlock.h>
@@ -45,30 +47,49 @@ struct drmacct_device {
 };
 
 /*
- * Per-client state. Writers (job begin/end/reset, name changes) hold @lock
- * with interrupts disabled and bump @seq; readers never take the lock and
- * retry on a concurrent write. The lock is raw, so writers may run in hard
- * interrupt context on PREEMPT_RT too; its sections are a few stores. The
- * per-engine arrays are separate so the close tracepoint can copy them
- * directly.
+ * Per-client state.
  *
- * In-flight time of engine e at time now is
- *	running[e] * now - sum_start[e]
- * because every running job started at one of the summed timestamps, and
- * all of them are <= now (they are taken inside the write section).
+ * Usage, per engine e, with no lock. While k jobs run that started at
+ * s_1..s_k,
+ *	q[e] = (busy time of finished jobs) - (s_1 + ... + s_k)
+ * so the busy time at any instant t, the running part of in-flight jobs
+ * included, is q[e] + running[e] * t: a begin at t subtracts t from q and
+ * adds one to running, an end at t adds t to q and takes one from running
+ * (the job's own start cancels out). Each is an atomic update, and so is
+ * the cycles add, so writers on any CPU, in any context (hard interrupts,
+ * PREEMPT_RT included), never wait for each other.
+ *
+ * A reader must see q, running and cycles of one moment: @wseq counts the
+ * writers in progress in its low DRMACCT_WSEQ_BITS bits and the finished
+ * writes above them. A writer adds 1 before its updates and
+ * DRMACCT_WSEQ_DONE - 1 after them (full barriers on both sides); a reader
+ * takes a snapshot only between two reads of @wseq that are equal and show
+ * no writer in progress, so no write began or ended while it read. Writers
+ * keep preemption off between the two adds, so a reader never waits for a
+ * preempted writer. The reader's clock is read inside, after the values:
+ * every start time in q is from a write that ended before, so busy time
+ * never goes backwards.
+ *
+ * The name has a raw spinlock and a seqcount of its own (rare writes).
+ * The per-engine arrays are separate so the close tracepoint can take them
+ * as arrays (with no job left running, q[e] is the busy time).
  */
+#define DRMACCT_WSEQ_BITS	20
+#define DRMACCT_WSEQ_ACTIVE	(BIT_ULL(DRMACCT_WSEQ_BITS) - 1)
+#define DRMACCT_WSEQ_DONE	BIT_ULL(DRMACCT_WSEQ_BITS)
+
 struct drmacct_client {
 	struct kref ref;
 	struct drmacct_device *adev;
 	u64 id;
-	raw_spinlock_t lock;		/* serialises writers */
-	seqcount_raw_spinlock_t seq;	/* lets readers see consistent values */
+	atomic64_t wseq;		/* writers in progress, finished writes */
+	atomic64_t *q;			/* busy time - starts of running jobs */
+	atomic64_t *cycles;		/* busy cycles of finished jobs */
+	atomic_t *running;		/* number of running jobs */
+	raw_spinlock_t name_lock;	/* serialises name writers */
+	seqcount_raw_spinlock_t name_seq;
 	u32 name_len;
 	char name[DRMACCT_CLIENT_NAME_MAX + 1];
-	u64 *busy_ns;			/* finished busy time per engine */
-	u64 *cycles;			/* busy cycles of finished jobs */
-	u64 *sum_start;			/* sum of start times of running jobs */
-	u32 *running;			/* number of running jobs */
 };
 
 bool drmacct_device_total_cycles(struct drmacct_device *adev, unsigned int engine,

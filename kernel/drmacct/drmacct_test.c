@@ -16,7 +16,11 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/string.h>
@@ -25,6 +29,7 @@
 #include <drm/drm_print.h>
 
 #include "drmacct.h"
+#include "drmacct_compat.h"
 
 static char *run_at_load;
 module_param(run_at_load, charp, 0444);
@@ -420,10 +425,146 @@ static void case_capacity_warn(void)
 	drmacct_device_destroy(adev);
 }
 
+/*
+ * Writers on every CPU and in hard interrupts, a reader in between: two
+ * kthreads and an hrtimer begin and end jobs of one client on an engine of
+ * capacity 3 (one running job each at most) for about a second while this
+ * thread reads. Every read must be consistent: busy time never goes back,
+ * never runs ahead of capacity x wall time, the running count never
+ * exceeds the writers. At the end the busy time equals, to the
+ * nanosecond, the sum of the (end - start) the writers were told.
+ */
+struct race_writer {
+	struct drmacct_client *client;
+	struct drmacct_job job;
+	u64 busy;
+	unsigned long rounds;
+};
+
+static bool race_stop;
+
+static void race_round(struct race_writer *w)
+{
+	u64 start = drmacct_job_begin(&w->job);
+
+	w->busy += drmacct_job_reset(&w->job, 1) - start;
+	w->rounds++;
+}
+
+static int race_thread(void *arg)
+{
+	struct race_writer *w = arg;
+
+	while (!READ_ONCE(race_stop) && !kthread_should_stop()) {
+		race_round(w);
+		if (!(w->rounds & 255))
+			cond_resched();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static struct hrtimer race_timer;
+static struct race_writer *race_irq_writer;
+
+static enum hrtimer_restart race_timer_fn(struct hrtimer *t)
+{
+	if (READ_ONCE(race_stop))
+		return HRTIMER_NORESTART;
+	race_round(race_irq_writer);
+	hrtimer_forward_now(t, ns_to_ktime(50 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void case_writers_race_readers(void)
+{
+	static const struct drmacct_engine_desc e = {
+		.name = "gfx", .flags = DRMACCT_ENGINE_TIME | DRMACCT_ENGINE_CYCLES,
+		.capacity = 3,
+	};
+	const struct drmacct_device_desc d = {
+		.driver_name = "t", .engines = &e, .num_engines = 1,
+	};
+	struct drmacct_device *adev = drmacct_device_create(&d);
+	struct task_struct *threads[2] = {};
+	struct race_writer *w;
+	struct drmacct_engine_usage u;
+	struct drmacct_client *c;
+	u64 t0, last = 0, reads = 0, sum = 0, cycles = 0;
+	unsigned int i;
+
+	CHECK(!IS_ERR(adev), "%ld", PTR_ERR(adev));
+	if (IS_ERR(adev))
+		return;
+	w = kcalloc(3, sizeof(*w), GFP_KERNEL);
+	c = drmacct_client_open(adev, NULL);
+	if (!w || IS_ERR(c)) {
+		test_fail("alloc or client");
+		goto out;
+	}
+	for (i = 0; i < 3; i++) {
+		w[i].client = c;
+		CHECK(!drmacct_job_init(&w[i].job, c, 0), "init");
+	}
+	WRITE_ONCE(race_stop, false);
+	race_irq_writer = &w[2];
+	t0 = ktime_get_ns();		/* before any writer starts */
+	for (i = 0; i < 2; i++) {
+		threads[i] = kthread_run(race_thread, &w[i], "drmacct_race%u", i);
+		if (IS_ERR(threads[i])) {
+			test_fail("kthread: %ld", PTR_ERR(threads[i]));
+			threads[i] = NULL;
+		}
+	}
+	drmacct_compat_hrtimer_setup(&race_timer, race_timer_fn, CLOCK_MONOTONIC,
+				     HRTIMER_MODE_REL);
+	hrtimer_start(&race_timer, ns_to_ktime(50 * NSEC_PER_USEC), HRTIMER_MODE_REL);
+	while (ktime_get_ns() - t0 < NSEC_PER_SEC) {
+		drmacct_client_usage(c, 0, &u);
+		reads++;
+		if (u.busy_ns < last || u.running > 3 ||
+		    u.busy_ns > 3 * (ktime_get_ns() - t0)) {
+			test_fail("read %llu: busy %llu after %llu, running %u, %llu ns in",
+				  reads, u.busy_ns, last, u.running, ktime_get_ns() - t0);
+			break;
+		}
+		last = u.busy_ns;
+		if (!(reads & 63))
+			cond_resched();
+	}
+	WRITE_ONCE(race_stop, true);
+	hrtimer_cancel(&race_timer);
+	for (i = 0; i < 2; i++)
+		if (threads[i])
+			kthread_stop(threads[i]);
+	for (i = 0; i < 3; i++) {
+		sum += w[i].busy;
+		cycles += w[i].rounds;
+	}
+	drmacct_client_usage(c, 0, &u);
+	CHECK(u.running == 0 && u.busy_ns == sum && u.cycles == cycles,
+	      "at the end busy %llu (writers %llu) cycles %llu (rounds %llu) running %u",
+	      u.busy_ns, sum, u.cycles, cycles, u.running);
+	CHECK(w[0].rounds && w[1].rounds && w[2].rounds && reads > 100,
+	      "rounds %lu %lu %lu (irq), reads %llu", w[0].rounds, w[1].rounds,
+	      w[2].rounds, reads);
+	pr_info("drmacct_test: writers_race_readers: %lu + %lu + %lu (irq) rounds, %llu reads\n",
+		w[0].rounds, w[1].rounds, w[2].rounds, reads);
+	for (i = 0; i < 3; i++)
+		drmacct_job_fini(&w[i].job);
+out:
+	if (!IS_ERR_OR_NULL(c))
+		drmacct_client_close(c);
+	kfree(w);
+	drmacct_device_destroy(adev);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
 } test_cases[] = {
+	{ "writers_race_readers", case_writers_race_readers },
 	{ "create_rejects_bad_descriptors", case_create_rejects_bad_descriptors },
 	{ "engine_flags_choose_keys", case_engine_flags_choose_keys },
 	{ "mem_keys_choose_keys", case_mem_keys_choose_keys },

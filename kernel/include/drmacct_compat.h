@@ -26,12 +26,14 @@
  *   (6.17; Debian 6.12 as a backport).
  * - drm_sched_start(): + bool full_recovery (before 6.11), none (6.11,
  *   6.12), + int errno (6.13).
+ * - hrtimer_setup() replaces hrtimer_init() + setting .function (6.13).
  */
 #ifndef _DRMACCT_COMPAT_H_
 #define _DRMACCT_COMPAT_H_
 
 #include <linux/dma-resv.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
@@ -98,6 +100,27 @@ static void fn##_fops(struct seq_file *m, struct file *f)		\
 #define DRMACCT_FOPS_SHOW_FDINFO(fn)	.show_fdinfo = fn##_fops,
 #define DRMACCT_DRIVER_SHOW_FDINFO(fn)
 #endif
+
+/* ---- timers ---------------------------------------------------------------- */
+
+/**
+ * drmacct_compat_hrtimer_setup() - initialise an hrtimer with its function
+ * @timer: the timer
+ * @fn: its callback
+ * @clock: the clock it runs on
+ * @mode: its mode
+ */
+static inline void drmacct_compat_hrtimer_setup(struct hrtimer *timer,
+						enum hrtimer_restart (*fn)(struct hrtimer *),
+						clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef DRMACCT_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
 
 /* ---- tracing -------------------------------------------------------------- */
 

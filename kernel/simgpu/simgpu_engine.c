@@ -394,9 +394,8 @@ int simgpu_engines_init(struct simgpu_device *sdev)
 			spin_lock_init(&inst->lock);
 			spin_lock_init(&inst->fence_lock);
 			INIT_LIST_HEAD(&inst->queue);
-			hrtimer_init(&inst->timer, CLOCK_MONOTONIC,
-				     HRTIMER_MODE_ABS);
-			inst->timer.function = simgpu_inst_timer;
+			drmacct_compat_hrtimer_setup(&inst->timer, simgpu_inst_timer,
+						     CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 			INIT_WORK(&inst->work, simgpu_inst_work);
 			inst->clk.t_last = now;
 			inst->clk.mhz = ei->min_mhz;

@@ -4,6 +4,8 @@
  * checks of drmacct_test.ko (debugfs drmacct_test/run): descriptor
  * validation, the fdinfo keys that engine flags and memory keys choose,
  * job reset (time up to the reset charged, the job startable again),
+ * writers on every CPU and in hard interrupts against a reader (consistent,
+ * monotonic reads; the final busy time equal to what the writers were told),
  * destroy detaching the driver's callbacks, and device ids that grow. Each
  * test runs one case; a failing case prints the kernel's lines.
  *
@@ -69,6 +71,11 @@ DT_TEST(reset_charges_and_restarts)
 DT_TEST(destroy_detaches_callbacks)
 {
 	run_case("destroy_detaches_callbacks");
+}
+
+DT_TEST_TIMEOUT(writers_race_readers, 60)
+{
+	run_case("writers_race_readers");
 }
 
 DT_TEST(device_ids_grow)
