@@ -458,12 +458,14 @@ static inline void drmacct_write_begin(struct drmacct_client *client)
 {
 	preempt_disable();
 	atomic64_inc(&client->wseq);
+	/* A reader that sees any update below sees the writer counted. */
 	smp_mb__after_atomic();
 }
 
 /* ... and ends. */
 static inline void drmacct_write_end(struct drmacct_client *client)
 {
+	/* Every update above is seen before the write counts as finished. */
 	smp_mb__before_atomic();
 	atomic64_add(DRMACCT_WSEQ_DONE - 1, &client->wseq);
 	preempt_enable();
@@ -644,11 +646,13 @@ void drmacct_client_snapshot(struct drmacct_client *client,
 			cpu_relax();
 			continue;
 		}
+		/* The values after the first sequence read (write_begin). */
 		smp_rmb();
 		q = atomic64_read(&client->q[e]);
 		cycles = atomic64_read(&client->cycles[e]);
 		running = atomic_read(&client->running[e]);
 		now = ktime_get_ns();
+		/* ... and before the second (write_end). */
 		smp_rmb();
 		if (atomic64_read(&client->wseq) == seq)
 			break;
