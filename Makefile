@@ -345,7 +345,8 @@ vm-test: do-all
 		echo "== vm-test on $$k"; \
 		$(call VM,$$k) --mode test --label "$$k" \
 			$(if $(T),--only $(T),--expect "$(GUEST_TEST_NAMES)") \
-			$(if $(REPEAT),--repeat $(REPEAT)) --timeout $(VM_TIMEOUT) \
+			$(if $(REPEAT),--repeat $(REPEAT)) $(if $(VM_ENV_VARS),--env $(VM_ENV_VARS)) \
+			--timeout $(VM_TIMEOUT) \
 			--log $(call KB,$$k)/vm/test --tap $(B)/vm-test-$$k.log || status=1; \
 	done; \
 	selftests/tap-summary.sh $(foreach k,$(KVERS),$(B)/vm-test-$(k).log); exit $$status

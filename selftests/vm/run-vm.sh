@@ -3,6 +3,7 @@
 #
 #   run-vm.sh --kernel VMLINUZ --initrd CPIO --mode test|run|bench|shell|hang
 #             [--only prog,prog] [--testdir DIR] [--mods m:p=v,...] [--repeat N]
+#             [--env K=V,...]
 #             [--timeout SECONDS] [--log DIR] [--tap FILE] [--expect "prog..."]
 #             [--label NAME]
 #
@@ -38,7 +39,7 @@
 set -uo pipefail
 
 kernel= initrd= mode=test only= testdir= mods= repeat= timeout=900 log=build/vm/run tap= expect=
-label=
+label= env=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2 ;;
@@ -53,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--tap) tap=$2 ;;
 	--expect) expect=$2 ;;
 	--label) label=$2 ;;
+	--env) env=$2 ;;
 	*) echo "run-vm: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift 2 || { echo "run-vm: $1 needs a value" >&2; exit 2; }
@@ -74,6 +76,8 @@ append="console=ttyS1 loglevel=7 panic=-1 printk.time=1 unknown_nmi_panic dmode=
 [ -n "$testdir" ] && append="$append dtestdir=$testdir"
 [ -n "$mods" ] && append="$append dmods=$mods"
 [ -n "$repeat" ] && append="$append drepeat=$repeat"
+case "$env" in *[[:space:]]*) echo "run-vm: --env wants K=V[,K=V] without spaces" >&2; exit 2 ;; esac
+[ -n "$env" ] && append="$append denv=$env"
 append="$append ${VM_APPEND:-}"
 
 kver=$(basename "$kernel"); kver=${kver#vmlinuz-}
