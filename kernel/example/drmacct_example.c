@@ -139,8 +139,9 @@ static int example_run(struct example_device *edev, struct example_file *efile,
 	if (!job.hung)
 		hrtimer_start(&edev->timer, ns_to_ktime(job.start_ns + args->ns),
 			      HRTIMER_MODE_ABS);
+	/* + 1 jiffy: the watchdog never fires before its time. */
 	if (!wait_for_completion_timeout(&job.done,
-					 nsecs_to_jiffies(args->ns + EXAMPLE_WATCHDOG_NS))) {
+					 nsecs_to_jiffies(args->ns + EXAMPLE_WATCHDOG_NS) + 1)) {
 		/* Hung: reset the engine; the time it held the engine counts. */
 		hrtimer_cancel(&edev->timer);
 		if (try_wait_for_completion(&job.done))
