@@ -415,7 +415,7 @@ static void busy_util(unsigned int cap, double lo, double hi)
 	free(obj);
 	free(r.out);
 
-	drmacct(&r, "top", "-n", "1", "-d", "0.3", "--pid", pid, NULL);
+	drmacct(&r, "top", "-n", "1", "-i", "300ms", "--pid", pid, NULL);
 	DT_EXPECT_EQ(r.status, 0);
 	DT_EXPECT_TRUE(strstr(r.out, "== drmacct top: update 1") != NULL);
 	DT_EXPECT_TRUE(strstr(r.out, "simgpu") != NULL);
