@@ -562,8 +562,8 @@ static void draw(struct top *tp)
 		if (tp->hide_idle && o < sizeof(foot))
 			o += (size_t)snprintf(foot + o, sizeof(foot) - o, "idle hidden  ");
 		if ((tp->st.denied_procs || tp->st.denied_fds) && o < sizeof(foot))
-			snprintf(foot + o, sizeof(foot) - o, "%llu processes, %llu fds not readable%s",
-				 (unsigned long long)tp->st.denied_procs,
+			snprintf(foot + o, sizeof(foot) - o, "%llu processes, %llu DRM fds not "
+				 "readable%s", (unsigned long long)tp->st.denied_procs,
 				 (unsigned long long)tp->st.denied_fds,
 				 geteuid() ? " (run as root)" : "");
 		put_row(f, r, cols, "\033[2m", foot, false);

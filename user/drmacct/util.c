@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "bpf.h"
 #include "cli.h"
@@ -295,8 +296,10 @@ void cli_note_discovery(const char *cmd, const struct dac_discover_stats *st)
 	dac_discover_describe(st, buf, sizeof(buf));
 	if (!buf[0])
 		return;
+	/* The root hint only when it would help. */
 	fprintf(stderr, "drmacct %s: note: %s%s\n", cmd, buf,
-		st->denied_procs || st->denied_fds ? "; run as root to see every client" : "");
+		geteuid() && (st->denied_procs || st->denied_fds || st->denied_stat_fds) ?
+		"; run as root to see every client" : "");
 }
 
 /* ---- JSON ---- */
@@ -454,6 +457,7 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 	dac_json_u64(&j, "drm_fds", st->drm_fds);
 	dac_json_u64(&j, "denied_processes", st->denied_procs);
 	dac_json_u64(&j, "denied_fds", st->denied_fds);
+	dac_json_u64(&j, "unexamined_fds", st->denied_stat_fds);
 	dac_json_u64(&j, "exited_processes", st->gone_procs);
 	dac_json_u64(&j, "closed_fds", st->gone_fds);
 	dac_json_u64(&j, "errors", st->errors);

@@ -236,8 +236,9 @@ static int visit_fd(struct dac_discover *d, int dirfd, const char *name, pid_t p
 		   synthetic_char_link(dirfd, name, &maj, &min)) {
 		/* marked DRM fd of a synthetic tree, see discover.h */
 	} else {
+		/* Not known to be a DRM fd: counted apart from DRM fds denied. */
 		ret = -errno;
-		count_failure(st, -ret, &st->gone_fds, &st->denied_fds);
+		count_failure(st, -ret, &st->gone_fds, &st->denied_stat_fds);
 		return ret;
 	}
 	if (!dac_is_drm_rdev(maj))
@@ -411,6 +412,9 @@ void dac_discover_describe(const struct dac_discover_stats *st, char *buf, size_
 	pos = add_part(buf, len, pos, "%s%llu %s", st->denied_fds,
 		       st->denied_fds == 1 ? "DRM fd not readable (permission denied)"
 					   : "DRM fds not readable (permission denied)");
+	pos = add_part(buf, len, pos, "%s%llu %s", st->denied_stat_fds,
+		       st->denied_stat_fds == 1 ? "fd not examined (stat permission denied)"
+						: "fds not examined (stat permission denied)");
 	pos = add_part(buf, len, pos, "%s%llu %s", st->gone_procs,
 		       st->gone_procs == 1 ? "process exited during the walk"
 					   : "processes exited during the walk");

@@ -56,6 +56,8 @@ struct dac_discover_stats {
 	uint64_t drm_fds;	/* DRM/accel fds whose fdinfo was read */
 	uint64_t denied_procs;	/* fd directory not readable (EACCES/EPERM) */
 	uint64_t denied_fds;	/* fdinfo of a DRM fd not readable */
+	uint64_t denied_stat_fds; /* fd entries whose stat() was denied: device unknown,
+				   * so not known to be DRM fds */
 	uint64_t gone_procs;	/* process exited during the walk */
 	uint64_t gone_fds;	/* fd closed during the walk */
 	uint64_t errors;	/* anything else; last_errno says what */
