@@ -28,7 +28,9 @@ SHELL := /bin/bash
 # ----------------------------------------------------------------------------
 DEB_PACKAGES := make gcc libc6-dev binutils clang llvm libclang-rt-14-dev \
 	linux-image-amd64 linux-headers-amd64 \
-	linux-image-6.12-amd64 linux-headers-6.12-amd64 libbpf-dev bpftool dwarves \
+	linux-image-6.12-amd64 linux-headers-6.12-amd64 \
+	linux-image-rt-amd64 linux-headers-rt-amd64 \
+	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 libbpf-dev bpftool dwarves \
 	libelf-dev zlib1g-dev libdrm-dev qemu-system-x86 busybox-static kmod \
 	cpio xz-utils gzip bpftrace prometheus libtraceevent-dev
 
@@ -340,11 +342,14 @@ host-test: host
 	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS)
 
 # One boot per kernel of KVERS; the TAP log of each names its kernel.
+# T= picks programs, separated by spaces or commas.
+T_COMMA := ,
+T_SPACE := $(subst ,, )
 vm-test: do-all
 	@status=0; for k in $(KVERS); do \
 		echo "== vm-test on $$k"; \
 		$(call VM,$$k) --mode test --label "$$k" \
-			$(if $(T),--only $(T),--expect "$(GUEST_TEST_NAMES)") \
+			$(if $(T),--only $(subst $(T_SPACE),$(T_COMMA),$(strip $(T))),--expect "$(GUEST_TEST_NAMES)") \
 			$(if $(REPEAT),--repeat $(REPEAT)) $(if $(VM_ENV_VARS),--env $(VM_ENV_VARS)) \
 			--timeout $(VM_TIMEOUT) \
 			--log $(call KB,$$k)/vm/test --tap $(B)/vm-test-$$k.log || status=1; \
