@@ -7,6 +7,11 @@
 #   make bench   install, build, host benchmarks + VM benchmarks
 #   make fuzz    long libFuzzer runs
 #   make clean
+#   make drmacct   only the CLI and libdrmacct (build/release/drmacct), with
+#                  only the packages they need (CLI_PACKAGES): no kernel
+#                  images, qemu or prometheus
+#   make install   that CLI, its man page and bash completion under
+#                  $(DESTDIR)$(PREFIX) (PREFIX=/usr/local by default)
 #
 # Developer targets: deps, all, modules, bpf, host, guest, initramfs,
 # host-test, vm-test [T=prog] [REPEAT=n], vm-shell, runner-test.
@@ -32,11 +37,17 @@ DEB_PACKAGES := make gcc libc6-dev binutils clang llvm libclang-rt-14-dev \
 	linux-image-rt-amd64 linux-headers-rt-amd64 \
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 libbpf-dev bpftool dwarves \
 	libelf-dev zlib1g-dev libdrm-dev qemu-system-x86 busybox-static kmod \
-	cpio xz-utils gzip bpftrace prometheus libtraceevent-dev
+	cpio xz-utils gzip bpftrace prometheus libtraceevent-dev \
+	python3-docutils tmux
+# What `make drmacct` and `make install` need: a C compiler, clang and
+# bpftool for the BPF skeleton the CLI embeds (built from bpf/ alone, no
+# kernel image), libbpf, the libdrm headers and rst2man for the man page.
+CLI_PACKAGES := make gcc libc6-dev clang bpftool libbpf-dev libelf-dev zlib1g-dev \
+	libdrm-dev python3-docutils
 
-.PHONY: deps
-deps:
-	@missing=; for p in $(DEB_PACKAGES); do \
+# $(call INSTALL_PKGS,list): install what is missing of the Debian packages.
+define INSTALL_PKGS
+	@missing=; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' \
 			|| missing="$$missing $$p"; \
 	done; \
@@ -47,6 +58,13 @@ deps:
 		$$sudo apt-get update -q && \
 		$$sudo apt-get install -y -q --no-install-recommends $$missing; \
 	fi
+endef
+
+.PHONY: deps deps-cli
+deps:
+	$(call INSTALL_PKGS,$(DEB_PACKAGES))
+deps-cli:
+	$(call INSTALL_PKGS,$(CLI_PACKAGES))
 
 # The public goals install packages first and then re-enter make, so that
 # everything computed from what is installed (KVER, the kernel build dir) is
@@ -216,7 +234,9 @@ BPF_CHECKS := $(foreach k,$(KVERS),$(BPF_SRCS:bpf/%.bpf.c=$(call KB,$(k))/bpf/%.
 # One object for every kernel (CO-RE): the kernel types it touches are
 # declared in bpf/kernel_types.h, so building needs no kernel image and the
 # skeleton, and every program linking it, is the same for all targets.
-BPF_ARCH ?= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/^arm.*/arm/;s/ppc64.*/powerpc/;s/riscv64/riscv/;s/s390x/s390/;s/loongarch64/loongarch/')
+# The BPF target arch (for PT_REGS & co.): ARCH= as the kernel spells it
+# (x86, arm64, ...) or, by default, the build machine's.
+BPF_ARCH ?= $(shell echo $(or $(ARCH),$(shell uname -m)) | sed 's/x86_64/x86/;s/aarch64/arm64/;s/^arm.*/arm/;s/ppc64.*/powerpc/;s/riscv64/riscv/;s/s390x/s390/;s/loongarch64/loongarch/')
 BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf -Iuser/lib \
 	$(if $(BPF_MULTIARCH),-idirafter /usr/include/$(BPF_MULTIARCH)) -Wall -Werror
@@ -307,7 +327,7 @@ $(GB)/$(3)/$(1): $(GB)/obj/$(2)/$(1).o $(4:%.c=$(GB)/obj/%.o) $(GDT) $(GLIB)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(GUEST_LDFLAGS) $$^ $$(GUEST_LIBS) -o $$@
 endef
-$(foreach t,$(CTEST_SRCS:selftests/cli/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/cli,tests,$(CSUP_SRCS) $(KSUP_SRCS))))
+$(foreach t,$(CTEST_SRCS:selftests/cli/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/cli,tests,$(CSUP_SRCS) $(KSUP_SRCS) selftests/user/json_dom.c)))
 $(foreach t,$(BTEST_SRCS:selftests/bpf/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/bpf,tests,$(KSUP_SRCS))))
 $(foreach t,$(BBENCH_SRCS:selftests/bpf/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/bpf,bench,$(KSUP_SRCS))))
 
@@ -405,6 +425,50 @@ do-bench: do-all $(HOST_BENCHES)
 			$(call VM,$$k) --mode bench --timeout $(VM_TIMEOUT) \
 			--log $(call KB,$$k)/vm/bench || exit 1; \
 	done
+
+# ---- the CLI alone: make drmacct, make install -------------------------------
+# No sanitizers, -O2; its own objects under build/release/.
+VERSION ?= 0.1
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+REL := $(B)/release
+REL_CFLAGS := $(WARN) -g -O2 $(INCLUDES) -DDRMACCT_VERSION='"$(VERSION)"'
+REL_LIB := $(REL)/libdrmacct.a
+REL_CLI := $(REL)/drmacct
+REL_MAN := $(REL)/drmacct.1
+
+.PHONY: drmacct do-drmacct install do-install
+drmacct:
+	@$(MAKE) --no-print-directory deps-cli && $(MAKE) --no-print-directory do-drmacct
+do-drmacct: $(REL_CLI) $(REL_MAN)
+
+# Rebuild what carries the version when VERSION changes.
+$(REL)/.version: FORCE
+	@mkdir -p $(@D); echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+$(REL)/obj/user/drmacct/main.o $(REL_MAN): $(REL)/.version
+.PHONY: FORCE
+FORCE:
+
+$(REL)/obj/%.o: %.c $(BPF_SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CFLAGS) -MMD -MP -c $< -o $@
+$(REL_LIB): $(LIB_SRCS:%.c=$(REL)/obj/%.o)
+	rm -f $@ && ar rcs $@ $^
+$(REL_CLI): $(CLI_SRCS:%.c=$(REL)/obj/%.o) $(REL_LIB)
+	$(CC) $^ $(HOST_LIBS) -o $@
+$(REL_MAN): Documentation/drmacct.rst user/drmacct/gen-man.sh
+	@mkdir -p $(dir $@)
+	user/drmacct/gen-man.sh $< $(VERSION) > $@.tmp && mv $@.tmp $@
+
+install:
+	@$(MAKE) --no-print-directory deps-cli && $(MAKE) --no-print-directory do-install
+do-install: do-drmacct
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0755 $(REL_CLI) $(DESTDIR)$(BINDIR)/drmacct
+	install -m 0644 $(REL_MAN) $(DESTDIR)$(MANDIR)/man1/drmacct.1
+	install -m 0644 user/drmacct/drmacct.bash $(DESTDIR)$(BASHCOMPDIR)/drmacct
 
 clean:
 	rm -rf $(B)
