@@ -214,9 +214,11 @@ BPF_CHECKS := $(foreach k,$(KVERS),$(BPF_SRCS:bpf/%.bpf.c=$(call KB,$(k))/bpf/%.
 # One object for every kernel (CO-RE): the kernel types it touches are
 # declared in bpf/kernel_types.h, so building needs no kernel image and the
 # skeleton, and every program linking it, is the same for all targets.
+# -mcpu=v3: the BPF atomics (fetch-add, cmpxchg; kernel 5.12+, so every
+# target) that the programs' lock-free updates need.
 BPF_ARCH ?= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/^arm.*/arm/;s/ppc64.*/powerpc/;s/riscv64/riscv/;s/s390x/s390/;s/loongarch64/loongarch/')
 BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf -Iuser/lib \
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf -Iuser/lib \
 	$(if $(BPF_MULTIARCH),-idirafter /usr/include/$(BPF_MULTIARCH)) -Wall -Werror
 bpf: $(BPF_SKELS) $(BPF_CHECKS)
 
