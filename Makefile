@@ -236,9 +236,11 @@ BPF_CHECKS := $(foreach k,$(KVERS),$(BPF_SRCS:bpf/%.bpf.c=$(call KB,$(k))/bpf/%.
 # skeleton, and every program linking it, is the same for all targets.
 # The BPF target arch (for PT_REGS & co.): ARCH= as the kernel spells it
 # (x86, arm64, ...) or, by default, the build machine's.
+# -mcpu=v3: the BPF atomics (fetch-add, cmpxchg; kernel 5.12+, so every
+# target) that the programs' lock-free updates need.
 BPF_ARCH ?= $(shell echo $(or $(ARCH),$(shell uname -m)) | sed 's/x86_64/x86/;s/aarch64/arm64/;s/^arm.*/arm/;s/ppc64.*/powerpc/;s/riscv64/riscv/;s/s390x/s390/;s/loongarch64/loongarch/')
 BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf -Iuser/lib \
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf -Iuser/lib \
 	$(if $(BPF_MULTIARCH),-idirafter /usr/include/$(BPF_MULTIARCH)) -Wall -Werror
 bpf: $(BPF_SKELS) $(BPF_CHECKS)
 

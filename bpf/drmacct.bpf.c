@@ -209,21 +209,19 @@ __u32 next_ring_id;
 
 /* ---- helpers ------------------------------------------------------------- */
 
-/*
- * Returns the value before the increment as this CPU read it (the atomic
- * add's own return value needs -mcpu=v3, which the build does not assume);
- * two CPUs counting at the same instant may read the same value.
- */
+/* Add 1 to stats[@which]; returns the value before, unique per caller. */
 static __always_inline __u64 stat_inc(__u32 which)
 {
-	__u64 *v = bpf_map_lookup_elem(&stats, &which), old;
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
 
 	if (!v)
 		return 0;
-	old = *v;
-	__sync_fetch_and_add(v, 1);
-	return old;
+	return __sync_fetch_and_add(v, 1);
 }
+
+/* A cmpxchg loop of dac_atomic.h gave up (never seen: counted to be sure). */
+#define DAC_CAS_GIVEUP()	stat_inc(DAC_STAT_CAS_GIVEUP)
+#include "dac_atomic.h"
 
 static __always_inline __u64 cookie_of_current(void)
 {
@@ -298,13 +296,11 @@ static __always_inline void on_job_begin(__u64 client_id, __u32 engine, __u64 ts
 		return;
 	if (!u->device_id)
 		u->device_id = zero.device_id;	/* client placed since (seeded) */
-	/*
-	 * start_sum before running: a reader that sees the new running
-	 * count also sees the start it belongs to (both are atomic adds on
-	 * the same CPU, in program order).
-	 */
+	/* A write readers can tell from (struct dac_usage_val). */
+	__sync_fetch_and_add(&u->wr_begun, 1);
 	__sync_fetch_and_add(&u->start_sum, ts_ns);
 	__sync_fetch_and_add(&u->running, 1);
+	__sync_fetch_and_add(&u->wr_done, 1);
 }
 
 static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_ns,
@@ -322,15 +318,16 @@ static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_n
 	if (u) {
 		if (!u->device_id)
 			u->device_id = zero.device_id;	/* client placed since (seeded) */
+		__sync_fetch_and_add(&u->wr_begun, 1);
 		__sync_fetch_and_add(&u->busy_ns, busy_ns);
 		__sync_fetch_and_add(&u->cycles, cycles);
 		__sync_fetch_and_add(&u->jobs, 1);
-		if (u->running) {
-			__sync_fetch_and_add(&u->running, -1);
+		/* Its begin was seen: it leaves the running ones. */
+		if (atomic_dec_nonzero(&u->running))
 			__sync_fetch_and_add(&u->start_sum, -(ts_ns - busy_ns));
-		} else {
+		else
 			stat_inc(DAC_STAT_JOB_END_UNSEEN);
-		}
+		__sync_fetch_and_add(&u->wr_done, 1);
 		tk.device_id = u->device_id;
 	} else {
 		tk.device_id = zero.device_id;
@@ -359,7 +356,7 @@ static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 o
 	struct dac_mem_val zero = {}, *m;
 	struct dac_cookie_key ck = {};
 	struct dac_cookie_val czero = {}, *cm;
-	__u64 total;
+	__u64 add = op == 2 ? 0 : size, sub = op == 2 ? size : 0;
 
 	/* 0 create, 1 open (import): the client holds more; 2 close: less. */
 	if (op > 2)
@@ -367,14 +364,8 @@ static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 o
 	m = lookup_or_init(&mem, &k, &zero, DAC_STAT_USAGE_FULL);
 	if (!m)
 		return;
-	if (op == 2)
-		total = m->total > size ? m->total - size : 0;
-	else
-		total = m->total + size;
-	/* One writer per client at a time: the client's own ioctls. */
-	m->total = total;
-	if (total > m->peak)
-		m->peak = total;
+	/* Threads of a client may create and close objects at once. */
+	atomic_max(&m->peak, atomic_add_sub_floor(&m->total, add, sub));
 
 	ck.cookie = client_cookie(client_id, &ck.device_id);
 	if (!ck.cookie)
@@ -383,13 +374,8 @@ static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 o
 	cm = lookup_or_init(&cookie_mem, &ck, &czero, DAC_STAT_USAGE_FULL);
 	if (!cm)
 		return;
-	/* Several clients of one command may race here; good enough for a peak. */
-	if (op == 2)
-		cm->total = cm->total > size ? cm->total - size : 0;
-	else
-		cm->total += size;
-	if (cm->total > cm->peak)
-		cm->peak = cm->total;
+	/* Several clients of one command, on several CPUs. */
+	atomic_max(&cm->peak, atomic_add_sub_floor(&cm->total, add, sub));
 }
 
 /* Engines whose usage entries a closing client's walk removes, at most. */
@@ -783,39 +769,43 @@ static __always_inline __u32 ring_id_of(__u64 ident, const char *name)
 	return id;
 }
 
+/* Job @v runs on ring @ring_id now: an idle ring's charging starts here. */
+static __always_inline void ring_run(struct inflight_val *v, __u32 ring_id)
+{
+	struct dac_ring_val *r;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (v->run_ns)
+		return;		/* run again (resubmitted after a reset): one job */
+	v->run_ns = now;
+	v->ring_id = ring_id;
+	r = bpf_map_lookup_elem(&rings, &ring_id);
+	if (r)
+		dac_ring_run(r, now);
+}
+
 static __always_inline void on_sched_run(__u64 fence, __u32 ring_id)
 {
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
 
 	if (!v)
 		return;		/* queued before attach: counted at done */
-	v->run_ns = bpf_ktime_get_ns();
-	v->ring_id = ring_id;
+	ring_run(v, ring_id);
 }
 
-/*
- * Charge the finished job @v: busy = now - max(run, previous completion on
- * its ring); the ring's last completion becomes now. Returns the charge.
- */
+/* Charge the finished job @v by dac_ring_done(). Returns the charge. */
 static __always_inline __u64 charge_job(const struct inflight_val *v)
 {
 	struct dac_sched_val szero = {}, *s;
 	struct dac_sched_key k = {};
 	struct dac_ring_val *r;
-	__u64 now = bpf_ktime_get_ns(), start, busy = 0;
+	__u64 busy = 0;
 
 	k.tgid = v->tgid;
 	k.ring_id = v->ring_id;
 	r = bpf_map_lookup_elem(&rings, &k.ring_id);
-	if (r) {
-		/* The ring was busy with the previous job until it completed. */
-		start = v->run_ns > r->last_done_ns ? v->run_ns : r->last_done_ns;
-		busy = now > start ? now - start : 0;
-		if (now > r->last_done_ns)
-			r->last_done_ns = now;
-		__sync_fetch_and_add(&r->jobs, 1);
-		__sync_fetch_and_add(&r->busy_ns, busy);
-	}
+	if (r)
+		busy = dac_ring_done(r, bpf_ktime_get_ns());
 	szero.cookie = v->cookie;
 	__builtin_memcpy(szero.comm, v->comm, sizeof(szero.comm));
 	s = lookup_or_init(&sched_usage, &k, &szero, DAC_STAT_SCHED_INFLIGHT_FULL);
@@ -994,8 +984,7 @@ static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, _
 
 	if (!v)
 		return;		/* queued before attach: counted at done */
-	v->run_ns = bpf_ktime_get_ns();
-	v->ring_id = ring_id;
+	ring_run(v, ring_id);
 	if (!v->client_id)
 		v->client_id = client_id;
 }
