@@ -317,6 +317,23 @@ static double agg_engine_util(const struct dac_tk_agg *a, const char *name, bool
 	return m;
 }
 
+/* The engine cells of a client @c or process aggregate @a, at @row + @o. */
+static void engine_cells(char *row, size_t size, size_t o, const struct names *nm, size_t ne,
+			 size_t w, const struct dac_tk_client *c, const struct dac_tk_agg *a)
+{
+	for (size_t e = 0; e < ne && o + w < size; e++) {
+		bool has;
+		double u = shown_util(c ? client_engine_util(c, nm->v[e], &has)
+					: agg_engine_util(a, nm->v[e], &has));
+
+		if (has)
+			cell(row + o, w, u);
+		else
+			snprintf(row + o, size - o, "%*s", (int)w, "");
+		o += strlen(row + o);
+	}
+}
+
 /*
  * The table: @hdr gets the header line, @l one line per entry (and per
  * engine in detail mode), every line at most @cols wide before cutting.
@@ -386,16 +403,7 @@ static void build(struct top *tp, int cols, char *hdr, size_t hlen, struct lines
 					     (int)p->pid, cli_printable(p->comm, cb, sizeof(cb)),
 					     p->nclients,
 					     cli_fmt_bytes(cli_agg_mem(&p->agg), mem, sizeof(mem)));
-			for (size_t e = 0; e < ne && o + w < sizeof(row); e++) {
-				bool has;
-				double u = shown_util(agg_engine_util(&p->agg, nm.v[e], &has));
-
-				if (has)
-					cell(row + o, w, u);
-				else
-					snprintf(row + o, sizeof(row) - o, "%*s", (int)w, "");
-				o += strlen(row + o);
-			}
+			engine_cells(row, sizeof(row), o, &nm, ne, w, NULL, &p->agg);
 			addf(l, "%s", row);
 			if (!tp->detail)
 				continue;
@@ -435,16 +443,7 @@ static void build(struct top *tp, int cols, char *hdr, size_t hlen, struct lines
 				o += (size_t)snprintf(row + o, sizeof(row) - o, "%-8.8s ", id);
 			o += (size_t)snprintf(row + o, sizeof(row) - o, "%6s ",
 					      cli_fmt_bytes(cli_client_mem(c), mem, sizeof(mem)));
-			for (size_t e = 0; e < ne && o + w < sizeof(row); e++) {
-				bool has;
-				double u = shown_util(client_engine_util(c, nm.v[e], &has));
-
-				if (has)
-					cell(row + o, w, u);
-				else
-					snprintf(row + o, sizeof(row) - o, "%*s", (int)w, "");
-				o += strlen(row + o);
-			}
+			engine_cells(row, sizeof(row), o, &nm, ne, w, c, NULL);
 			addf(l, "%s", row);
 			if (!tp->detail)
 				continue;
