@@ -7,6 +7,7 @@
 #include "dtest.h"
 #include "proc_tree.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -499,6 +500,21 @@ DT_TEST(describe_formats_each_cause)
 			     "1 fd closed during the walk, 2 other errors (last: Input/output error)");
 	dac_discover_describe(&st, tiny, sizeof(tiny));
 	DT_EXPECT_EQ(strlen(tiny), (size_t)7);
+}
+
+/* libdrm knows only DRM devices of this machine: others fall back to names. */
+DT_TEST(identify_unknown_devices_falls_back)
+{
+	struct dac_dev_id id;
+	char buf[32];
+
+	DT_EXPECT_EQ(dac_dev_identify(1, 3, &id), -ENODEV);	/* /dev/null */
+	DT_EXPECT_EQ(dac_dev_identify(226, 255, &id), -ENODEV);	/* no such DRM minor */
+	DT_EXPECT_EQ(dac_dev_identify(261, 0, &id), -ENODEV);	/* accel: not libdrm's */
+	DT_EXPECT_FALSE(id.has_pci);
+	/* asked twice: the cached answer is the same */
+	DT_EXPECT_EQ(dac_dev_identify(226, 255, &id), -ENODEV);
+	DT_EXPECT_STREQ(dac_dev_name(226, 255, buf, sizeof(buf)), "226:255");
 }
 
 /* The kernel's node names: DRM minors 0-63 card, 128-191 renderD; accel. */

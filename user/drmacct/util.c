@@ -306,12 +306,29 @@ void cli_note_discovery(const char *cmd, const struct dac_discover_stats *st)
 
 static void json_device(struct dac_json *j, dev_t rdev)
 {
+	struct dac_dev_id id;
 	char name[32];
+	bool known = !dac_dev_identify(major(rdev), minor(rdev), &id);
 
 	dac_json_obj_begin(j, "device");
 	dac_json_u64(j, "major", major(rdev));
 	dac_json_u64(j, "minor", minor(rdev));
 	dac_json_str(j, "name", dac_dev_name(major(rdev), minor(rdev), name, sizeof(name)));
+	if (known && id.bus[0])
+		dac_json_str(j, "bus", id.bus);
+	else
+		dac_json_null(j, "bus");
+	if (known && id.has_pci) {
+		dac_json_obj_begin(j, "pci");
+		dac_json_str(j, "slot", id.slot);
+		dac_json_u64(j, "vendor_id", id.vendor_id);
+		dac_json_u64(j, "device_id", id.device_id);
+		dac_json_u64(j, "subvendor_id", id.subvendor_id);
+		dac_json_u64(j, "subdevice_id", id.subdevice_id);
+		dac_json_obj_end(j);
+	} else {
+		dac_json_null(j, "pci");
+	}
 	dac_json_obj_end(j);
 }
 
