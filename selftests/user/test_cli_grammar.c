@@ -222,6 +222,17 @@ DT_TEST(dash_is_stdin_and_stdout)
 	jd_free(j);
 	cli_result_free(&r);
 
+	/* stdin that is a character device: read like any other */
+	cli_run_io(&r, &(struct cli_io){ .in = "/dev/null" },
+		   (const char *const[]){ "validate", "--json", "-", NULL });
+	DT_EXPECT_EQ(r.status, 1);	/* an empty text: no drm-driver, a spec error */
+	j = parse_ok(r.out);
+	DT_EXPECT_STREQ(jd_str(j, "sources.0.source"), "<stdin>");
+	DT_EXPECT_TRUE(jd_path(j, "sources.0.read_error") == NULL);
+	DT_EXPECT_GE(jd_int(j, "sources.0.errors", -1), 1);
+	jd_free(j);
+	cli_result_free(&r);
+
 	/* record -o - into a file, report - from it */
 	snprintf(rec, sizeof(rec), "%s/s.rec", pt.base);
 	{

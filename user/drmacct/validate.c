@@ -379,11 +379,52 @@ static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
 	return 0;
 }
 
+/*
+ * Standard input, whatever it is (a pipe, a file, a terminal, /dev/null):
+ * read to the end and parse. 0 or -errno.
+ */
+static int read_stdin(enum dac_profile profile, struct dac_fdinfo *fi)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	int ret;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap ? cap * 2 : 4096);
+
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap = cap ? cap * 2 : 4096;
+		}
+		n = read(STDIN_FILENO, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			free(buf);
+			return ret;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	ret = dac_fdinfo_parse(buf, len, profile, fi);
+	free(buf);
+	return ret;
+}
+
 static int check_file(struct vstate *vs, const char *path)
 {
 	bool in = !strcmp(path, "-");
 	struct dac_fdinfo fi;
-	int ret = in ? dac_fdinfo_read_fd(STDIN_FILENO, vs->profile, &fi) :
+	int ret = in ? read_stdin(vs->profile, &fi) :
 		       dac_fdinfo_read_file(path, vs->profile, &fi);
 
 	if (ret == -ENOMEM)
