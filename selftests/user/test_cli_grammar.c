@@ -417,6 +417,46 @@ DT_TEST(stat_json)
 	cli_result_free(&r);
 }
 
+/* ---- report: memory as printed ---- */
+
+/*
+ * amdgpu before drm-total-*: only the legacy drm-memory-<region>, which is
+ * resident. report shows it as resident and total as null, not 0.
+ */
+DT_TEST(report_memory_only_what_was_printed)
+{
+	struct proc_tree pt;
+	struct cli_result r;
+	char out[PATH_MAX];
+	struct jd *j;
+
+	DT_ASSERT_EQ(proc_tree_init(&pt, PROC_TREE_DEVCHAR), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(&pt, 77, "game"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 77, 9, 226, 128,
+					  "drm-driver:\tamdgpu\ndrm-client-id:\t5\n"
+					  "drm-memory-vram:\t2048 KiB\n"
+					  "drm-engine-gfx:\t100 ns\n"), 0);
+	snprintf(out, sizeof(out), "%s/l.rec", pt.base);
+	cli_run(&r, "record", "--proc-root", pt.root, "-i", "10ms", "-n", "2", "-o", out, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	cli_result_free(&r);
+	cli_run(&r, "report", out, NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "memory vram      peak 2.0M, last 2.0M (resident)");
+	cli_result_free(&r);
+	cli_run(&r, "report", "-j", out, NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	j = parse_ok(r.out);
+	DT_EXPECT_STREQ(jd_str(j, "clients.0.memory.0.region"), "vram");
+	DT_EXPECT_TRUE(jd_is_null(j, "clients.0.memory.0.peak_total"));
+	DT_EXPECT_TRUE(jd_is_null(j, "clients.0.memory.0.last_total"));
+	DT_EXPECT_EQ(jd_u64(j, "clients.0.memory.0.peak_resident", 0), (uint64_t)2097152);
+	DT_EXPECT_EQ(jd_u64(j, "clients.0.memory.0.last_resident", 0), (uint64_t)2097152);
+	jd_free(j);
+	cli_result_free(&r);
+	proc_tree_cleanup(&pt);
+}
+
 /* ---- exit codes ---- */
 
 DT_TEST(closed_stdout_ends_quietly_with_141)
