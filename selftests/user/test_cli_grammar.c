@@ -457,6 +457,48 @@ DT_TEST(report_memory_only_what_was_printed)
 	proc_tree_cleanup(&pt);
 }
 
+/* A client held by two processes (fd passing): the record keeps both. */
+DT_TEST(record_keeps_every_holder)
+{
+	struct proc_tree pt;
+	struct cli_result r;
+	char out[PATH_MAX];
+	struct jd *j;
+	bool found = false;
+
+	build(&pt);	/* client 7: pids 100 and 200 */
+	snprintf(out, sizeof(out), "%s/h.rec", pt.base);
+	cli_run(&r, "record", "--proc-root", pt.root, "-i", "10ms", "-n", "2", "-o", out, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	cli_result_free(&r);
+	cli_run(&r, "report", "--json", out, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	j = parse_ok(r.out);
+	DT_EXPECT_EQ(jd_int(j, "version_minor", -1), 1);
+	for (long i = 0; i < jd_len(j, "clients"); i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "clients.%ld.client_id", i);
+		if (jd_int(j, p, -1) != 7)
+			continue;
+		found = true;
+		snprintf(p, sizeof(p), "clients.%ld.processes", i);
+		DT_EXPECT_EQ(jd_len(j, p), 2);
+		snprintf(p, sizeof(p), "clients.%ld.processes.0.pid", i);
+		DT_EXPECT_EQ(jd_int(j, p, -1), 100);
+		snprintf(p, sizeof(p), "clients.%ld.processes.1.pid", i);
+		DT_EXPECT_EQ(jd_int(j, p, -1), 200);
+		snprintf(p, sizeof(p), "clients.%ld.processes.1.comm", i);
+		DT_EXPECT_STREQ(jd_str(j, p), "beta");
+	}
+	DT_EXPECT_TRUE(found);
+	/* both processes are credited with the client in the per-process part */
+	DT_EXPECT_EQ(jd_len(j, "processes"), 3);
+	jd_free(j);
+	cli_result_free(&r);
+	proc_tree_cleanup(&pt);
+}
+
 /* ---- exit codes ---- */
 
 DT_TEST(closed_stdout_ends_quietly_with_141)

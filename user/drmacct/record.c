@@ -317,6 +317,40 @@ static int map_client(struct rec_state *s, const struct dac_tk_client *tc, struc
 }
 
 /* Write every client of the tracker's latest sample. */
+/*
+ * A client held by more than one process (fork, fd passing): a HOLDERS
+ * record after its SAMPLE names every one of them (the SAMPLE has the first).
+ */
+static int write_holders(struct rec_state *s, const struct dac_tk_client *c,
+			 const struct drec_client *dc)
+{
+	struct drec_holder *h;
+	size_t n = 0;
+	int ret;
+
+	if (!(dc->flags & DREC_C_CLIENT_ID) || c->nholders < 2)
+		return 0;
+	h = calloc(c->nholders, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	for (size_t k = 0; k < c->nholders; k++) {
+		size_t j;
+
+		for (j = 0; j < n && h[j].pid != (uint32_t)c->holders[k].pid; j++)
+			;
+		if (j < n)
+			continue;	/* another fd of the same process */
+		h[n].pid = (uint32_t)c->holders[k].pid;
+		snprintf(h[n].comm, sizeof(h[n].comm), "%s",
+			 c->holders[k].comm ? c->holders[k].comm : "");
+		n++;
+	}
+	ret = n > 1 ? drec_write_holders(&s->w, dc->time_ns, dc->dev, dc->client_id, dc->flags,
+					 h, n) : 0;
+	free(h);
+	return ret;
+}
+
 static int write_samples(struct rec_state *s, const struct dac_tracker *t)
 {
 	size_t i, n = dac_tracker_nclients(t);
@@ -347,8 +381,11 @@ static int write_samples(struct rec_state *s, const struct dac_tracker *t)
 	}
 	if (!ret)
 		ret = flush_devices(s);
-	for (i = 0; i < n && !ret; i++)
+	for (i = 0; i < n && !ret; i++) {
 		ret = drec_write_client(&s->w, DREC_SAMPLE, &cs[i]);
+		if (!ret)
+			ret = write_holders(s, dac_tracker_client(t, i), &cs[i]);
+	}
 	if (!ret)
 		s->samples++;
 out:

@@ -164,6 +164,20 @@ static void add_pid(struct rep *rp, struct cl *x, const struct drec_client *c)
 	x->npids++;
 }
 
+/* Every process of a HOLDERS record holds the client. */
+static void on_holders(struct rep *rp, const struct drec_record *rec)
+{
+	struct drec_client c = rec->client;
+	struct drec_holder h;
+	struct cl *x = get_client(rp, &c);
+
+	for (size_t i = 0; x && drec_holder(rec, i, &h); i++) {
+		c.pid = h.pid;
+		memcpy(c.comm, h.comm, sizeof(c.comm));
+		add_pid(rp, x, &c);
+	}
+}
+
 static struct eng_acc *get_eng(struct rep *rp, struct cl *x, uint32_t idx)
 {
 	size_t i;
@@ -745,6 +759,10 @@ static int cmd_report(int argc, char **argv)
 		case DREC_SAMPLE:
 		case DREC_CLIENT_EXIT:
 			on_client(&rp, &rec);
+			t = rec.client.time_ns;
+			break;
+		case DREC_HOLDERS:
+			on_holders(&rp, &rec);
 			t = rec.client.time_ns;
 			break;
 		case DREC_LOST:
