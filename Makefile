@@ -127,8 +127,8 @@ HOST_LDFLAGS := $(SAN)
 BENCH_CFLAGS := $(WARN) -g -O2 $(INCLUDES)
 GUEST_CFLAGS := $(WARN) -g -O2 $(INCLUDES)
 GUEST_LDFLAGS := -static
-GUEST_LIBS := -lbpf -lelf -lz -lpthread
-HOST_LIBS := -lbpf -lelf -lz -lpthread -lm
+GUEST_LIBS := -lbpf -lelf -lz -ldrm -lpthread
+HOST_LIBS := -lbpf -lelf -lz -ldrm -lpthread -lm
 FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -O1 $(INCLUDES) \
 	-fsanitize=fuzzer,address,undefined
 
