@@ -493,6 +493,20 @@ struct idspan {
 	uint64_t open_seq, close_seq;	/* first read, close (UINT64_MAX open) */
 };
 
+/*
+ * Another file still open with the same id when @young opened: then @young
+ * shares a live id (client-id-unique says so), it did not take a dead one.
+ */
+static bool held_by_other(const struct idspan *sp, size_t nsp, const struct idspan *old,
+			  const struct idspan *young)
+{
+	for (size_t z = 0; z < nsp; z++)
+		if (&sp[z] != old && &sp[z] != young && sp[z].id == young->id &&
+		    sp[z].open_seq < young->open_seq && sp[z].close_seq > young->open_seq)
+			return true;
+	return false;
+}
+
 static void check_ids(struct dac_conf *c)
 {
 	struct idspan *sp = calloc(c->nfiles ? c->nfiles : 1, sizeof(*sp));
@@ -562,7 +576,7 @@ static void check_ids(struct dac_conf *c)
 				fail(c, DAC_CONF_ID_UNIQUE,
 				     "%s and %s are different open files, both open, and both show drm-client-id %" PRIu64,
 				     c->files[old->file].label, c->files[young->file].label, x->id);
-			else
+			else if (!held_by_other(sp, nsp, old, young))
 				fail(c, DAC_CONF_ID_NOT_REUSED,
 				     "%s, opened after %s was closed, shows the closed file's drm-client-id %" PRIu64,
 				     c->files[young->file].label, c->files[old->file].label, x->id);

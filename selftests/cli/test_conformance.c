@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_conformance.c - `drmacct conformance` against simgpu (guest test).
+ *
+ * simgpu as it is passes every check, with simgpu-load as the workload; the
+ * kselftest-style fdinfo_conformance says the same. Then simgpu is loaded
+ * with each value of its fault= parameter in turn, and exactly the check of
+ * the rule that fault breaks must fail. simgpu is reloaded without a fault
+ * at the end.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dtest.h"
+#include "sgtest.h"
+
+#define OUT "/tmp/conformance.out"
+/*
+ * Busy on a maxfreq engine (render), a capacity-2 engine (copy) and the
+ * total-cycles engine (compute), two jobs in flight, with buffers.
+ */
+#define WORKLOAD "simgpu-load -e render,copy,compute -p 2 -d 5ms -t 1500ms -b 2 -s 64K -q"
+
+struct fault_case {
+	const char *fault;
+	const char *check;
+};
+
+static const struct fault_case faults[] = {
+	{ "bad-format", "format" },
+	{ "driver-changes", "driver" },
+	{ "unstable-client-id", "client-id-stable" },
+	{ "shared-client-id", "client-id-unique" },
+	{ "reused-client-id", "client-id-not-reused" },
+	{ "wrong-pdev", "pdev" },
+	{ "unprefixed-key", "driver-prefix" },
+	{ "counter-step-back", "counters-monotonic" },
+	{ "idle-busy", "idle-zero" },
+	{ "busy-over-capacity", "busy-capacity" },
+	{ "cycles-over-total", "cycles-bound" },
+	{ "changing-maxfreq", "maxfreq-constant" },
+	{ "changing-capacity", "capacity" },
+	{ "vanishing-key", "key-set-stable" },
+	{ "gib-unit", "memory-units" },
+	{ "resident-over-total", "memory-subsets" },
+	{ "no-busy", "workload-busy" },
+	{ "cycles-disagree", "time-cycles-agree" },
+};
+
+static const char *cli(void)
+{
+	const char *bin = getenv("DRMACCT_BIN");
+
+	return bin && *bin ? bin : "/usr/bin/drmacct";
+}
+
+/* Reload simgpu with fault=@fault ("none" = no fault); 0 on success. */
+static int load(const char *fault)
+{
+	char path[64];
+
+	sg_sh("rmmod simgpu 2>/dev/null");
+	if (sg_sh("modprobe simgpu fault=%s", fault))
+		return -1;
+	for (int i = 0; i < 200; i++) {
+		if (!sg_find_node(path, sizeof(path)))
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/*
+ * Runs @prog (drmacct conformance or fdinfo_conformance) with TAP output;
+ * returns its exit status and the output in *@out (caller frees).
+ */
+static int run_tap(const char *prog, char **out)
+{
+	char node[64];
+	size_t len;
+	int st;
+
+	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	st = sg_sh("%s --device=%s --workload='%s' > " OUT " 2>&1", prog, node, WORKLOAD);
+	*out = sg_read_file(OUT, &len);
+	DT_ASSERT_TRUE(*out != NULL);
+	return st;
+}
+
+/* The names of the "not ok" test points, space-separated, in *@failed. */
+static void failed_checks(const char *tap, char *failed, size_t len)
+{
+	const char *p = tap;
+
+	failed[0] = '\0';
+	while ((p = strstr(p, "not ok "))) {
+		const char *name = strchr(p + 7, ' ');
+		size_t n;
+
+		if (!name)
+			break;
+		name++;
+		n = strcspn(name, " \n");
+		if (strlen(failed) + n + 2 < len) {
+			if (failed[0])
+				strcat(failed, " ");
+			strncat(failed, name, n);
+		}
+		p = name;
+	}
+}
+
+DT_TEST_TIMEOUT(simgpu_passes, 120)
+{
+	char failed[512], *out;
+	int st;
+
+	if (access(cli(), X_OK))
+		DT_SKIP("%s not found", cli());
+	DT_ASSERT_EQ(load("none"), 0);
+	st = sg_sh("%s conformance --help >/dev/null", cli());
+	DT_ASSERT_EQ(st, 0);
+
+	{
+		char prog[300];
+
+		snprintf(prog, sizeof(prog), "%s conformance --tap", cli());
+		st = run_tap(prog, &out);
+	}
+	failed_checks(out, failed, sizeof(failed));
+	if (st || failed[0])
+		dt_info("%s", out);
+	DT_EXPECT_EQ(st, 0);
+	DT_EXPECT_STREQ(failed, "");
+	/* the workload was seen and compared, not skipped */
+	DT_EXPECT_TRUE(strstr(out, "ok 18 workload-busy # ") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "ok 19 time-cycles-agree # ") != NULL &&
+		       !strstr(out, "ok 19 time-cycles-agree # SKIP"));
+	DT_EXPECT_TRUE(strstr(out, "ok 10 busy-capacity # ") != NULL &&
+		       !strstr(out, "ok 10 busy-capacity # SKIP"));
+	free(out);
+
+	/* the kselftest-style program: same checks, exit 0 */
+	if (!access("/usr/bin/fdinfo_conformance", X_OK)) {
+		st = run_tap("/usr/bin/fdinfo_conformance", &out);
+		failed_checks(out, failed, sizeof(failed));
+		if (st || failed[0])
+			dt_info("%s", out);
+		DT_EXPECT_EQ(st, 0);
+		DT_EXPECT_STREQ(failed, "");
+		DT_EXPECT_TRUE(strstr(out, "1..19\n") != NULL);
+		free(out);
+	}
+}
+
+DT_TEST_TIMEOUT(each_fault_fails_its_check_only, 900)
+{
+	char prog[300];
+
+	if (access(cli(), X_OK))
+		DT_SKIP("%s not found", cli());
+	snprintf(prog, sizeof(prog), "%s conformance --tap", cli());
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
+		char failed[512], *out;
+		int st;
+
+		if (load(faults[i].fault)) {
+			dt__fail_here(__FILE__, __LINE__, false, "modprobe simgpu fault=%s failed",
+				      faults[i].fault);
+			continue;
+		}
+		st = run_tap(prog, &out);
+		failed_checks(out, failed, sizeof(failed));
+		dt_info("fault=%-20s -> failed: %s", faults[i].fault, failed);
+		if (strcmp(failed, faults[i].check) || st != 1) {
+			dt_info("%s", out);
+			dt__fail_here(__FILE__, __LINE__, false,
+				      "fault=%s: want only '%s' to fail (exit 1), got '%s' (exit %d)",
+				      faults[i].fault, faults[i].check, failed, st);
+		}
+		free(out);
+	}
+	DT_EXPECT_EQ(load("none"), 0);
+}
+
+DT_TEST(unknown_fault_is_refused)
+{
+	DT_EXPECT_NE(sg_sh("rmmod simgpu 2>/dev/null; modprobe simgpu fault=nonsense 2>/dev/null"), 0);
+	DT_EXPECT_EQ(load("none"), 0);
+}
+
+DT_MAIN
