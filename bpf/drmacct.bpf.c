@@ -209,21 +209,19 @@ __u32 next_ring_id;
 
 /* ---- helpers ------------------------------------------------------------- */
 
-/*
- * Returns the value before the increment as this CPU read it (the atomic
- * add's own return value needs -mcpu=v3, which the build does not assume);
- * two CPUs counting at the same instant may read the same value.
- */
+/* Add 1 to stats[@which]; returns the value before, unique per caller. */
 static __always_inline __u64 stat_inc(__u32 which)
 {
-	__u64 *v = bpf_map_lookup_elem(&stats, &which), old;
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
 
 	if (!v)
 		return 0;
-	old = *v;
-	__sync_fetch_and_add(v, 1);
-	return old;
+	return __sync_fetch_and_add(v, 1);
 }
+
+/* A cmpxchg loop of dac_atomic.h gave up (never seen: counted to be sure). */
+#define DAC_CAS_GIVEUP()	stat_inc(DAC_STAT_CAS_GIVEUP)
+#include "dac_atomic.h"
 
 static __always_inline __u64 cookie_of_current(void)
 {
@@ -298,13 +296,11 @@ static __always_inline void on_job_begin(__u64 client_id, __u32 engine, __u64 ts
 		return;
 	if (!u->device_id)
 		u->device_id = zero.device_id;	/* client placed since (seeded) */
-	/*
-	 * start_sum before running: a reader that sees the new running
-	 * count also sees the start it belongs to (both are atomic adds on
-	 * the same CPU, in program order).
-	 */
+	/* A write readers can tell from (struct dac_usage_val). */
+	__sync_fetch_and_add(&u->wr_begun, 1);
 	__sync_fetch_and_add(&u->start_sum, ts_ns);
 	__sync_fetch_and_add(&u->running, 1);
+	__sync_fetch_and_add(&u->wr_done, 1);
 }
 
 static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_ns,
@@ -322,15 +318,16 @@ static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_n
 	if (u) {
 		if (!u->device_id)
 			u->device_id = zero.device_id;	/* client placed since (seeded) */
+		__sync_fetch_and_add(&u->wr_begun, 1);
 		__sync_fetch_and_add(&u->busy_ns, busy_ns);
 		__sync_fetch_and_add(&u->cycles, cycles);
 		__sync_fetch_and_add(&u->jobs, 1);
-		if (u->running) {
-			__sync_fetch_and_add(&u->running, -1);
+		/* Its begin was seen: it leaves the running ones. */
+		if (atomic_dec_nonzero(&u->running))
 			__sync_fetch_and_add(&u->start_sum, -(ts_ns - busy_ns));
-		} else {
+		else
 			stat_inc(DAC_STAT_JOB_END_UNSEEN);
-		}
+		__sync_fetch_and_add(&u->wr_done, 1);
 		tk.device_id = u->device_id;
 	} else {
 		tk.device_id = zero.device_id;
@@ -359,7 +356,7 @@ static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 o
 	struct dac_mem_val zero = {}, *m;
 	struct dac_cookie_key ck = {};
 	struct dac_cookie_val czero = {}, *cm;
-	__u64 total;
+	__u64 add = op == 2 ? 0 : size, sub = op == 2 ? size : 0;
 
 	/* 0 create, 1 open (import): the client holds more; 2 close: less. */
 	if (op > 2)
@@ -367,14 +364,8 @@ static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 o
 	m = lookup_or_init(&mem, &k, &zero, DAC_STAT_USAGE_FULL);
 	if (!m)
 		return;
-	if (op == 2)
-		total = m->total > size ? m->total - size : 0;
-	else
-		total = m->total + size;
-	/* One writer per client at a time: the client's own ioctls. */
-	m->total = total;
-	if (total > m->peak)
-		m->peak = total;
+	/* Threads of a client may create and close objects at once. */
+	atomic_max(&m->peak, atomic_add_sub_floor(&m->total, add, sub));
 
 	ck.cookie = client_cookie(client_id, &ck.device_id);
 	if (!ck.cookie)
@@ -383,13 +374,8 @@ static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 o
 	cm = lookup_or_init(&cookie_mem, &ck, &czero, DAC_STAT_USAGE_FULL);
 	if (!cm)
 		return;
-	/* Several clients of one command may race here; good enough for a peak. */
-	if (op == 2)
-		cm->total = cm->total > size ? cm->total - size : 0;
-	else
-		cm->total += size;
-	if (cm->total > cm->peak)
-		cm->peak = cm->total;
+	/* Several clients of one command, on several CPUs. */
+	atomic_max(&cm->peak, atomic_add_sub_floor(&cm->total, add, sub));
 }
 
 /* Engines whose usage entries a closing client's walk removes, at most. */
@@ -655,39 +641,80 @@ struct tp_mem_change {
 /* __data_loc: low 16 bits offset from the start of the record. */
 #define DATA_LOC(ctx, loc)	((const void *)(ctx) + ((loc) & 0xffff))
 
+/*
+ * How much further into the record than the structs here say every field
+ * of the drmacct and of the gpu_scheduler events sits: 0, or more where the
+ * kernel's common header is larger (PREEMPT_RT kernels add two counters to
+ * it). The loader derives both from the format files, refusing a layout
+ * that is not one uniform shift, and sets them before load, so the
+ * verifier sees constants and keeps one of the two reads below.
+ */
+const volatile __u32 tp_shift_drmacct = 0;
+const volatile __u32 tp_shift_sched = 0;
+
+/*
+ * TP_READ - a fixed field of a plain tracepoint record at its shift. The
+ * verifier only lets a context access through the context pointer itself
+ * with a constant offset, so a shifted field is read through
+ * bpf_probe_read_kernel(), from a copy of the pointer the compiler cannot
+ * share with the direct read, and the direct read is a volatile load kept
+ * in its branch (else the compiler computes &ctx->field once, or loads
+ * from a pointer chosen between the two branches, and the verifier refuses
+ * the dereference of a moved context pointer).
+ */
+#define TP_READ(ctx, field, shift) ({						\
+	typeof((ctx)->field) __v = 0;						\
+	if (!(shift)) {								\
+		__v = *(volatile typeof(__v) *)&(ctx)->field;			\
+		asm volatile("" : "+r"(__v));					\
+	} else {								\
+		const void *__p = (ctx);					\
+										\
+		asm volatile("" : "+r"(__p));					\
+		if (bpf_probe_read_kernel(&__v, sizeof(__v), __p + (shift) +	\
+					  __builtin_offsetof(typeof(*(ctx)), field))) \
+			stat_inc(DAC_STAT_READ_FAULT);				\
+	}									\
+	__v;									\
+})
+#define TPD(ctx, field)	TP_READ(ctx, field, tp_shift_drmacct)
+#define TPS(ctx, field)	TP_READ(ctx, field, tp_shift_sched)
+
 SEC("tracepoint/drmacct/drmacct_client_open")
 int tp_client_open(struct tp_client_open *ctx)
 {
-	on_client_open(ctx->client_id, ctx->device_id, DATA_LOC(ctx, ctx->driver_loc));
+	on_client_open(TPD(ctx, client_id), TPD(ctx, device_id),
+		       DATA_LOC(ctx, TPD(ctx, driver_loc)));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_client_close")
 int tp_client_close(struct tp_client_close *ctx)
 {
-	on_client_close(ctx->client_id, ctx->device_id, ctx->num_engines,
-			DATA_LOC(ctx, ctx->busy_loc), DATA_LOC(ctx, ctx->cycles_loc));
+	on_client_close(TPD(ctx, client_id), TPD(ctx, device_id), TPD(ctx, num_engines),
+			DATA_LOC(ctx, TPD(ctx, busy_loc)), DATA_LOC(ctx, TPD(ctx, cycles_loc)));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_job_begin")
 int tp_job_begin(struct tp_job_begin *ctx)
 {
-	on_job_begin(ctx->client_id, ctx->engine, ctx->ts_ns);
+	on_job_begin(TPD(ctx, client_id), TPD(ctx, engine), TPD(ctx, ts_ns));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_job_end")
 int tp_job_end(struct tp_job_end *ctx)
 {
-	on_job_end(ctx->client_id, ctx->engine, ctx->ts_ns, ctx->busy_ns, ctx->cycles);
+	on_job_end(TPD(ctx, client_id), TPD(ctx, engine), TPD(ctx, ts_ns), TPD(ctx, busy_ns),
+		   TPD(ctx, cycles));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_mem_change")
 int tp_mem_change(struct tp_mem_change *ctx)
 {
-	on_mem_change(ctx->client_id, ctx->region, ctx->op, ctx->size);
+	on_mem_change(TPD(ctx, client_id), TPD(ctx, region), TPD(ctx, op), TPD(ctx, size));
 	return 0;
 }
 
@@ -742,39 +769,43 @@ static __always_inline __u32 ring_id_of(__u64 ident, const char *name)
 	return id;
 }
 
+/* Job @v runs on ring @ring_id now: an idle ring's charging starts here. */
+static __always_inline void ring_run(struct inflight_val *v, __u32 ring_id)
+{
+	struct dac_ring_val *r;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (v->run_ns)
+		return;		/* run again (resubmitted after a reset): one job */
+	v->run_ns = now;
+	v->ring_id = ring_id;
+	r = bpf_map_lookup_elem(&rings, &ring_id);
+	if (r)
+		dac_ring_run(r, now);
+}
+
 static __always_inline void on_sched_run(__u64 fence, __u32 ring_id)
 {
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
 
 	if (!v)
 		return;		/* queued before attach: counted at done */
-	v->run_ns = bpf_ktime_get_ns();
-	v->ring_id = ring_id;
+	ring_run(v, ring_id);
 }
 
-/*
- * Charge the finished job @v: busy = now - max(run, previous completion on
- * its ring); the ring's last completion becomes now. Returns the charge.
- */
+/* Charge the finished job @v by dac_ring_done(). Returns the charge. */
 static __always_inline __u64 charge_job(const struct inflight_val *v)
 {
 	struct dac_sched_val szero = {}, *s;
 	struct dac_sched_key k = {};
 	struct dac_ring_val *r;
-	__u64 now = bpf_ktime_get_ns(), start, busy = 0;
+	__u64 busy = 0;
 
 	k.tgid = v->tgid;
 	k.ring_id = v->ring_id;
 	r = bpf_map_lookup_elem(&rings, &k.ring_id);
-	if (r) {
-		/* The ring was busy with the previous job until it completed. */
-		start = v->run_ns > r->last_done_ns ? v->run_ns : r->last_done_ns;
-		busy = now > start ? now - start : 0;
-		if (now > r->last_done_ns)
-			r->last_done_ns = now;
-		__sync_fetch_and_add(&r->jobs, 1);
-		__sync_fetch_and_add(&r->busy_ns, busy);
-	}
+	if (r)
+		busy = dac_ring_done(r, bpf_ktime_get_ns());
 	szero.cookie = v->cookie;
 	__builtin_memcpy(szero.comm, v->comm, sizeof(szero.comm));
 	s = lookup_or_init(&sched_usage, &k, &szero, DAC_STAT_SCHED_INFLIGHT_FULL);
@@ -890,7 +921,7 @@ struct tp_sched_process_job {
 SEC("tracepoint/gpu_scheduler/drm_sched_job")
 int tp_sched_job(struct tp_sched_job *ctx)
 {
-	on_sched_queue(ctx->fence);
+	on_sched_queue(TPS(ctx, fence));
 	return 0;
 }
 
@@ -905,21 +936,21 @@ int tp_run_job(struct tp_sched_job *ctx)
 	 * (two devices with equally named rings share one entry here; the
 	 * tp_btf variant keeps them apart).
 	 */
-	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, ctx->name_loc)) < 0)
+	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
 	for (int i = 0; i < DAC_NAME_LEN; i++) {
 		if (!name[i])
 			break;
 		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
 	}
-	on_sched_run(ctx->fence, ring_id_of(hash, name));
+	on_sched_run(TPS(ctx, fence), ring_id_of(hash, name));
 	return 0;
 }
 
 SEC("tracepoint/gpu_scheduler/drm_sched_process_job")
 int tp_process_job(struct tp_sched_process_job *ctx)
 {
-	on_sched_done(ctx->fence);
+	on_sched_done(TPS(ctx, fence));
 	return 0;
 }
 
@@ -953,8 +984,7 @@ static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, _
 
 	if (!v)
 		return;		/* queued before attach: counted at done */
-	v->run_ns = bpf_ktime_get_ns();
-	v->ring_id = ring_id;
+	ring_run(v, ring_id);
 	if (!v->client_id)
 		v->client_id = client_id;
 }
@@ -1081,7 +1111,7 @@ struct tp617_job_done {
 SEC("tracepoint/gpu_scheduler/drm_sched_job_queue")
 int tp617_job_queue(struct tp617_sched_job *ctx)
 {
-	on617_queue(ctx->fence_context, ctx->fence_seqno, ctx->client_id);
+	on617_queue(TPS(ctx, fence_context), TPS(ctx, fence_seqno), TPS(ctx, client_id));
 	return 0;
 }
 
@@ -1092,8 +1122,8 @@ int tp617_job_run(struct tp617_sched_job *ctx)
 	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a over dev, '/', name */
 
 	/* A ring is (dev, name): the record names both, no pointer. */
-	if (bpf_probe_read_kernel_str(dev, sizeof(dev), DATA_LOC(ctx, ctx->dev_loc)) < 0 ||
-	    bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, ctx->name_loc)) < 0)
+	if (bpf_probe_read_kernel_str(dev, sizeof(dev), DATA_LOC(ctx, TPS(ctx, dev_loc))) < 0 ||
+	    bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
 	for (int i = 0; i < DAC_NAME_LEN; i++) {
 		if (!dev[i])
@@ -1106,14 +1136,15 @@ int tp617_job_run(struct tp617_sched_job *ctx)
 			break;
 		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
 	}
-	on617_run(ctx->fence_context, ctx->fence_seqno, ctx->client_id, ring_id_of(hash, name));
+	on617_run(TPS(ctx, fence_context), TPS(ctx, fence_seqno), TPS(ctx, client_id),
+		  ring_id_of(hash, name));
 	return 0;
 }
 
 SEC("tracepoint/gpu_scheduler/drm_sched_job_done")
 int tp617_job_done(struct tp617_job_done *ctx)
 {
-	on617_done(ctx->fence_context, ctx->fence_seqno);
+	on617_done(TPS(ctx, fence_context), TPS(ctx, fence_seqno));
 	return 0;
 }
 

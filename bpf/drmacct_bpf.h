@@ -59,6 +59,14 @@ struct dac_usage_key {
  * busy_ns and cycles count finished jobs. Jobs still running add
  * running * now - start_sum (their start times summed), which is how a
  * reader gets the in-flight part at any instant, like fdinfo does.
+ *
+ * Every writer (a job's begin or end, on any CPU) adds 1 to wr_begun before
+ * it changes busy_ns, cycles, jobs, start_sum or running and 1 to wr_done
+ * after, all with fully ordered atomics. A reader copies the value twice
+ * and uses it only when both copies are equal and wr_begun == wr_done: no
+ * write was under way, so start_sum, running and busy_ns are of one moment
+ * (a copy is not atomic: start_sum of before a begin with running of after
+ * it would count the new job as running since boot).
  */
 struct dac_usage_val {
 	__u64 busy_ns;
@@ -66,6 +74,8 @@ struct dac_usage_val {
 	__u64 jobs;		/* finished jobs */
 	__u64 start_sum;	/* sum of start times of running jobs */
 	__u64 running;		/* jobs running now */
+	__u64 wr_begun;		/* writes begun */
+	__u64 wr_done;		/* writes finished */
 	__u32 device_id;
 	__u32 pad;
 };
@@ -112,11 +122,19 @@ struct dac_cookie_val {
 
 /* ---- gpu_scheduler path ------------------------------------------------- */
 /* rings: key __u32 ring id (1..), value */
+/*
+ * Busy time of a ring is the union of its jobs' [run, done] intervals:
+ * charged_ns is the time up to which it has been charged; when a job runs
+ * on an idle ring (active 0 -> 1) it moves up to that run; each completion
+ * charges done - charged_ns and moves it to done. Never more than wall
+ * time, exact for rings that complete in order (see Documentation/bpf.rst).
+ */
 struct dac_ring_val {
 	char name[DAC_NAME_LEN];	/* drm_gpu_scheduler.name */
-	__u64 last_done_ns;		/* completion time of its latest job */
+	__u64 charged_ns;		/* busy time charged up to here */
 	__u64 jobs;
 	__u64 busy_ns;
+	__u64 active;			/* jobs run and not yet done */
 };
 
 struct dac_sched_key {
@@ -209,6 +227,7 @@ enum dac_stat {
 	DAC_STAT_SCHED_ORPHAN_DONE,	/* completion of a job queued before attach */
 	DAC_STAT_SCHED_RINGS_FULL,
 	DAC_STAT_READ_FAULT,		/* bpf_probe_read_kernel failed */
+	DAC_STAT_CAS_GIVEUP,		/* a cmpxchg loop lost DAC_CAS_TRIES times */
 	DAC_STAT__COUNT
 };
 

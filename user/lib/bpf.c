@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -350,15 +351,21 @@ static void take_fds(struct dac_bpf *b)
 static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan *plan,
 		    struct dac_bpf **out)
 {
+	unsigned int shift_drmacct = 0, shift_sched = 0;
 	struct dac_bpf *b;
 	int err;
 
-	/* Plain tracepoints: the record layouts must be the ones we read. */
-	if (plan->drmacct == 0 && (err = dac_bpf_check_layout(NULL, dac_bpf_drmacct_fields)))
+	/*
+	 * Plain tracepoints: the record layouts must be the ones we read, up
+	 * to a common shift the programs add (a larger common header).
+	 */
+	if (plan->drmacct == 0 &&
+	    (err = dac_bpf_check_layout(NULL, dac_bpf_drmacct_fields, &shift_drmacct)))
 		return err;
 	if (plan->sched == 0 &&
 	    (err = dac_bpf_check_layout(NULL, plan->sched_set == DAC_SCHED_SET_617 ?
-					dac_bpf_sched617_fields : dac_bpf_sched61_fields)))
+					dac_bpf_sched617_fields : dac_bpf_sched61_fields,
+					&shift_sched)))
 		return err;
 
 	b = dac_bpf_alloc();
@@ -370,6 +377,8 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 		goto fail;
 	}
 	set_groups(b->skel, plan);
+	b->skel->rodata->tp_shift_drmacct = shift_drmacct;
+	b->skel->rodata->tp_shift_sched = shift_sched;
 	if (o->test_break_btf) {
 		/* A log buffer below the kernel's minimum: BPF_PROG_LOAD says EINVAL. */
 		static char tiny_log[8];
@@ -728,6 +737,7 @@ int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st)
 	st->sched_orphans = v[DAC_STAT_SCHED_ORPHAN_DONE];
 	st->sched_rings_full = v[DAC_STAT_SCHED_RINGS_FULL];
 	st->read_faults = v[DAC_STAT_READ_FAULT];
+	st->cas_giveups = v[DAC_STAT_CAS_GIVEUP];
 	return 0;
 }
 
@@ -1110,19 +1120,47 @@ int dac_bpf_read_clients(struct dac_bpf *b, struct dac_bpf_client **out, size_t 
 				   sizeof(struct dac_client_val), client_cb, &v), out, n);
 }
 
-struct usage_raw {
-	struct dac_usage_key k;
-	struct dac_usage_val v;
-};
+/*
+ * One usage entry as of one moment: two copies that agree, taken while no
+ * program was writing it (struct dac_usage_val). A copy by the bpf()
+ * syscall is not atomic, so a single one can pair start_sum from before a
+ * job's begin with running from after it. -ENOENT when the entry is gone;
+ * -EAGAIN when writers kept it busy for every try (practically never: a
+ * write takes well under a microsecond).
+ */
+#define USAGE_READ_TRIES	1000
 
-static int usage_cb(const void *key, const void *val, void *arg)
+static int usage_lookup(int fd, const struct dac_usage_key *k, struct dac_usage_val *v)
 {
-	struct usage_raw *o = vec_push(arg);
+	struct dac_usage_val again;
 
+	for (int i = 0; i < USAGE_READ_TRIES; i++) {
+		if (bpf_map_lookup_elem(fd, k, v) || bpf_map_lookup_elem(fd, k, &again))
+			return -errno;
+		if (v->wr_begun == v->wr_done && !memcmp(v, &again, sizeof(again)))
+			return 0;
+		sched_yield();
+	}
+	return -EAGAIN;
+}
+
+/* Busy time of @v at @now: finished jobs plus the running ones so far. */
+static uint64_t usage_busy_at(const struct dac_usage_val *v, uint64_t now)
+{
+	/* A job that began after @now was taken has no in-flight part yet. */
+	if (v->running && v->running * now > v->start_sum)
+		return v->busy_ns + (v->running * now - v->start_sum);
+	return v->busy_ns;
+}
+
+static int usage_key_cb(const void *key, const void *val, void *arg)
+{
+	struct dac_usage_key *o = vec_push(arg);
+
+	(void)val;
 	if (!o)
 		return -ENOMEM;
-	memcpy(&o->k, key, sizeof(o->k));
-	memcpy(&o->v, val, sizeof(o->v));
+	memcpy(o, key, sizeof(*o));
 	return 0;
 }
 
@@ -1134,48 +1172,77 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+static void usage_fill(struct dac_bpf *b, const struct dac_usage_key *k,
+		       const struct dac_usage_val *v, uint64_t now, struct dac_bpf_usage *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->client_id = k->client_id;
+	o->device_id = v->device_id;
+	o->engine = k->engine;
+	dac_bpf_name(b, v->device_id, false, k->engine, o->name, sizeof(o->name));
+	o->busy_ns = usage_busy_at(v, now);
+	o->cycles = v->cycles;
+	o->jobs = v->jobs;
+	o->running = (uint32_t)v->running;
+}
+
 int dac_bpf_read_usage(struct dac_bpf *b, uint64_t *now_ns, struct dac_bpf_usage **out,
 		       size_t *n)
 {
-	struct vec raw = { .elem = sizeof(struct usage_raw) };
+	struct vec keys = { .elem = sizeof(struct dac_usage_key) };
+	struct dac_usage_val *vals;
 	struct dac_bpf_usage *u;
+	size_t nu = 0;
 	uint64_t now;
 	int err;
 
 	*out = NULL;
 	*n = 0;
 	err = map_walk(b->fd[M_USAGE], sizeof(struct dac_usage_key),
-		       sizeof(struct dac_usage_val), usage_cb, &raw);
-	now = mono_ns();
+		       sizeof(struct dac_usage_val), usage_key_cb, &keys);
 	if (err) {
-		free(raw.p);
+		free(keys.p);
 		return err;
 	}
-	u = calloc(raw.n ? raw.n : 1, sizeof(*u));
+	u = calloc(keys.n ? keys.n : 1, sizeof(*u));
 	if (!u) {
-		free(raw.p);
+		free(keys.p);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < raw.n; i++) {
-		const struct usage_raw *r = (const struct usage_raw *)raw.p + i;
-		uint64_t inflight = 0;
-
-		/* A job that began during the read has no in-flight part yet. */
-		if (r->v.running && r->v.running * now > r->v.start_sum)
-			inflight = r->v.running * now - r->v.start_sum;
-		u[i].client_id = r->k.client_id;
-		u[i].device_id = r->v.device_id;
-		u[i].engine = r->k.engine;
-		dac_bpf_name(b, r->v.device_id, false, r->k.engine, u[i].name, sizeof(u[i].name));
-		u[i].busy_ns = r->v.busy_ns + inflight;
-		u[i].cycles = r->v.cycles;
-		u[i].jobs = r->v.jobs;
-		u[i].running = (uint32_t)r->v.running;
+	/*
+	 * Each entry is taken at its own moment and its in-flight part
+	 * computed at the one @now taken after all of them: a job counts as
+	 * running at most until @now, never longer than it can have run.
+	 */
+	vals = calloc(keys.n ? keys.n : 1, sizeof(*vals));
+	if (!vals) {
+		free(keys.p);
+		free(u);
+		return -ENOMEM;
 	}
-	*n = raw.n;
+	for (size_t i = 0; i < keys.n; i++) {
+		err = usage_lookup(b->fd[M_USAGE], (struct dac_usage_key *)keys.p + i, &vals[nu]);
+		if (err == -ENOENT)
+			continue;	/* the client closed meanwhile */
+		if (err)
+			break;
+		((struct dac_usage_key *)keys.p)[nu] = ((struct dac_usage_key *)keys.p)[i];
+		nu++;
+	}
+	now = mono_ns();
+	if (err && err != -ENOENT) {
+		free(keys.p);
+		free(vals);
+		free(u);
+		return err;
+	}
+	for (size_t i = 0; i < nu; i++)
+		usage_fill(b, (struct dac_usage_key *)keys.p + i, &vals[i], now, &u[i]);
+	*n = nu;
 	*out = u;
 	*now_ns = now;
-	free(raw.p);
+	free(keys.p);
+	free(vals);
 	return 0;
 }
 
@@ -1185,21 +1252,12 @@ int dac_bpf_lookup_usage(struct dac_bpf *b, uint64_t client_id, uint32_t engine,
 	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
 	struct dac_usage_val v;
 	uint64_t now;
+	int err = usage_lookup(b->fd[M_USAGE], &k, &v);
 
-	if (bpf_map_lookup_elem(b->fd[M_USAGE], &k, &v))
-		return -errno;
+	if (err)
+		return err;
 	now = mono_ns();
-	memset(out, 0, sizeof(*out));
-	out->client_id = client_id;
-	out->device_id = v.device_id;
-	out->engine = engine;
-	dac_bpf_name(b, v.device_id, false, engine, out->name, sizeof(out->name));
-	out->busy_ns = v.busy_ns;
-	if (v.running && v.running * now > v.start_sum)
-		out->busy_ns += v.running * now - v.start_sum;
-	out->cycles = v.cycles;
-	out->jobs = v.jobs;
-	out->running = (uint32_t)v.running;
+	usage_fill(b, &k, &v, now, out);
 	*now_ns = now;
 	return 0;
 }

@@ -293,6 +293,7 @@ struct dac_bpf_stats {
 	uint64_t sched_orphans;		/* completions of jobs queued before attach */
 	uint64_t sched_rings_full;
 	uint64_t read_faults;
+	uint64_t cas_giveups;		/* atomic updates given up under contention */
 };
 int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st);
 
