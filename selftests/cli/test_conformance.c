@@ -4,8 +4,8 @@
  *
  * simgpu as it is passes every check, with simgpu-load as the workload; the
  * kselftest-style fdinfo_conformance says the same. Then simgpu is loaded
- * with each value of its fault= parameter in turn, and exactly the check of
- * the rule that fault breaks must fail. simgpu is reloaded without a fault
+ * with each value of its fault= parameter in turn (the fault each check
+ * names in dac_conf_checks()), and exactly that check must fail. simgpu is reloaded without a fault
  * at the end.
  */
 #define _GNU_SOURCE
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conformance.h"
 #include "dtest.h"
 #include "sgtest.h"
 
@@ -24,32 +25,6 @@
  * total-cycles engine (compute), two jobs in flight, with buffers.
  */
 #define WORKLOAD "simgpu-load -e render,copy,compute -p 2 -d 5ms -t 1500ms -b 2 -s 64K -q"
-
-struct fault_case {
-	const char *fault;
-	const char *check;
-};
-
-static const struct fault_case faults[] = {
-	{ "bad-format", "format" },
-	{ "driver-changes", "driver" },
-	{ "unstable-client-id", "client-id-stable" },
-	{ "shared-client-id", "client-id-unique" },
-	{ "reused-client-id", "client-id-not-reused" },
-	{ "wrong-pdev", "pdev" },
-	{ "unprefixed-key", "driver-prefix" },
-	{ "counter-step-back", "counters-monotonic" },
-	{ "idle-busy", "idle-zero" },
-	{ "busy-over-capacity", "busy-capacity" },
-	{ "cycles-over-total", "cycles-bound" },
-	{ "changing-maxfreq", "maxfreq-constant" },
-	{ "changing-capacity", "capacity" },
-	{ "vanishing-key", "key-set-stable" },
-	{ "gib-unit", "memory-units" },
-	{ "resident-over-total", "memory-subsets" },
-	{ "no-busy", "workload-busy" },
-	{ "cycles-disagree", "time-cycles-agree" },
-};
 
 static const char *cli(void)
 {
@@ -159,28 +134,31 @@ DT_TEST_TIMEOUT(simgpu_passes, 120)
 
 DT_TEST_TIMEOUT(each_fault_fails_its_check_only, 900)
 {
+	const struct dac_conf_info *ci = dac_conf_checks();
 	char prog[300];
 
 	if (access(cli(), X_OK))
 		DT_SKIP("%s not found", cli());
 	snprintf(prog, sizeof(prog), "%s conformance --tap", cli());
-	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
+	for (int k = 0; k < DAC_CONF__COUNT; k++) {
 		char failed[512], *out;
 		int st;
 
-		if (load(faults[i].fault)) {
+		if (!ci[k].fault)
+			continue;
+		if (load(ci[k].fault)) {
 			dt__fail_here(__FILE__, __LINE__, false, "modprobe simgpu fault=%s failed",
-				      faults[i].fault);
+				      ci[k].fault);
 			continue;
 		}
 		st = run_tap(prog, &out);
 		failed_checks(out, failed, sizeof(failed));
-		dt_info("fault=%-20s -> failed: %s", faults[i].fault, failed);
-		if (strcmp(failed, faults[i].check) || st != 1) {
+		dt_info("fault=%-20s -> failed: %s", ci[k].fault, failed);
+		if (strcmp(failed, ci[k].name) || st != 1) {
 			dt_info("%s", out);
 			dt__fail_here(__FILE__, __LINE__, false,
 				      "fault=%s: want only '%s' to fail (exit 1), got '%s' (exit %d)",
-				      faults[i].fault, faults[i].check, failed, st);
+				      ci[k].fault, ci[k].name, failed, st);
 		}
 		free(out);
 	}

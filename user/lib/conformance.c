@@ -23,96 +23,115 @@ static const struct dac_conf_info checks[DAC_CONF__COUNT] = {
 		"format", "identity",
 		"every text parses without a spec error (other checks own their findings)",
 		"File shall contain one key value pair per one line of text. Colon character (`:`) must be used to delimit keys and values.",
+		"bad-format",
 	},
 	[DAC_CONF_DRIVER] = {
 		"driver", "identity",
 		"drm-driver is in every read and never changes",
 		"drm-driver: <str> (mandatory) -- String shall contain the name this driver registered as via the respective `struct drm_driver` data structure.",
+		"driver-changes",
 	},
 	[DAC_CONF_ID_STABLE] = {
 		"client-id-stable", "identity",
 		"one open file shows one drm-client-id: every read, every dup'd fd, every fd inherited across fork",
 		"drm-client-id: Unique value relating to the open DRM file descriptor used to distinguish duplicated and shared file descriptors. Conceptually the value should map 1:1 to the in kernel representation of `struct drm_file` instances.",
+		"unstable-client-id",
 	},
 	[DAC_CONF_ID_UNIQUE] = {
 		"client-id-unique", "identity",
 		"files open at the same time on the device never share a drm-client-id",
 		"drm-client-id: Uniqueness of the value shall be either globally unique, or unique within the scope of each device, in which case `drm-pdev` shall be present as well.",
+		"shared-client-id",
 	},
 	[DAC_CONF_ID_NOT_REUSED] = {
 		"client-id-not-reused", "identity",
 		"a file opened after another closed (reopen) gets a new drm-client-id, never one seen before",
 		"drm-client-id: Conceptually the value should map 1:1 to the in kernel representation of `struct drm_file` instances.",
+		"reused-client-id",
 	},
 	[DAC_CONF_PDEV] = {
 		"pdev", "identity",
 		"drm-pdev, when printed, is the device's PCI address in sysfs",
 		"drm-pdev: <aaaa:bb.cc.d> -- For PCI devices this should contain the PCI slot address of the device in question.",
+		"wrong-pdev",
 	},
 	[DAC_CONF_DRIVER_PREFIX] = {
 		"driver-prefix", "identity",
 		"driver-specific keys start with the drm-driver name (or a prefix of it) and '-'",
 		"(current upstream) Driver specific keys are prefixed with the driver name; the prefix should ideally be the drm-driver name.",
+		"unprefixed-key",
 	},
 	[DAC_CONF_MONOTONIC] = {
 		"counters-monotonic", "time",
 		"drm-engine-, drm-cycles- and drm-total-cycles- never go backwards between reads",
 		"Values are not required to be constantly monotonic if it makes the driver implementation easier, but are required to catch up with the previously reported larger value within a reasonable period.",
+		"counter-step-back",
 	},
 	[DAC_CONF_IDLE_ZERO] = {
 		"idle-zero", "time",
 		"a client that ran nothing shows exactly 0 change in drm-engine- and drm-cycles-",
 		"drm-engine-<str>: Value shall be in specified time units which the respective GPU engine spent busy executing workloads belonging to this client.",
+		"idle-busy",
 	},
 	[DAC_CONF_BUSY_CAPACITY] = {
 		"busy-capacity", "time",
 		"between two reads of a client, busy time grew by at most wall time x capacity",
 		"drm-engine-<str>: time ... spent busy executing workloads belonging to this client; drm-engine-capacity-<str>: ... in case the exported engine corresponds to a group of identical hardware engines.",
+		"busy-over-capacity",
 	},
 	[DAC_CONF_CYCLES_BOUND] = {
 		"cycles-bound", "time",
 		"busy cycles grew by at most total-cycles x capacity (or maxfreq x wall x capacity)",
 		"drm-cycles-<str>: the number of busy cycles for the given engine; (current upstream) drm-total-cycles-<str>: the total number of cycles for the given engine; drm-maxfreq-<str>: the maximum frequency for the given engine.",
+		"cycles-over-total",
 	},
 	[DAC_CONF_MAXFREQ_CONSTANT] = {
 		"maxfreq-constant", "time",
 		"drm-maxfreq-<e> is the same in every read of every client",
 		"drm-maxfreq-<str>: shall contain the maximum frequency for the given engine.",
+		"changing-maxfreq",
 	},
 	[DAC_CONF_CAPACITY] = {
 		"capacity", "time",
 		"drm-engine-capacity-<e> is >= 1 and the same in every read of every client",
 		"drm-engine-capacity-<str>: shall contain a greater than zero number in case the exported engine corresponds to a group of identical hardware engines. ... Zero capacity is not allowed.",
+		"changing-capacity",
 	},
 	[DAC_CONF_KEY_SET_STABLE] = {
 		"key-set-stable", "time",
 		"a key a client printed does not disappear from a later read",
 		"GPUs usually contain multiple execution engines. Each shall be given a stable and unique name (str). / Each possible memory type ... shall be given a stable and unique name.",
+		"vanishing-key",
 	},
 	[DAC_CONF_MEMORY_UNITS] = {
 		"memory-units", "memory",
 		"memory values are bytes, KiB or MiB",
 		"drm-memory-<str>: <uint> [KiB|MiB] -- Default unit shall be bytes with optional unit specifiers of 'KiB' or 'MiB' indicating kibi- or mebi-bytes.",
+		"gib-unit",
 	},
 	[DAC_CONF_MEMORY_SUBSETS] = {
 		"memory-subsets", "memory",
 		"resident <= total, purgeable <= resident, active <= resident, shared <= total",
 		"(current upstream) drm-total: all requested buffers, shared and private; drm-shared: shared with another file; drm-resident: resident in the region; drm-purgeable: resident and purgeable; drm-active: active on one or more engines.",
+		"resident-over-total",
 	},
 	[DAC_CONF_MIXED_SOURCES] = {
 		"mixed-util-sources", "portability",
 		"a client whose engines mix drm-maxfreq and drm-total-cycles (legal, but generic readers that pick one utilisation source per client compute NaN)",
 		"(current upstream) drm-total-cycles-<str> and drm-maxfreq-<str> are each per engine.",
+		NULL,
 	},
 	[DAC_CONF_WORKLOAD_BUSY] = {
 		"workload-busy", "workload",
 		"the workload's clients show busy > 0 on some engine",
 		"drm-engine-<str> / drm-cycles-<str>: time (cycles) the engine spent busy executing workloads belonging to this client.",
+		"no-busy",
 	},
 	[DAC_CONF_TIME_CYCLES_AGREE] = {
 		"time-cycles-agree", "workload",
 		"utilisation from drm-engine- and from drm-cycles-/drm-total-cycles- agree within 10 points (cycles/maxfreq never above time + 10 points)",
 		"drm-maxfreq-<str>: Taken together with drm-cycles-<str>, this can be used to calculate percentage utilization of the engine, whereas drm-engine-<str> only reflects time active.",
+		"cycles-disagree",
 	},
 };
 
@@ -1349,42 +1368,4 @@ void dac_conf_json(const struct dac_conf *c, struct dac_json *j)
 	}
 	dac_json_arr_end(j);
 	dac_json_u64(j, "failed", dac_conf_failures(c));
-}
-
-int dac_conf_parse_duration(const char *s, uint64_t *ns)
-{
-	static const struct { const char *sfx; uint64_t mul; } u[] = {
-		{ "ms", 1000000ull }, { "us", 1000ull }, { "ns", 1ull },
-		{ "s", 1000000000ull }, { "m", 60000000000ull }, { "", 1000000000ull },
-	};
-	const char *p = s;
-	uint64_t whole = 0, frac = 0, fdiv = 1;
-
-	if (!s || !*s)
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (whole > (UINT64_MAX - 9) / 10)
-			return -ERANGE;
-		whole = whole * 10 + (uint64_t)(*p - '0');
-	}
-	if (p == s && *p != '.')
-		return -EINVAL;
-	if (*p == '.') {
-		if (!(p[1] >= '0' && p[1] <= '9'))
-			return -EINVAL;
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			if (fdiv < 1000000000ull) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				fdiv *= 10;
-			}
-	}
-	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-		if (strcmp(p, u[i].sfx))
-			continue;
-		if (whole > UINT64_MAX / u[i].mul)
-			return -ERANGE;
-		*ns = whole * u[i].mul + (uint64_t)((double)frac * (double)u[i].mul / (double)fdiv);
-		return 0;
-	}
-	return -EINVAL;
 }

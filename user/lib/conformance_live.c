@@ -640,6 +640,7 @@ static int start_workload(const char *cmd, pid_t *pid)
 	if (!c) {
 		close(p[0]);
 		setpgid(0, 0);
+		signal(SIGPIPE, SIG_DFL);	/* a caller may ignore it; the command must not */
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
