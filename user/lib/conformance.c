@@ -680,6 +680,15 @@ static bool catchup(const struct cfile *f, size_t k, const char *key, uint64_t *
 	return true;
 }
 
+/* Read @k of @f has @key and it is not below an earlier value. */
+static bool not_behind(const struct cfile *f, size_t k, const char *key)
+{
+	const struct dac_kv *kv = find_key(&f->reads[k].fi, key);
+	uint64_t m;
+
+	return kv && kv->has_value && catchup(f, k, key, &m) && m == kv->value;
+}
+
 static void check_monotonic_idle(struct dac_conf *c)
 {
 	size_t counters = 0, steps = 0, behind_reads = 0, idle_files = 0;
@@ -841,13 +850,10 @@ static void check_bounds(struct dac_conf *c, struct badset *bad)
 				 */
 				if (!catchup(f, k, key, &b) || b != en->busy_ns)
 					continue;
-				for (j = k; j-- > 0;) {
-					const struct dac_kv *v = find_key(&f->reads[j].fi, key);
-
-					if (v && v->has_value && catchup(f, j, key, &a) && a == v->value)
+				for (j = k; j-- > 0;)
+					if (not_behind(f, j, key))
 						break;
-				}
-				if (j == SIZE_MAX)
+				if (j == SIZE_MAX || !catchup(f, j, key, &a))
 					continue;
 				intervals++;
 				cap = capacity_of(fi, en->name);
@@ -1158,7 +1164,7 @@ static void check_workload(struct dac_conf *c, const struct badset *bad, bool ma
 			char bk[512], ck[512], tk[512];
 			uint64_t b0, b1, c0, c1, t0, t1, cap;
 			double wall, ut, uc;
-			size_t k0 = SIZE_MAX;
+			size_t k0 = SIZE_MAX, k1 = SIZE_MAX;
 
 			engine_key(bk, sizeof(bk), "drm-engine-", en->name);
 			engine_key(ck, sizeof(ck), "drm-cycles-", en->name);
@@ -1170,20 +1176,32 @@ static void check_workload(struct dac_conf *c, const struct badset *bad, bool ma
 				continue;
 			if (en->has_maxfreq && maxfreq_bad)
 				continue;
-			for (size_t k = 0; k < f->n && k0 == SIZE_MAX; k++)
-				if (catchup(f, k, bk, &b0) && catchup(f, k, ck, &c0))
+			/*
+			 * The window runs between reads that are not behind
+			 * (counters-monotonic reports those): a held value
+			 * lags the time of the read it is paired with.
+			 */
+			for (size_t k = 0; k < f->n; k++) {
+				if (!not_behind(f, k, bk) || !catchup(f, k, ck, &c1))
+					continue;
+				if (k0 == SIZE_MAX)
 					k0 = k;
-			if (k0 == SIZE_MAX || k0 == f->n - 1 || !catchup(f, f->n - 1, bk, &b1) ||
-			    !catchup(f, f->n - 1, ck, &c1))
+				k1 = k;
+			}
+			if (k0 == SIZE_MAX || k0 == k1)
 				continue;
-			wall = ((double)f->reads[f->n - 1].t0 + (double)f->reads[f->n - 1].t1 -
+			catchup(f, k0, bk, &b0);
+			catchup(f, k0, ck, &c0);
+			catchup(f, k1, bk, &b1);
+			catchup(f, k1, ck, &c1);
+			wall = ((double)f->reads[k1].t0 + (double)f->reads[k1].t1 -
 				(double)f->reads[k0].t0 - (double)f->reads[k0].t1) / 2.0;
 			cap = en->capacity ? en->capacity : 1;
 			if (wall < 2e8)
 				continue;	/* too short to compare */
 			ut = (double)(b1 - b0) / (wall * (double)cap);
 			if (en->has_total_cycles && catchup(f, k0, tk, &t0) &&
-			    catchup(f, f->n - 1, tk, &t1) && t1 > t0) {
+			    catchup(f, k1, tk, &t1) && t1 > t0) {
 				uc = (double)(c1 - c0) / ((double)(t1 - t0) * (double)cap);
 				if (ut < 0.05 && uc < 0.05)
 					continue;
@@ -1192,7 +1210,7 @@ static void check_workload(struct dac_conf *c, const struct badset *bad, bool ma
 					fail(c, DAC_CONF_TIME_CYCLES_AGREE,
 					     "%s reads %zu..%zu, engine %s: %.1f%% busy from drm-engine-, "
 					     "%.1f%% from drm-cycles-/drm-total-cycles-",
-					     f->label, k0 + 1, f->n, en->name, ut * 100, uc * 100);
+					     f->label, k0 + 1, k1 + 1, en->name, ut * 100, uc * 100);
 			} else if (en->has_maxfreq && en->maxfreq_hz) {
 				uc = (double)(c1 - c0) / ((double)en->maxfreq_hz * wall / 1e9 * (double)cap);
 				if (ut < 0.05 && uc < 0.05)
@@ -1202,7 +1220,7 @@ static void check_workload(struct dac_conf *c, const struct badset *bad, bool ma
 					fail(c, DAC_CONF_TIME_CYCLES_AGREE,
 					     "%s reads %zu..%zu, engine %s: %.1f%% busy from drm-engine-, "
 					     "but cycles at drm-maxfreq give %.1f%%",
-					     f->label, k0 + 1, f->n, en->name, ut * 100, uc * 100);
+					     f->label, k0 + 1, k1 + 1, en->name, ut * 100, uc * 100);
 			}
 		}
 	}
