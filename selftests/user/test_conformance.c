@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
+#include "cli_run.h"
 #include "conformance.h"
 #include "dtest.h"
 #include "json.h"
@@ -360,6 +362,71 @@ DT_TEST(bad_arguments)
 	DT_EXPECT_FALSE(dac_conf_file_has_stats(c, f));
 	dac_conf_free(c);
 	dac_conf_free(NULL);
+}
+
+DT_TEST(cli_usage_and_errors)
+{
+	struct cli_result r;
+
+	cli_run(&r, "conformance", "--help", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "--workload=CMD");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "--json", "--tap", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	EXPECT_HAS(r.err, "--json and --tap exclude each other");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "--interval=5us", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	EXPECT_HAS(r.err, "bad interval '5us'");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "--duration=0", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "--workload=", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	EXPECT_HAS(r.err, "--workload: empty command");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "extra", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	cli_result_free(&r);
+	/* not a DRM node: it opens, but prints no usage stats */
+	cli_run(&r, "conformance", "--device=/dev/null", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "/dev/null: the driver prints no DRM usage stats");
+	DT_EXPECT_STREQ(r.out, "");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "--device=/nonexistent/renderD1", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "/nonexistent/renderD1: No such file or directory");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "--device=/tmp", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "/tmp is not a character device");
+	cli_result_free(&r);
+}
+
+/* The kselftest-style program: skip (4) when there is nothing to test. */
+DT_TEST(tap_program_skips_without_usage_stats)
+{
+	char out[4096] = "";
+	FILE *p = popen("build/host/fdinfo_conformance --device=/dev/null 2>&1", "r");
+	size_t n;
+	int st;
+
+	DT_ASSERT_TRUE(p != NULL);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	DT_ASSERT_TRUE(WIFEXITED(st));
+	DT_EXPECT_EQ(WEXITSTATUS(st), 4);
+	EXPECT_HAS(out, "TAP version 13\n1..0 # SKIP /dev/null: the driver prints no DRM usage stats");
+	p = popen("build/host/fdinfo_conformance --interval=2x 2>&1", "r");
+	DT_ASSERT_TRUE(p != NULL);
+	while (fread(out, 1, sizeof(out), p) > 0)
+		;
+	st = pclose(p);
+	DT_EXPECT_EQ(WEXITSTATUS(st), 2);
 }
 
 DT_MAIN
