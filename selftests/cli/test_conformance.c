@@ -169,6 +169,31 @@ DT_TEST_TIMEOUT(each_fault_fails_its_check_only, 900)
 	DT_EXPECT_EQ(load("none"), 0);
 }
 
+/* --duration stops a workload that runs longer; one with no client fails workload-busy. */
+DT_TEST_TIMEOUT(duration_stops_workload, 60)
+{
+	char node[64], *out;
+	uint64_t t0;
+	size_t len;
+	int st;
+
+	if (access(cli(), X_OK))
+		DT_SKIP("%s not found", cli());
+	DT_ASSERT_EQ(load("none"), 0);
+	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	t0 = sg_now_ns();
+	st = sg_sh("%s conformance --tap --device=%s --duration=1s --workload='sleep 30' > "
+		   OUT " 2>&1", cli(), node);
+	out = sg_read_file(OUT, &len);
+	DT_ASSERT_TRUE(out != NULL);
+	DT_EXPECT_EQ(st, 1);
+	DT_EXPECT_LT(sg_now_ns() - t0, 20 * NSEC_PER_SEC);
+	DT_EXPECT_TRUE(strstr(out, "not ok 18 workload-busy") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "the workload 'sleep 30' opened no client") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "--duration passed") == NULL);	/* --tap: no log */
+	free(out);
+}
+
 DT_TEST(unknown_fault_is_refused)
 {
 	DT_EXPECT_NE(sg_sh("rmmod simgpu 2>/dev/null; modprobe simgpu fault=nonsense 2>/dev/null"), 0);

@@ -293,6 +293,11 @@ DT_TEST(no_client_id_skips_identity)
 	DT_EXPECT_EQ(dac_conf_status(c, DAC_CONF_WORKLOAD_BUSY), DAC_CONF_SKIP);
 	DT_EXPECT_EQ(dac_conf_status(c, DAC_CONF_IDLE_ZERO), DAC_CONF_PASS);
 	DT_EXPECT_EQ(dac_conf_failures(c), 0);
+	/* a workload ran but nothing of it was seen: that fails */
+	DT_ASSERT_EQ(dac_conf_set_workload(c, "sleep 1"), 0);
+	DT_ASSERT_EQ(dac_conf_evaluate(c), 0);
+	DT_EXPECT_EQ(dac_conf_status(c, DAC_CONF_WORKLOAD_BUSY), DAC_CONF_FAIL);
+	DT_EXPECT_EQ(dac_conf_failures(c), 1);
 	dac_conf_free(c);
 }
 

@@ -161,6 +161,7 @@ struct cresult {
 struct dac_conf {
 	char *path;
 	char *pdev;
+	char *workload;
 	bool device_known;
 	struct cfile *files;
 	size_t nfiles, capfiles;
@@ -227,6 +228,7 @@ void dac_conf_free(struct dac_conf *c)
 	free(c->files);
 	free(c->path);
 	free(c->pdev);
+	free(c->workload);
 	free(c);
 }
 
@@ -245,6 +247,20 @@ int dac_conf_set_device(struct dac_conf *c, const char *path, const char *pdev)
 	c->path = p;
 	c->pdev = d;
 	c->device_known = true;
+	return 0;
+}
+
+int dac_conf_set_workload(struct dac_conf *c, const char *cmd)
+{
+	char *w;
+
+	if (!c || !cmd)
+		return -EINVAL;
+	w = strdup(cmd);
+	if (!w)
+		return -ENOMEM;
+	free(c->workload);
+	c->workload = w;
 	return 0;
 }
 
@@ -1225,13 +1241,14 @@ static void check_workload(struct dac_conf *c, const struct badset *bad, bool ma
 		}
 	}
 	if (!wfiles) {
-		bool had = false;
-
-		for (size_t i = 0; i < c->nfiles; i++)
-			had |= !!(c->files[i].flags & DAC_CONF_F_WORKLOAD);
-		skip(c, DAC_CONF_WORKLOAD_BUSY, had ? "the workload's clients were never read" :
-			"no workload (--workload)");
-		skip(c, DAC_CONF_TIME_CYCLES_AGREE, "no workload (--workload)");
+		if (c->workload)
+			fail(c, DAC_CONF_WORKLOAD_BUSY,
+			     "the workload '%s' opened no client on %s that was seen (wrong device, "
+			     "or clients shorter than one interval)",
+			     c->workload, c->path ? c->path : "the device");
+		else
+			skip(c, DAC_CONF_WORKLOAD_BUSY, "no workload (--workload)");
+		skip(c, DAC_CONF_TIME_CYCLES_AGREE, "no workload client");
 		return;
 	}
 	if (!busy)

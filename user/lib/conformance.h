@@ -120,6 +120,12 @@ void dac_conf_free(struct dac_conf *c);
 int dac_conf_set_device(struct dac_conf *c, const char *path, const char *pdev);
 
 /**
+ * dac_conf_set_workload() - a workload command ran (@cmd, copied): without a
+ * workload client, workload-busy then fails instead of being skipped
+ */
+int dac_conf_set_workload(struct dac_conf *c, const char *cmd);
+
+/**
  * dac_conf_file() - start watching one open file description
  * @c:     the run
  * @label: how messages name it ("open #1", "pid 42 fd 5"); copied

@@ -667,6 +667,7 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 	struct stat st;
 	uint64_t start, end;
 	pid_t wpid = -1;
+	bool termed = false;
 	int ret, i;
 
 	memset(info, 0, sizeof(*info));
@@ -747,6 +748,9 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 			goto out;
 		}
 		info->workload_ran = true;
+		ret = dac_conf_set_workload(c, o->workload);
+		if (ret)
+			goto fail;
 	}
 	ta = (struct tree_arg){ .c = c, .w = &wl, .rdev = st.st_rdev, .root = wpid,
 				.flags = DAC_CONF_F_WORKLOAD };
@@ -776,9 +780,12 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 		}
 		if (!wl_alive && mono_ns() >= end)
 			break;
-		if (wl_alive && o->duration_ns && mono_ns() >= end) {
+		if (wl_alive && o->duration_ns && mono_ns() >= end && !termed) {
 			logf_(o, "--duration passed: stopping the workload\n");
 			kill(-ta.root, SIGTERM);
+			termed = true;
+		} else if (wl_alive && termed && mono_ns() >= end + 5 * NSEC_PER_SEC) {
+			kill(-ta.root, SIGKILL);	/* it ignored SIGTERM for 5 s */
 		}
 		sleep_ns(ival);
 	}
