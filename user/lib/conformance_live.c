@@ -275,6 +275,7 @@ struct watch {
 	size_t n, cap;
 	unsigned long tick;
 	bool kcmp_missing;
+	bool grab;	/* keep a reference per holder (polled watches only) */
 	size_t nfiles;
 };
 
@@ -414,7 +415,7 @@ static int watch_fd(struct dac_conf *c, struct watch *w, pid_t pid, int fd, unsi
 		h->pid = pid;
 		h->fd = fd;
 		h->file = file;
-		h->ref = grab_file(pid, fd);
+		h->ref = w->grab ? grab_file(pid, fd) : -1;
 	}
 	h->has_id = has_id;
 	h->id = id;
@@ -752,6 +753,7 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 		if (ret)
 			goto fail;
 	}
+	wl.grab = true;
 	ta = (struct tree_arg){ .c = c, .w = &wl, .rdev = st.st_rdev, .root = wpid,
 				.flags = DAC_CONF_F_WORKLOAD };
 	start = mono_ns();
