@@ -126,6 +126,13 @@ struct dac_rec_region;
 int dac_bpf_decode_exit(const void *data, size_t size, const struct dac_rec_exit **hdr,
 			const struct dac_rec_engine **eng, const struct dac_rec_region **reg);
 
+struct dac_rec_proc_exit;
+struct dac_rec_ring;
+
+/* The same for a PROC_EXIT record and its ring entries. */
+int dac_bpf_decode_proc_exit(const void *data, size_t size,
+			     const struct dac_rec_proc_exit **hdr, const struct dac_rec_ring **ring);
+
 /* What the name probe learns from its own fdinfo. */
 struct dac_probe_names {
 	uint64_t client_id;		/* 0: the file printed none */
