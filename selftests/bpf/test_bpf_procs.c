@@ -11,6 +11,9 @@
  *      cgroup's ground truth within 1% (drmacct's sums; the scheduler's
  *      within 3%).
  *
+ *   3. `drmacct list --source=bpf` shows each client's cgroup and
+ *      --cgroup=PATH keeps the clients of PATH and below.
+ *
  * DRMACCT_PROCS (VM_ENV_VARS) sets the number of processes of test 1
  * (default 120).
  */
@@ -402,6 +405,121 @@ DT_TEST_TIMEOUT(per_cgroup_busy_matches_ground_truth, 300)
 		umount(CG_ROOT);
 	sg_dev_free(&dev);
 	dac_bpf_close(b);
+}
+
+/* ---- 3. list --source=bpf --cgroup ---------------------------------------- */
+
+#define DRMACCT "/usr/bin/drmacct"
+
+/*
+ * A child in cgroup @cg holding a client open until the pipe @hold is
+ * closed; its client id comes back on the pipe @ids.
+ */
+static pid_t holder(const char *cg, const char *node, const int hold[2], const int ids[2])
+{
+	pid_t pid = fork();
+
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int idfd = ids[1];
+		uint64_t id;
+		char c;
+		int fd;
+
+		/* Only the parent's write end may keep the hold pipe open. */
+		close(hold[1]);
+		close(ids[0]);
+
+		if (join_cgroup(cg))
+			_exit(3);
+		fd = open(node, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(4);
+		id = sg_client_id(fd);
+		if (write(idfd, &id, sizeof(id)) != sizeof(id))
+			_exit(5);
+		while (read(hold[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	return pid;
+}
+
+DT_TEST_TIMEOUT(list_from_bpf_shows_and_filters_cgroups, 120)
+{
+	static const char *const cg[2] = { CG_ROOT "/dac_a", CG_ROOT "/dac_b" };
+	uint64_t id[2];
+	pid_t pid[2];
+	int hold[2], ids[2];
+	bool mounted = false;
+	char node[64], key[64], *out;
+
+	if (!sg_is_root())
+		DT_SKIP("needs root");
+	if (access(CG_ROOT "/cgroup.procs", F_OK)) {
+		if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
+			DT_SKIP("cannot mount cgroup2 on " CG_ROOT ": %s", strerror(errno));
+		mounted = true;
+	}
+	for (int g = 0; g < 2; g++)
+		if (mkdir(cg[g], 0755) && errno != EEXIST)
+			DT_FAIL("mkdir %s: %s", cg[g], strerror(errno));
+	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	sg_sh(DRMACCT " bpf stop >/dev/null 2>&1");
+	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf start >/dev/null 2>&1"), 0);
+	DT_ASSERT_EQ(pipe(hold), 0);
+	DT_ASSERT_EQ(pipe(ids), 0);
+	for (int g = 0; g < 2; g++) {
+		pid[g] = holder(cg[g], node, hold, ids);
+		DT_ASSERT_EQ(read(ids[0], &id[g], sizeof(id[g])), (ssize_t)sizeof(id[g]));
+	}
+	close(hold[0]);
+
+	/* Every client, each with its cgroup. */
+	DT_EXPECT_EQ(sg_sh(DRMACCT " list --source=bpf -i 0 --json >/tmp/cg.json 2>/dev/null"), 0);
+	out = sg_read_file("/tmp/cg.json", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	DT_EXPECT_TRUE(strstr(out, "\"cgroup\": \"/dac_a\"") || strstr(out, "\"cgroup\":\"/dac_a\""));
+	DT_EXPECT_TRUE(strstr(out, "\"cgroup\": \"/dac_b\"") || strstr(out, "\"cgroup\":\"/dac_b\""));
+	free(out);
+	/* Only dac_a's; the table names it. */
+	DT_EXPECT_EQ(sg_sh(DRMACCT " list --source=bpf -i 0 --cgroup=/dac_a >/tmp/cg.txt 2>/dev/null"), 0);
+	out = sg_read_file("/tmp/cg.txt", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	dt_info("list --cgroup=/dac_a:\n%s", out);
+	snprintf(key, sizeof(key), " %llu ", (unsigned long long)id[0]);
+	DT_EXPECT_TRUE(strstr(out, key) != NULL);
+	snprintf(key, sizeof(key), " %llu ", (unsigned long long)id[1]);
+	DT_EXPECT_TRUE(strstr(out, key) == NULL);
+	DT_EXPECT_TRUE(strstr(out, "cgroup /dac_a") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "1 client in 1 process") != NULL);
+	free(out);
+	/* "/dac" is not a prefix of "/dac_a": nothing. */
+	DT_EXPECT_EQ(sg_sh(DRMACCT " list --source=bpf -i 0 --cgroup=/dac >/tmp/cg.txt 2>/dev/null"), 0);
+	out = sg_read_file("/tmp/cg.txt", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	DT_EXPECT_TRUE(strstr(out, "0 clients in 0 processes") != NULL);
+	free(out);
+	/* /proc cannot filter by cgroup, and says so. */
+	DT_EXPECT_EQ(sg_sh(DRMACCT " list --source=proc --cgroup=/dac_a >/dev/null 2>/tmp/cg.err"), 1);
+	out = sg_read_file("/tmp/cg.err", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	DT_EXPECT_TRUE(strstr(out, "--cgroup needs the BPF client table") != NULL);
+	free(out);
+
+	close(hold[1]);
+	for (int g = 0; g < 2; g++) {
+		int status;
+
+		DT_EXPECT_EQ(waitpid(pid[g], &status, 0), pid[g]);
+		DT_EXPECT_EQ(status, 0);
+		rmdir(cg[g]);
+	}
+	close(ids[0]);
+	close(ids[1]);
+	sg_sh(DRMACCT " bpf stop >/dev/null 2>&1");
+	if (mounted)
+		umount(CG_ROOT);
 }
 
 DT_MAIN

@@ -332,6 +332,26 @@ int cli_source_sample(struct dac_bpf *b, struct dac_tracker *t, struct dac_disco
 	return dac_bpf_tracker_sample(b, t, NULL);
 }
 
+int cli_source_cgroup(const char *cmd, struct dac_bpf *b, const char *path)
+{
+	if (!path)
+		return 0;
+	if (!b) {
+		cli_error(cmd, "--cgroup needs the BPF client table (`drmacct bpf start`, "
+			  "--source=bpf): /proc does not say which cgroup opened a client");
+		return -1;
+	}
+	if (path[0] != '/') {
+		cli_error(cmd, "--cgroup: '%s' is not a cgroup v2 path (starts with /)", path);
+		return -1;
+	}
+	if (dac_bpf_set_cgroup_filter(b, path)) {
+		cli_error(cmd, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 const char *cli_source_name(const struct dac_bpf *b)
 {
 	return b ? "BPF client table (no /proc walk)" : "/proc fdinfo";

@@ -78,6 +78,10 @@ struct dac_bpf {
 	struct dac_bpf_proc_ring *rings;
 	size_t rings_cap;
 	char *pin_dir;			/* when opened pinned */
+	char *cgroup_filter;		/* dac_bpf_set_cgroup_filter() */
+	uint64_t *cg_ids;		/* cgroup paths found so far */
+	char **cg_paths;
+	size_t ncg;
 	/* devices whose names we tried to learn */
 	uint32_t *learned;
 	size_t nlearned;
@@ -215,6 +219,11 @@ void dac_bpf_close(struct dac_bpf *b)
 	free(b->rings);
 	free(b->learned);
 	free(b->pin_dir);
+	free(b->cgroup_filter);
+	for (size_t i = 0; i < b->ncg; i++)
+		free(b->cg_paths[i]);
+	free(b->cg_ids);
+	free(b->cg_paths);
 	free(b);
 }
 
@@ -1971,4 +1980,118 @@ int dac_bpf_read_cookie(struct dac_bpf *b, uint64_t cookie,
 		*neng = 0;
 	}
 	return err;
+}
+
+/* ---- cgroups ------------------------------------------------------------------ */
+
+int dac_bpf_set_cgroup_filter(struct dac_bpf *b, const char *path)
+{
+	char *dup = NULL;
+
+	if (path && !(dup = strdup(path)))
+		return -ENOMEM;
+	free(b->cgroup_filter);
+	b->cgroup_filter = dup;
+	return 0;
+}
+
+const char *dac_bpf_cgroup_filter(const struct dac_bpf *b)
+{
+	return b->cgroup_filter;
+}
+
+/* Where cgroup2 is mounted (mountinfo), else the usual place. */
+static void cgroup2_root(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[1024];
+
+	snprintf(buf, len, "/sys/fs/cgroup");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		/* id parent maj:min root mountpoint opts ... - fstype source opts */
+		char mnt[512], *dash = strstr(line, " - cgroup2 ");
+
+		if (dash && sscanf(line, "%*s %*s %*s %*s %511s", mnt) == 1) {
+			snprintf(buf, len, "%s", mnt);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/*
+ * Find the directory with inode @id under @dir (a path buffer of PATH_MAX
+ * holding @len bytes; on success it holds the match), @depth levels deep
+ * at most. Does not cross into other file systems.
+ */
+static bool cgroup_find(char *dir, size_t len, dev_t fs, uint64_t id, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+	bool found = false;
+
+	if (depth < 0 || !(d = opendir(dir)))
+		return false;
+	while (!found && (de = readdir(d))) {
+		struct stat st;
+		int n;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		n = snprintf(dir + len, PATH_MAX - len, "/%s", de->d_name);
+		if (n < 0 || (size_t)n >= PATH_MAX - len)
+			continue;
+		if (lstat(dir, &st) || st.st_dev != fs || !S_ISDIR(st.st_mode))
+			continue;
+		found = (uint64_t)st.st_ino == id ||
+			cgroup_find(dir, len + n, fs, id, depth - 1);
+	}
+	closedir(d);
+	if (!found)
+		dir[len] = '\0';
+	return found;
+}
+
+const char *dac_bpf_cgroup_path(struct dac_bpf *b, uint64_t id, char *buf, size_t len)
+{
+	char dir[PATH_MAX];
+	size_t rlen;
+	struct stat st;
+
+	for (size_t i = 0; i < b->ncg; i++) {
+		if (b->cg_ids[i] == id) {
+			snprintf(buf, len, "%s", b->cg_paths[i]);
+			return buf;
+		}
+	}
+	cgroup2_root(dir, sizeof(dir));
+	rlen = strlen(dir);
+	if (id && !stat(dir, &st)) {
+		const char *found = NULL;
+
+		if ((uint64_t)st.st_ino == id)
+			found = "/";
+		else if (cgroup_find(dir, rlen, st.st_dev, id, 32))
+			found = dir + rlen;
+		if (found) {
+			uint64_t *ids = realloc(b->cg_ids, (b->ncg + 1) * sizeof(*ids));
+			char **paths = ids ? realloc(b->cg_paths, (b->ncg + 1) * sizeof(*paths)) : NULL;
+
+			/* Remembered: a cgroup id is never reused while it exists. */
+			if (ids)
+				b->cg_ids = ids;
+			if (paths) {
+				b->cg_paths = paths;
+				paths[b->ncg] = strdup(found);
+				if (paths[b->ncg])
+					ids[b->ncg++] = id;
+			}
+			snprintf(buf, len, "%s", found);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "cgroup:%llu", (unsigned long long)id);
+	return buf;
 }

@@ -428,8 +428,9 @@ struct dac_tracker;
 
 /*
  * One whole tracker sample from the BPF tables, no /proc walk: every live
- * client of the client table becomes one observation (holder: its opener's
- * tgid and comm, fd -1 because the programs do not know it) with the keys
+ * client of the client table (of the cgroup filter, if set) becomes one
+ * observation (holder: its opener's tgid and comm, fd -1 because the
+ * programs do not know it; its opener's cgroup path) with the keys
  * fdinfo would print that the programs know -- drm-driver, drm-client-id,
  * drm-engine-<e> (busy incl. in-flight), drm-engine-capacity-<e>,
  * drm-cycles-<e>, drm-total-<r>. The device node comes from name learning;
@@ -437,6 +438,20 @@ struct dac_tracker;
  * Returns 0 or -errno.
  */
 int dac_bpf_tracker_sample(struct dac_bpf *b, struct dac_tracker *t, size_t *nclients);
+
+/*
+ * Only clients whose opener's cgroup is @path (a cgroup v2 path such as
+ * "/system.slice/x.service", relative to the cgroup2 mount) or below it
+ * from now on in dac_bpf_tracker_sample(); NULL: all. 0 or -ENOMEM.
+ */
+int dac_bpf_set_cgroup_filter(struct dac_bpf *b, const char *path);
+
+/*
+ * The cgroup v2 path of cgroup @id into @buf: "/" for the root, else the
+ * directory under the cgroup2 mount whose inode is @id; "cgroup:<id>" when
+ * none is found (not mounted, or the cgroup is gone). Returns @buf.
+ */
+const char *dac_bpf_cgroup_path(struct dac_bpf *b, uint64_t id, char *buf, size_t len);
 
 /*
  * Human-readable reason for an error of dac_bpf_open_pinned() and the

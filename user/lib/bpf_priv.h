@@ -30,6 +30,9 @@ int dac_bpf_client_insert(struct dac_bpf *b, uint64_t client_id,
  */
 int dac_bpf_mem_seed(struct dac_bpf *b, uint64_t client_id, uint32_t region, uint64_t total);
 
+/* The cgroup path dac_bpf_set_cgroup_filter() set, NULL for none. */
+const char *dac_bpf_cgroup_filter(const struct dac_bpf *b);
+
 /* Clients the seeding inside dac_bpf_load() added, not yet reported. */
 int dac_bpf_take_load_seeded(struct dac_bpf *b);
 
