@@ -81,6 +81,23 @@ static void child_work(const char *node, unsigned int engine, unsigned int njobs
 	_exit(write(wfd, &t, sizeof(t)) == sizeof(t) ? 0 : 1);
 }
 
+/*
+ * The device's simple engine (into @dev, freed by the caller) and the path
+ * of its render node, learned before the BPF programs see any client here.
+ */
+static const struct sg_engine *simple_engine(struct sg_dev *dev, char *node, size_t len)
+{
+	const struct sg_engine *e;
+	int fd = sg_open();
+
+	sg_query(fd, dev);
+	close(fd);
+	e = sg_engine_simple(dev);
+	DT_ASSERT_TRUE(e != NULL);
+	DT_ASSERT_EQ(sg_find_node(node, len), 0);
+	return e;
+}
+
 struct proc_catch {
 	struct proc_truth *truth;
 	size_t n;
@@ -162,15 +179,9 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 	size_t worst_i = 0;
 	double worst = 0;
 	char node[64];
-	int fd;
 
 	DT_ASSERT_GT(n, 0ul);
-	fd = sg_open();
-	sg_query(fd, &dev);
-	close(fd);
-	e = sg_engine_simple(&dev);
-	DT_ASSERT_TRUE(e != NULL);
-	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	e = simple_engine(&dev, node, sizeof(node));
 	dac_bpf_learn_names(b);
 	while (dac_bpf_poll(b, 50, catch_proc, &c) > 0)
 		;
@@ -298,6 +309,25 @@ static uint64_t cgroup_id(const char *path)
 	return st.st_ino;
 }
 
+/*
+ * cgroup2 on CG_ROOT (mounted here when it is not: returns true) and the
+ * two cgroups @cg.
+ */
+static bool cgroups_make(const char *const cg[2])
+{
+	bool mounted = false;
+
+	if (access(CG_ROOT "/cgroup.procs", F_OK)) {
+		if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
+			DT_SKIP("cannot mount cgroup2 on " CG_ROOT ": %s", strerror(errno));
+		mounted = true;
+	}
+	for (int g = 0; g < 2; g++)
+		if (mkdir(cg[g], 0755) && errno != EEXIST)
+			DT_FAIL("mkdir %s: %s", cg[g], strerror(errno));
+	return mounted;
+}
+
 /* Move this process into cgroup @path. */
 static int join_cgroup(const char *path)
 {
@@ -344,26 +374,13 @@ DT_TEST_TIMEOUT(per_cgroup_busy_matches_ground_truth, 300)
 	struct dac_bpf *b;
 	bool mounted = false;
 	char node[64];
-	int fd;
 
 	if (!sg_is_root())
 		DT_SKIP("needs root");
-	if (access(CG_ROOT "/cgroup.procs", F_OK)) {
-		if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
-			DT_SKIP("cannot mount cgroup2 on " CG_ROOT ": %s", strerror(errno));
-		mounted = true;
-	}
-	for (int g = 0; g < 2; g++) {
-		if (mkdir(cg[g], 0755) && errno != EEXIST)
-			DT_FAIL("mkdir %s: %s", cg[g], strerror(errno));
+	mounted = cgroups_make(cg);
+	for (int g = 0; g < 2; g++)
 		c.id[g] = cgroup_id(cg[g]);
-	}
-	fd = sg_open();
-	sg_query(fd, &dev);
-	close(fd);
-	e = sg_engine_simple(&dev);
-	DT_ASSERT_TRUE(e != NULL);
-	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	e = simple_engine(&dev, node, sizeof(node));
 	b = load(&o);
 	for (int g = 0; g < 2; g++) {
 		for (unsigned int p = 0; p < nproc[g]; p++) {
@@ -456,14 +473,7 @@ DT_TEST_TIMEOUT(list_from_bpf_shows_and_filters_cgroups, 120)
 
 	if (!sg_is_root())
 		DT_SKIP("needs root");
-	if (access(CG_ROOT "/cgroup.procs", F_OK)) {
-		if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
-			DT_SKIP("cannot mount cgroup2 on " CG_ROOT ": %s", strerror(errno));
-		mounted = true;
-	}
-	for (int g = 0; g < 2; g++)
-		if (mkdir(cg[g], 0755) && errno != EEXIST)
-			DT_FAIL("mkdir %s: %s", cg[g], strerror(errno));
+	mounted = cgroups_make(cg);
 	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
 	sg_sh(DRMACCT " bpf stop >/dev/null 2>&1");
 	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf start >/dev/null 2>&1"), 0);

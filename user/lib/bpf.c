@@ -1041,6 +1041,19 @@ static int grow(void **p, size_t *cap, size_t want, size_t elem)
 	return 0;
 }
 
+/* Hand @ev to the poll callback; its non-zero return stops the poll. */
+static int deliver(struct dac_bpf *b, const struct dac_bpf_event *ev)
+{
+	int ret = b->cb(b->cb_ctx, ev);
+
+	b->delivered++;
+	if (ret) {
+		b->cb_ret = ret;
+		return -ECANCELED;	/* stops ring_buffer__poll; the record is consumed */
+	}
+	return 0;
+}
+
 /* Name of ring @id into @buf ("ring<N>" when the ring is not known). */
 static void ring_name(struct dac_bpf *b, uint32_t id, char *buf, size_t len)
 {
@@ -1058,7 +1071,6 @@ static int on_proc_record(struct dac_bpf *b, const void *data, size_t size)
 	const struct dac_rec_ring *rr;
 	struct dac_bpf_event ev = { .type = DAC_BPF_PROC_EXIT };
 	struct dac_bpf_proc_exit *x = &ev.proc;
-	int ret;
 
 	if (dac_bpf_decode_proc_exit(data, size, &r, &rr))
 		return 0;	/* not ours: skip */
@@ -1085,13 +1097,7 @@ static int on_proc_record(struct dac_bpf *b, const void *data, size_t size)
 		b->rings[i].busy_ns = rr[i].busy_ns;
 		b->rings[i].jobs = rr[i].jobs;
 	}
-	ret = b->cb(b->cb_ctx, &ev);
-	b->delivered++;
-	if (ret) {
-		b->cb_ret = ret;
-		return -ECANCELED;
-	}
-	return 0;
+	return deliver(b, &ev);
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -1102,7 +1108,6 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct dac_bpf_client_exit *x = &ev.exit;
 	const struct dac_rec_engine *re;
 	const struct dac_rec_region *rr;
-	int ret;
 
 	if (size >= sizeof(uint32_t) && *(const uint32_t *)data == DAC_REC_PROC_EXIT)
 		return on_proc_record(b, data, size);
@@ -1140,13 +1145,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		b->reg[i].peak = rr[i].peak;
 		b->reg[i].total = rr[i].total;
 	}
-	ret = b->cb(b->cb_ctx, &ev);
-	b->delivered++;
-	if (ret) {
-		b->cb_ret = ret;
-		return -ECANCELED;	/* stops ring_buffer__poll; the record is consumed */
-	}
-	return 0;
+	return deliver(b, &ev);
 }
 
 int dac_bpf_poll(struct dac_bpf *b, int timeout_ms, dac_bpf_event_fn cb, void *ctx)
