@@ -6,7 +6,14 @@
 #   make test    install, build, host unit tests + VM selftests, summary line
 #   make bench   install, build, host benchmarks + VM benchmarks
 #   make fuzz    long libFuzzer runs
+#   make test-debug  the VM suite under a lockdep/KASAN/kmemleak kernel, built
+#                once and cached (Documentation/testing.rst, "The debug kernel")
 #   make clean
+#   make drmacct   only the CLI and libdrmacct (build/release/drmacct), with
+#                  only the packages they need (CLI_PACKAGES): no kernel
+#                  images, qemu or prometheus
+#   make install   that CLI, its man page and bash completion under
+#                  $(DESTDIR)$(PREFIX) (PREFIX=/usr/local by default)
 #
 # Developer targets: deps, all, modules, bpf, host, guest, initramfs,
 # host-test, vm-test [T=prog] [REPEAT=n], vm-shell, runner-test.
@@ -28,13 +35,21 @@ SHELL := /bin/bash
 # ----------------------------------------------------------------------------
 DEB_PACKAGES := make gcc libc6-dev binutils clang llvm libclang-rt-14-dev \
 	linux-image-amd64 linux-headers-amd64 \
-	linux-image-6.12-amd64 linux-headers-6.12-amd64 libbpf-dev bpftool dwarves \
+	linux-image-6.12-amd64 linux-headers-6.12-amd64 \
+	linux-image-rt-amd64 linux-headers-rt-amd64 \
+	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 libbpf-dev bpftool dwarves \
 	libelf-dev zlib1g-dev libdrm-dev qemu-system-x86 busybox-static kmod \
-	cpio xz-utils gzip bpftrace prometheus libtraceevent-dev
+	cpio xz-utils gzip bpftrace prometheus libtraceevent-dev \
+	python3-docutils tmux
+# What `make drmacct` and `make install` need: a C compiler, clang and
+# bpftool for the BPF skeleton the CLI embeds (built from bpf/ alone, no
+# kernel image), libbpf, the libdrm headers and rst2man for the man page.
+CLI_PACKAGES := make gcc libc6-dev clang bpftool libbpf-dev libelf-dev zlib1g-dev \
+	libdrm-dev python3-docutils
 
-.PHONY: deps
-deps:
-	@missing=; for p in $(DEB_PACKAGES); do \
+# $(call INSTALL_PKGS,list): install what is missing of the Debian packages.
+define INSTALL_PKGS
+	@missing=; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' \
 			|| missing="$$missing $$p"; \
 	done; \
@@ -45,6 +60,13 @@ deps:
 		$$sudo apt-get update -q && \
 		$$sudo apt-get install -y -q --no-install-recommends $$missing; \
 	fi
+endef
+
+.PHONY: deps deps-cli
+deps:
+	$(call INSTALL_PKGS,$(DEB_PACKAGES))
+deps-cli:
+	$(call INSTALL_PKGS,$(CLI_PACKAGES))
 
 # The public goals install packages first and then re-enter make, so that
 # everything computed from what is installed (KVER, the kernel build dir) is
@@ -77,6 +99,16 @@ BB := $(B)/bpf
 # vmlinux ELF and vmlinux.h, the modules with BTF (modules/), the BPF object
 # built against its vmlinux.h (a check), its initramfs and VM logs (vm/).
 KB = $(B)/k/$(1)
+# Where the target kernels are installed: / for Debian's; `make test-debug`
+# points it at the debug kernel's cache (kernel/debug/build-kernel.sh), which
+# has the same layout (boot/vmlinuz-R, boot/config-R, lib/modules/R/build).
+KROOT ?=
+KIMG = $(KROOT)/boot/vmlinuz-$(1)
+KDIR = $(KROOT)/lib/modules/$(1)/build
+# Does kernel K have BTF? Module BTF, vmlinux.h and the BPF check need it;
+# only a kernel whose config says no (the debug kernel) goes without.
+KBTF = $(shell c=$(KROOT)/boot/config-$(1); test -r $$c && \
+	! grep -q '^CONFIG_DEBUG_INFO_BTF=y' $$c || echo y)
 
 # ----------------------------------------------------------------------------
 # Flags
@@ -168,29 +200,29 @@ guest: $(GLIB) $(GUEST_CLI) $(GUEST_TOOLS) $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUE
 # shared guest programs.
 KBUILD_TREE := kernel Kbuild selftests/vm/testmod
 define KERNEL_RULES
-$(call KB,$(1))/modules/.stamp: $(KERNEL_SRCS) $(call KB,$(1))/vmlinux
-	@test -d /lib/modules/$(1)/build || { echo "no kernel build dir /lib/modules/$(1)/build"; exit 1; }
+$(call KB,$(1))/modules/.stamp: $(KERNEL_SRCS) $(if $(call KBTF,$(1)),$(call KB,$(1))/vmlinux)
+	@test -d $(call KDIR,$(1)) || { echo "no kernel build dir $(call KDIR,$(1))"; exit 1; }
 	@mkdir -p $(call KB,$(1))/src/selftests/vm
 	@cp -rsf $(CURDIR)/kernel $(CURDIR)/Kbuild $(call KB,$(1))/src/
 	@cp -rsf $(CURDIR)/selftests/vm/testmod $(call KB,$(1))/src/selftests/vm/
 	@find $(call KB,$(1))/src -xtype l -delete
-	$$(MAKE) -C /lib/modules/$(1)/build M=$(CURDIR)/$(call KB,$(1))/src W=1 modules 2>&1 \
+	$$(MAKE) -C $(call KDIR,$(1)) M=$(CURDIR)/$(call KB,$(1))/src W=1 modules 2>&1 \
 		| tee $(call KB,$(1))/kbuild.log; test $$$${PIPESTATUS[0]} = 0
 	@if grep -E 'warning:|error:' $(call KB,$(1))/kbuild.log; then \
 		echo "modules: the kernel build printed warnings (W=1 must be clean)"; exit 1; fi
 	@rm -rf $(call KB,$(1))/modules && mkdir -p $(call KB,$(1))/modules
 	@for ko in $$$$(find $(call KB,$(1))/src -name '*.ko'); do \
 		m=$(call KB,$(1))/modules/$$$$(basename $$$$ko); \
-		cp $$$$ko $$$$m && \
-		LLVM_OBJCOPY=objcopy pahole -J --btf_gen_floats -j --lang_exclude=rust \
-			--btf_base $(call KB,$(1))/vmlinux $$$$m || exit 1; \
-		echo "  BTF     $$$$m"; \
+		cp $$$$ko $$$$m || exit 1; \
+		$(if $(call KBTF,$(1)),LLVM_OBJCOPY=objcopy pahole -J --btf_gen_floats -j \
+			--lang_exclude=rust --btf_base $(call KB,$(1))/vmlinux $$$$m || exit 1; \
+		echo "  BTF     $$$$m";) \
 	done
 	@touch $$@
 
 $(call KB,$(1))/vmlinux: bpf/gen-vmlinux.sh
 	@mkdir -p $$(@D)
-	bpf/gen-vmlinux.sh /boot/vmlinuz-$(1) $$@
+	bpf/gen-vmlinux.sh $(call KIMG,$(1)) $$@
 
 $(call KB,$(1))/vmlinux.h: $(call KB,$(1))/vmlinux
 	bpftool btf dump file $$< format c > $$@.tmp && mv $$@.tmp $$@
@@ -201,22 +233,25 @@ $(call KB,$(1))/bpf/%.bpf.o: bpf/%.bpf.c $(call KB,$(1))/vmlinux.h $(wildcard bp
 
 $(call KB,$(1))/initramfs.cpio.gz: $(call KB,$(1))/modules/.stamp guest \
 		$(wildcard selftests/vm/guest/* selftests/vm/guest/*/*) selftests/vm/mkinitramfs.sh
-	selftests/vm/mkinitramfs.sh --kver $(1) --out $$@ --modules $(call KB,$(1))/modules \
+	selftests/vm/mkinitramfs.sh --kver $(1) $(if $(KROOT),--kroot $(KROOT)) --out $$@ \
+		--modules $(call KB,$(1))/modules \
 		--bin $(GB)/bin --tests $(GB)/tests --bench $(GB)/bench \
 		--selfcheck $(GB)/selfcheck --guest selftests/vm/guest
 endef
 $(foreach k,$(KVERS),$(eval $(call KERNEL_RULES,$(k))))
 
 modules: $(foreach k,$(KVERS),$(call KB,$(k))/modules/.stamp)
-BPF_CHECKS := $(foreach k,$(KVERS),$(BPF_SRCS:bpf/%.bpf.c=$(call KB,$(k))/bpf/%.bpf.o))
+BPF_CHECKS := $(foreach k,$(KVERS),$(if $(call KBTF,$(k)),$(BPF_SRCS:bpf/%.bpf.c=$(call KB,$(k))/bpf/%.bpf.o)))
 
 # ---- BPF -------------------------------------------------------------------
 # One object for every kernel (CO-RE): the kernel types it touches are
 # declared in bpf/kernel_types.h, so building needs no kernel image and the
 # skeleton, and every program linking it, is the same for all targets.
+# The BPF target arch (for PT_REGS & co.): ARCH= as the kernel spells it
+# (x86, arm64, ...) or, by default, the build machine's.
 # -mcpu=v3: the BPF atomics (fetch-add, cmpxchg; kernel 5.12+, so every
 # target) that the programs' lock-free updates need.
-BPF_ARCH ?= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/^arm.*/arm/;s/ppc64.*/powerpc/;s/riscv64/riscv/;s/s390x/s390/;s/loongarch64/loongarch/')
+BPF_ARCH ?= $(shell echo $(or $(ARCH),$(shell uname -m)) | sed 's/x86_64/x86/;s/aarch64/arm64/;s/^arm.*/arm/;s/ppc64.*/powerpc/;s/riscv64/riscv/;s/s390x/s390/;s/loongarch64/loongarch/')
 BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf -Iuser/lib \
 	$(if $(BPF_MULTIARCH),-idirafter /usr/include/$(BPF_MULTIARCH)) -Wall -Werror
@@ -307,7 +342,7 @@ $(GB)/$(3)/$(1): $(GB)/obj/$(2)/$(1).o $(4:%.c=$(GB)/obj/%.o) $(GDT) $(GLIB)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(GUEST_LDFLAGS) $$^ $$(GUEST_LIBS) -o $$@
 endef
-$(foreach t,$(CTEST_SRCS:selftests/cli/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/cli,tests,$(CSUP_SRCS) $(KSUP_SRCS))))
+$(foreach t,$(CTEST_SRCS:selftests/cli/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/cli,tests,$(CSUP_SRCS) $(KSUP_SRCS) selftests/user/json_dom.c)))
 $(foreach t,$(BTEST_SRCS:selftests/bpf/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/bpf,tests,$(KSUP_SRCS))))
 $(foreach t,$(BBENCH_SRCS:selftests/bpf/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/bpf,bench,$(KSUP_SRCS))))
 
@@ -327,8 +362,8 @@ VM_TIMEOUT ?= 900
 # its hang reports symbolize live in K's build tree.
 VM_ENV = VM_MODDIR=$(call KB,$(1))/modules VM_KALLSYMS=$(call KB,$(1))/kallsyms.txt
 VM = $(call VM_ENV,$(1)) \
-	selftests/vm/run-vm.sh --kernel /boot/vmlinuz-$(1) --initrd $(call KB,$(1))/initramfs.cpio.gz
-RUNNER_TEST = $(call VM_ENV,$(KNEW)) selftests/vm/test_runner.sh /boot/vmlinuz-$(KNEW) \
+	selftests/vm/run-vm.sh --kernel $(call KIMG,$(1)) --initrd $(call KB,$(1))/initramfs.cpio.gz
+RUNNER_TEST = $(call VM_ENV,$(KNEW)) selftests/vm/test_runner.sh $(call KIMG,$(KNEW)) \
 	$(call KB,$(KNEW))/initramfs.cpio.gz $(B)/test/runner.log
 GUEST_TEST_NAMES = $(notdir $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS))
 
@@ -342,11 +377,14 @@ host-test: host
 	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS)
 
 # One boot per kernel of KVERS; the TAP log of each names its kernel.
+# T= picks programs, separated by spaces or commas.
+T_COMMA := ,
+T_SPACE := $(subst ,, )
 vm-test: do-all
 	@status=0; for k in $(KVERS); do \
 		echo "== vm-test on $$k"; \
 		$(call VM,$$k) --mode test --label "$$k" \
-			$(if $(T),--only $(T),--expect "$(GUEST_TEST_NAMES)") \
+			$(if $(T),--only $(subst $(T_SPACE),$(T_COMMA),$(strip $(T))),--expect "$(GUEST_TEST_NAMES)") \
 			$(if $(REPEAT),--repeat $(REPEAT)) $(if $(VM_ENV_VARS),--env $(VM_ENV_VARS)) \
 			--timeout $(VM_TIMEOUT) \
 			--log $(call KB,$$k)/vm/test --tap $(B)/vm-test-$$k.log || status=1; \
@@ -402,6 +440,97 @@ do-bench: do-all $(HOST_BENCHES)
 			$(call VM,$$k) --mode bench --timeout $(VM_TIMEOUT) \
 			--log $(call KB,$$k)/vm/bench || exit 1; \
 	done
+
+# ---- the CLI alone: make drmacct, make install -------------------------------
+# No sanitizers, -O2; its own objects under build/release/.
+VERSION ?= 0.1
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+REL := $(B)/release
+REL_CFLAGS := $(WARN) -g -O2 $(INCLUDES) -DDRMACCT_VERSION='"$(VERSION)"'
+REL_LIB := $(REL)/libdrmacct.a
+REL_CLI := $(REL)/drmacct
+REL_MAN := $(REL)/drmacct.1
+
+.PHONY: drmacct do-drmacct install do-install
+drmacct:
+	@$(MAKE) --no-print-directory deps-cli && $(MAKE) --no-print-directory do-drmacct
+do-drmacct: $(REL_CLI) $(REL_MAN)
+
+# Rebuild what carries the version when VERSION changes.
+$(REL)/.version: FORCE
+	@mkdir -p $(@D); echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+$(REL)/obj/user/drmacct/main.o $(REL_MAN): $(REL)/.version
+.PHONY: FORCE
+FORCE:
+
+$(REL)/obj/%.o: %.c $(BPF_SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CFLAGS) -MMD -MP -c $< -o $@
+$(REL_LIB): $(LIB_SRCS:%.c=$(REL)/obj/%.o)
+	rm -f $@ && ar rcs $@ $^
+$(REL_CLI): $(CLI_SRCS:%.c=$(REL)/obj/%.o) $(REL_LIB)
+	$(CC) $^ $(HOST_LIBS) -o $@
+$(REL_MAN): Documentation/drmacct.rst user/drmacct/gen-man.sh
+	@mkdir -p $(dir $@)
+	user/drmacct/gen-man.sh $< $(VERSION) > $@.tmp && mv $@.tmp $@
+
+install:
+	@$(MAKE) --no-print-directory deps-cli && $(MAKE) --no-print-directory do-install
+do-install: do-drmacct
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0755 $(REL_CLI) $(DESTDIR)$(BINDIR)/drmacct
+	install -m 0644 $(REL_MAN) $(DESTDIR)$(MANDIR)/man1/drmacct.1
+	install -m 0644 user/drmacct/drmacct.bash $(DESTDIR)$(BASHCOMPDIR)/drmacct
+# ----------------------------------------------------------------------------
+# The debug kernel: lockdep, KASAN, kmemleak, debug objects, atomic-sleep,
+# UBSAN (kernel/debug/). Built once from Debian's linux-source-6.12 and cached
+# outside the tree; then this make runs again with KROOT at the cache and
+# KVERS the debug release, so modules, initramfs and VM runs take the same
+# rules as for Debian's kernels. Too long for `make test` (a cold build is
+# about half an hour here, see testing.rst), hence a target of its own.
+# ----------------------------------------------------------------------------
+DEBUG_DEB_PACKAGES := linux-source-6.12 flex bison bc libssl-dev
+# The debug kernel's guest is slow: KASAN and lockdep under TCG.
+DEBUG_VM_TIMEOUT ?= 3600
+DEBUG_TIMEOUT_SCALE ?= 6
+# no5lvl: with 5-level paging (-cpu max offers LA57) this kernel's KASAN
+# reports a wild-memory-access in handle_edge_irq at early boot.
+DEBUG_VM_APPEND := no5lvl dtimeout=1800
+.PHONY: test-debug debug-kernel do-test-debug
+debug-kernel:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(DEBUG_DEB_PACKAGES)"
+	kernel/debug/build-kernel.sh --print-root
+
+test-debug:
+	@t0=$$(date +%s); \
+	$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(DEBUG_DEB_PACKAGES)" || exit 1; \
+	out=$$(kernel/debug/build-kernel.sh --print-root) || exit 1; \
+	t1=$$(date +%s); echo "timing: debug kernel (built or cached) $$((t1 - t0)) s"; \
+	$(MAKE) --no-print-directory do-test-debug KROOT="$$(echo "$$out" | sed -n 1p)" \
+		KVERS="$$(echo "$$out" | sed -n 2p)" DRMACCT_T1=$$t1
+
+# Runner checks under the debug kernel: a failing test, a WARNING, and the
+# two debug-only ones (lockdep, kmemleak); then the whole VM suite, checked
+# for every report class (run-vm.sh) after the guest's kmemleak scan.
+do-test-debug: do-all
+	@rm -rf $(B)/test-debug && mkdir -p $(B)/test-debug
+	@export VM_APPEND="$(DEBUG_VM_APPEND) $(VM_APPEND)"; t=$$(date +%s); \
+	echo "timing: build $$((t - $${DRMACCT_T1:-$$t})) s" > $(B)/test-debug/timing; \
+	RUNNER_CHECKS="fail warn lockdep kmemleak" $(call VM_ENV,$(KNEW)) \
+		selftests/vm/test_runner.sh $(call KIMG,$(KNEW)) \
+		$(call KB,$(KNEW))/initramfs.cpio.gz $(B)/test-debug/runner.log; \
+	echo "timing: VM runner debug checks $$(( $$(date +%s) - t )) s" >> $(B)/test-debug/timing; \
+	t=$$(date +%s); \
+	$(call VM,$(KNEW)) --mode test --label "$(KNEW)" --timeout $(DEBUG_VM_TIMEOUT) \
+		--env DT_TIMEOUT_SCALE=$(DEBUG_TIMEOUT_SCALE) \
+		$(if $(T),--only $(T),--expect "$(GUEST_TEST_NAMES)") \
+		--log $(call KB,$(KNEW))/vm/test --tap $(B)/test-debug/vm-$(KNEW).log; \
+	echo "timing: VM selftests on $(KNEW) $$(( $$(date +%s) - t )) s" >> $(B)/test-debug/timing; \
+	cat $(B)/test-debug/timing; true
+	@selftests/tap-summary.sh $(B)/test-debug/*.log
 
 clean:
 	rm -rf $(B)

@@ -844,39 +844,80 @@ struct tp_mem_change {
 /* __data_loc: low 16 bits offset from the start of the record. */
 #define DATA_LOC(ctx, loc)	((const void *)(ctx) + ((loc) & 0xffff))
 
+/*
+ * How much further into the record than the structs here say every field
+ * of the drmacct and of the gpu_scheduler events sits: 0, or more where the
+ * kernel's common header is larger (PREEMPT_RT kernels add two counters to
+ * it). The loader derives both from the format files, refusing a layout
+ * that is not one uniform shift, and sets them before load, so the
+ * verifier sees constants and keeps one of the two reads below.
+ */
+const volatile __u32 tp_shift_drmacct = 0;
+const volatile __u32 tp_shift_sched = 0;
+
+/*
+ * TP_READ - a fixed field of a plain tracepoint record at its shift. The
+ * verifier only lets a context access through the context pointer itself
+ * with a constant offset, so a shifted field is read through
+ * bpf_probe_read_kernel(), from a copy of the pointer the compiler cannot
+ * share with the direct read, and the direct read is a volatile load kept
+ * in its branch (else the compiler computes &ctx->field once, or loads
+ * from a pointer chosen between the two branches, and the verifier refuses
+ * the dereference of a moved context pointer).
+ */
+#define TP_READ(ctx, field, shift) ({						\
+	typeof((ctx)->field) __v = 0;						\
+	if (!(shift)) {								\
+		__v = *(volatile typeof(__v) *)&(ctx)->field;			\
+		asm volatile("" : "+r"(__v));					\
+	} else {								\
+		const void *__p = (ctx);					\
+										\
+		asm volatile("" : "+r"(__p));					\
+		if (bpf_probe_read_kernel(&__v, sizeof(__v), __p + (shift) +	\
+					  __builtin_offsetof(typeof(*(ctx)), field))) \
+			stat_inc(DAC_STAT_READ_FAULT);				\
+	}									\
+	__v;									\
+})
+#define TPD(ctx, field)	TP_READ(ctx, field, tp_shift_drmacct)
+#define TPS(ctx, field)	TP_READ(ctx, field, tp_shift_sched)
+
 SEC("tracepoint/drmacct/drmacct_client_open")
 int tp_client_open(struct tp_client_open *ctx)
 {
-	on_client_open(ctx->client_id, ctx->device_id, DATA_LOC(ctx, ctx->driver_loc));
+	on_client_open(TPD(ctx, client_id), TPD(ctx, device_id),
+		       DATA_LOC(ctx, TPD(ctx, driver_loc)));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_client_close")
 int tp_client_close(struct tp_client_close *ctx)
 {
-	on_client_close(ctx->client_id, ctx->device_id, ctx->num_engines,
-			DATA_LOC(ctx, ctx->busy_loc), DATA_LOC(ctx, ctx->cycles_loc));
+	on_client_close(TPD(ctx, client_id), TPD(ctx, device_id), TPD(ctx, num_engines),
+			DATA_LOC(ctx, TPD(ctx, busy_loc)), DATA_LOC(ctx, TPD(ctx, cycles_loc)));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_job_begin")
 int tp_job_begin(struct tp_job_begin *ctx)
 {
-	on_job_begin(ctx->client_id, ctx->engine, ctx->ts_ns);
+	on_job_begin(TPD(ctx, client_id), TPD(ctx, engine), TPD(ctx, ts_ns));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_job_end")
 int tp_job_end(struct tp_job_end *ctx)
 {
-	on_job_end(ctx->client_id, ctx->engine, ctx->ts_ns, ctx->busy_ns, ctx->cycles);
+	on_job_end(TPD(ctx, client_id), TPD(ctx, engine), TPD(ctx, ts_ns), TPD(ctx, busy_ns),
+		   TPD(ctx, cycles));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_mem_change")
 int tp_mem_change(struct tp_mem_change *ctx)
 {
-	on_mem_change(ctx->client_id, ctx->region, ctx->op, ctx->size);
+	on_mem_change(TPD(ctx, client_id), TPD(ctx, region), TPD(ctx, op), TPD(ctx, size));
 	return 0;
 }
 
@@ -1145,7 +1186,7 @@ struct tp_sched_process_job {
 SEC("tracepoint/gpu_scheduler/drm_sched_job")
 int tp_sched_job(struct tp_sched_job *ctx)
 {
-	on_sched_queue(ctx->fence);
+	on_sched_queue(TPS(ctx, fence));
 	return 0;
 }
 
@@ -1160,21 +1201,21 @@ int tp_run_job(struct tp_sched_job *ctx)
 	 * (two devices with equally named rings share one entry here; the
 	 * tp_btf variant keeps them apart).
 	 */
-	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, ctx->name_loc)) < 0)
+	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
 	for (int i = 0; i < DAC_NAME_LEN; i++) {
 		if (!name[i])
 			break;
 		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
 	}
-	on_sched_run(ctx->fence, ring_id_of(hash, name));
+	on_sched_run(TPS(ctx, fence), ring_id_of(hash, name));
 	return 0;
 }
 
 SEC("tracepoint/gpu_scheduler/drm_sched_process_job")
 int tp_process_job(struct tp_sched_process_job *ctx)
 {
-	on_sched_done(ctx->fence);
+	on_sched_done(TPS(ctx, fence));
 	return 0;
 }
 
@@ -1343,7 +1384,7 @@ struct tp617_job_done {
 SEC("tracepoint/gpu_scheduler/drm_sched_job_queue")
 int tp617_job_queue(struct tp617_sched_job *ctx)
 {
-	on617_queue(ctx->fence_context, ctx->fence_seqno, ctx->client_id);
+	on617_queue(TPS(ctx, fence_context), TPS(ctx, fence_seqno), TPS(ctx, client_id));
 	return 0;
 }
 
@@ -1354,8 +1395,8 @@ int tp617_job_run(struct tp617_sched_job *ctx)
 	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a over dev, '/', name */
 
 	/* A ring is (dev, name): the record names both, no pointer. */
-	if (bpf_probe_read_kernel_str(dev, sizeof(dev), DATA_LOC(ctx, ctx->dev_loc)) < 0 ||
-	    bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, ctx->name_loc)) < 0)
+	if (bpf_probe_read_kernel_str(dev, sizeof(dev), DATA_LOC(ctx, TPS(ctx, dev_loc))) < 0 ||
+	    bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
 	for (int i = 0; i < DAC_NAME_LEN; i++) {
 		if (!dev[i])
@@ -1368,14 +1409,15 @@ int tp617_job_run(struct tp617_sched_job *ctx)
 			break;
 		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
 	}
-	on617_run(ctx->fence_context, ctx->fence_seqno, ctx->client_id, ring_id_of(hash, name));
+	on617_run(TPS(ctx, fence_context), TPS(ctx, fence_seqno), TPS(ctx, client_id),
+		  ring_id_of(hash, name));
 	return 0;
 }
 
 SEC("tracepoint/gpu_scheduler/drm_sched_job_done")
 int tp617_job_done(struct tp617_job_done *ctx)
 {
-	on617_done(ctx->fence_context, ctx->fence_seqno);
+	on617_done(TPS(ctx, fence_context), TPS(ctx, fence_seqno));
 	return 0;
 }
 

@@ -120,6 +120,7 @@ struct simgpu_result {
 	struct list_head done_node;	/* in simgpu_file.done, once done */
 	u32 id;
 	u64 queued_ns;
+	u64 run_ns;			/* first run_job() call */
 	u64 start_ns;
 	u64 end_ns;
 	u64 cycles;

@@ -32,6 +32,7 @@
 #include <drm.h>
 #include "dtest.h"
 #include "fdinfo.h"
+#include "../user/json_dom.h"
 #include "sgtest.h"
 #include "simgpu_drm.h"
 
@@ -415,7 +416,7 @@ static void busy_util(unsigned int cap, double lo, double hi)
 	free(obj);
 	free(r.out);
 
-	drmacct(&r, "top", "-n", "1", "-d", "0.3", "--pid", pid, NULL);
+	drmacct(&r, "top", "-n", "1", "-i", "300ms", "--pid", pid, NULL);
 	DT_EXPECT_EQ(r.status, 0);
 	DT_EXPECT_TRUE(strstr(r.out, "== drmacct top: update 1") != NULL);
 	DT_EXPECT_TRUE(strstr(r.out, "simgpu") != NULL);
@@ -482,6 +483,72 @@ DT_TEST_F_TIMEOUT(privbpf, check_with_nothing_to_compare, 120)
 	DT_EXPECT_TRUE(strstr(r.out, "nothing to compare: no live DRM client") != NULL);
 	DT_EXPECT_TRUE(strstr(r.out, "agree") == NULL);
 	free(r.out);
+
+	drmacct(&r, "check", "-d", PRIV_BPF_DIR, "-i", "200ms", "--json", NULL);
+	DT_EXPECT_EQ(r.status, 4);
+	{
+		struct jd *j = jd_parse(r.out);
+
+		DT_ASSERT_TRUE(j != NULL);
+		DT_EXPECT_STREQ(jd_str(j, "result"), "nothing");
+		DT_EXPECT_EQ(jd_int(j, "compared", -1), 0);
+		DT_EXPECT_EQ(jd_len(j, "pairs"), 0);
+		DT_EXPECT_EQ(jd_u64(j, "interval_ns", 0), (uint64_t)200000000);
+		jd_free(j);
+	}
+	free(r.out);
+}
+
+/*
+ * check --json while our client runs a 600 ms job: our (client, engine 0)
+ * pair is there, fdinfo saw it busy between the samples, BPF agrees.
+ */
+DT_TEST_F_TIMEOUT(privbpf, check_json_pairs, 120)
+{
+	unsigned int n;
+	struct run r;
+	uint64_t id, job;
+	bool found = false;
+	struct jd *j;
+	int fd;
+
+	fd = open_simgpu();
+	id = client_id(fd, &n);
+	DT_ASSERT_GT(n, 0u);
+	job = sg_submit_busy(fd, 0, SIMGPU_INSTANCE_ANY, 600000000ull);
+	drmacct(&r, "check", "-d", PRIV_BPF_DIR, "-i", "200ms", "-j", NULL);
+	sg_wait(fd, job, NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 0);
+	j = jd_parse(r.out);
+	DT_ASSERT_TRUE(j != NULL);
+	DT_EXPECT_STREQ(jd_str(j, "schema"), "drmacct-check/1");
+	DT_EXPECT_STREQ(jd_str(j, "result"), "agree");
+	DT_EXPECT_EQ(jd_int(j, "compared", -1), jd_len(j, "pairs"));
+	DT_EXPECT_EQ(jd_int(j, "disagree", -1), 0);
+	for (long i = 0; i < jd_len(j, "pairs"); i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "pairs.%ld.client_id", i);
+		if (jd_u64(j, p, 0) != id)
+			continue;
+		snprintf(p, sizeof(p), "pairs.%ld.pid", i);
+		DT_EXPECT_EQ(jd_int(j, p, -1), (int64_t)getpid());
+		snprintf(p, sizeof(p), "pairs.%ld.fdinfo_ns", i);
+		if (jd_u64(j, p, 0) > 0) {
+			uint64_t f = jd_u64(j, p, 0), b;
+
+			snprintf(p, sizeof(p), "pairs.%ld.bpf_ns", i);
+			b = jd_u64(j, p, 0);
+			found = true;
+			DT_EXPECT_LE(f, (uint64_t)600000000);
+			DT_EXPECT_GT(b, (uint64_t)0);
+		}
+	}
+	DT_EXPECT_TRUE(found);	/* the busy engine of our client */
+	jd_free(j);
+	free(r.out);
+	close(fd);
 }
 
 /*

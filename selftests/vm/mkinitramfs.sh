@@ -1,19 +1,22 @@
 #!/bin/bash
 # mkinitramfs.sh — build the guest's initramfs.
 #
-#   mkinitramfs.sh --kver KVER --out FILE.cpio.gz --modules DIR --bin DIR
-#                  --tests DIR --bench DIR --selfcheck DIR --guest DIR
+#   mkinitramfs.sh --kver KVER [--kroot DIR] --out FILE.cpio.gz --modules DIR
+#                  --bin DIR --tests DIR --bench DIR --selfcheck DIR --guest DIR
 #
 # The guest gets busybox (static), the distribution modules our modules need
 # (the closure of drm, gpu-sched and drm_shmem_helper over modules.dep) plus
 # our own BTF-carrying .ko files under extra/, a depmod index so plain
 # `modprobe simgpu` works, our static binaries, and the init script.
+# The kernel's modules come from KROOT/lib/modules/KVER (KROOT defaults to
+# /; the debug kernel's cache has the same layout).
 set -euo pipefail
 
-kver= out= moddir= bindir= testdir= benchdir= selfdir= guestdir=
+kver= kroot= out= moddir= bindir= testdir= benchdir= selfdir= guestdir=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) kver=$2 ;;
+	--kroot) kroot=$2 ;;
 	--out) out=$2 ;;
 	--modules) moddir=$2 ;;
 	--bin) bindir=$2 ;;
@@ -29,7 +32,7 @@ for v in kver out moddir guestdir; do
 	[ -n "${!v}" ] || { echo "mkinitramfs: --${v/dir/} is required" >&2; exit 2; }
 done
 
-src=/lib/modules/$kver
+src=$kroot/lib/modules/$kver
 [ -f "$src/modules.dep" ] || { echo "mkinitramfs: $src/modules.dep missing (install linux-image-$kver)" >&2; exit 1; }
 busybox=$(command -v busybox) || { echo "mkinitramfs: busybox not found (busybox-static)" >&2; exit 1; }
 if readelf -l "$busybox" 2>/dev/null | grep -q 'Requesting program interpreter'; then

@@ -194,6 +194,52 @@ pattern+='rcu_sched self-detected stall|rcu: INFO:|RCU stall|detected stall|'
 pattern+='blocked for more than|UBSAN:|KASAN:|kernel BUG'
 bad=$(grep -nE "$pattern" "$console" 2>/dev/null || true)
 
+# On a debug kernel (its config, beside the image as config-RELEASE, enables
+# the checker), every report class is a TAP line of its own, failed with the
+# report's first lines: lockdep (and the spinlock/RCU checks that report
+# with it), KASAN, kmemleak (the guest scans after the programs and copies
+# the result into the kernel log), debug objects, sleeping in atomic
+# context, UBSAN. A checker that switched itself off (kmemleak's pool ran
+# out, lockdep hit a table limit) fails its line too: it checked nothing
+# after that. Debian's kernels enable none of these, so they add no lines.
+kconfig=$(dirname "$kernel")/config-$kver
+classes=(
+	"lockdep|CONFIG_PROVE_LOCKING|(WARNING|BUG|INFO): (possible [a-z ]*(locking|lock inversion)|inconsistent lock state|bad unlock balance|bad contention|held lock freed|Nested lock was not taken|suspicious RCU usage|lock held when returning|MAX_LOCKDEP|[A-Z]+-safe -> [A-Z]+-unsafe|.* still has locks held|trying to register non-static key|key [0-9a-fx]+ has not been registered|spinlock (bad magic|already unlocked|wrong owner|recursion|lockup))|DEBUG_LOCKS_WARN_ON|WARNING: .* at kernel/locking/"
+	"kasan|CONFIG_KASAN|BUG: KASAN: "
+	"kmemleak|CONFIG_DEBUG_KMEMLEAK|drmacct-vm: kmemleak: unreferenced object|kmemleak: (Memory pool empty|Cannot allocate|Kernel memory leak detector disabled)"
+	"debug-objects|CONFIG_DEBUG_OBJECTS|ODEBUG: "
+	"atomic-sleep|CONFIG_DEBUG_ATOMIC_SLEEP|BUG: (sleeping function called from invalid context|scheduling while atomic|workqueue leaked atomic|using [a-z_]+\\(\\) in preemptible)"
+	"ubsan|CONFIG_UBSAN|UBSAN: "
+)
+class_tap=() class_failed=0
+for c in "${classes[@]}"; do
+	name=${c%%|*} rest=${c#*|}
+	opt=${rest%%|*} re=${rest#*|}
+	grep -qs "^$opt=y" "$kconfig" || continue
+	hits=$(grep -E "$re" "$console" 2>/dev/null)
+	line="vm-$name-clean"
+	if [ -z "$hits" ] && [ "$name" = kmemleak ] && [ "$mode" = test ] && [ "$status" = 0 ] &&
+	   ! grep -q 'drmacct-vm: kmemleak scan done' "$console"; then
+		class_tap+=("# kmemleak: the guest never scanned (no 'kmemleak scan done' in $console)"
+			"not ok @ $line")
+		class_failed=1
+	elif [ -z "$hits" ]; then
+		class_tap+=("ok @ $line")
+	else
+		class_tap+=("# $name: $(echo "$hits" | wc -l) report line(s); the first report:")
+		while IFS= read -r l; do class_tap+=("#   $l"); done < <(
+			grep -m1 -E -A14 "$re" "$console")
+		if [ "$(echo "$hits" | wc -l)" -gt 1 ]; then
+			class_tap+=("# $name: every report's first line (up to 10):")
+			while IFS= read -r l; do class_tap+=("#   $l"); done < <(echo "$hits" | head -n 10)
+		fi
+		class_tap+=("not ok @ $line")
+		class_failed=1
+	fi
+done
+nclass=0
+for l in "${class_tap[@]}"; do case "$l" in ok*|'not ok'*) nclass=$((nclass + 1)) ;; esac; done
+
 missing=
 for p in $expect; do
 	grep -q "^# drmacct-vm: end $p rc=" "$serial" || missing="$missing $p"
@@ -202,7 +248,7 @@ done
 {
 	echo "# drmacct-vm: begin vm-run"
 	echo "TAP version 13"
-	echo "1..3"
+	echo "1..$((3 + nclass))"
 	if [ "$status" = 0 ]; then
 		echo "ok 1 vm-complete # $verdict"
 	else
@@ -224,6 +270,13 @@ done
 		echo "# these guest programs never finished:$missing"
 		echo "not ok 3 vm-all-programs-ran"
 	fi
+	i=3
+	for l in "${class_tap[@]}"; do
+		case "$l" in
+		ok*|'not ok'*) i=$((i + 1)); echo "${l/@/$i}" ;;
+		*) echo "$l" ;;
+		esac
+	done
 	echo "# drmacct-vm: end vm-run rc=$status"
 } >"$log/vm-run.tap"
 cat "$log/vm-run.tap"
@@ -247,6 +300,7 @@ if [ -n "$tap" ]; then
 fi
 [ "$status" != 0 ] && exit "$status"
 [ -n "$bad" ] || [ -n "$missing" ] && exit 1
+[ "$class_failed" = 1 ] && exit 1
 if [ "$mode" = test ]; then
 	"$here/../tap-summary.sh" "$serial" "$log/vm-run.tap" >/dev/null || exit 1
 fi

@@ -374,7 +374,7 @@ static int cmd_bpf(int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":a:r:SDd:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			if (!strcmp(optarg, "auto"))

@@ -26,8 +26,9 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -j, --json             JSON (Documentation/json-schema.rst)\n"
 		"  -p, --processes        one entry per process instead of per client\n"
-		"  -i, --interval=SEC     sampling interval (default 0.5; 0 = one sample,\n"
-		"                         no utilisation)\n"
+		"  -i, --interval=DUR     sampling interval (default 500ms; 1ms..1h;\n"
+		"                         500ms, 2s, 1m; a bare number is seconds;\n"
+		"                         0 = one sample, no utilisation)\n"
 		"  -s, --sort=KEY         util (default), mem, pid or id\n"
 		"  -r, --reverse          reverse the order\n"
 		"      --pid=PID          only this process\n"
@@ -37,7 +38,9 @@ static void usage(FILE *f)
 		"                         `drmacct bpf start` runs, else /proc), bpf or proc\n"
 		"      --cgroup=PATH      only clients opened in cgroup v2 PATH or below\n"
 		"                         (BPF client table only; shows each one's cgroup)\n"
-		"  -h, --help             this text\n");
+		"  -h, --help             this text\n\n"
+		"Exit status: 0 success, 1 --pid names no process or sampling failed,\n"
+		"2 usage error.\n");
 }
 
 static void sleep_ns(uint64_t ns)
@@ -93,9 +96,8 @@ static int cmd_list(int argc, char **argv)
 			procs = true;
 			break;
 		case 'i':
-			if (cli_parse_seconds(optarg, 3600, true, &interval))
-				return cli_usage_error(CMD, "bad interval '%s' (seconds, 0..3600)",
-						       optarg);
+			if (cli_opt_interval(CMD, optarg, true, &interval))
+				return CLI_EXIT_USAGE;
 			break;
 		case 's':
 			if (cli_opt_sort(CMD, optarg, &sort))
@@ -116,6 +118,8 @@ static int cmd_list(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (cli_check_source_conflict(CMD, source, &dopts))
+		return CLI_EXIT_USAGE;
 
 	if (cli_open_sampler(CMD, source, &dopts, &bpf, &d, &t))
 		return CLI_EXIT_FAIL;
@@ -135,7 +139,8 @@ static int cmd_list(int argc, char **argv)
 		goto out;
 	}
 	if (json)
-		ret = cli_json_tracker(stdout, t, &st, true);
+		ret = cli_json_tracker(stdout, t, &st, &(struct cli_json_opts){
+			.sort = sort, .reverse = reverse, .pretty = true });
 	else
 		ret = cli_print_table(stdout, t, sort, reverse, procs);
 	if (cli_output_done(CMD, ret))

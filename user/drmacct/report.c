@@ -28,10 +28,13 @@ static void usage(FILE *f)
 		"per process. Damaged streams are read as far as possible; every problem is\n"
 		"reported with its byte offset and the exit status is then 1.\n\n"
 		"Options:\n"
-		"  -j, --json               JSON summary\n"
-		"  -t, --trace-events=OUT   write Chrome/Perfetto trace-event JSON to OUT\n"
-		"                           ('-' = stdout): one track per client and engine\n"
-		"  -h, --help               this text\n");
+		"  -j, --json             JSON summary (schema drmacct-report/1)\n"
+		"  -t, --trace-events=OUT write Chrome/Perfetto trace-event JSON to OUT\n"
+		"                         ('-' = stdout): one track per client and engine\n"
+		"  -h, --help             this text\n\n"
+		"Exit status: 0 success, 1 the file cannot be read or has a problem or\n"
+		"an output cannot be written, 2 usage error, 141 the reader of the output\n"
+		"went away.\n");
 }
 
 struct eng_acc {

@@ -371,9 +371,12 @@ static void usage(FILE *f)
 		"r reverse, P per-process view. Otherwise (or with --batch): a plain\n"
 		"snapshot every interval.\n\n"
 		"Options:\n"
-		"  -d, --interval=SEC     update interval (default 1, > 0, <= 3600)\n"
-		"  -n, --iterations=N     stop after N updates (default: run until quit)\n"
+		"  -i, --interval=DUR     update interval (default 1s; 1ms..1h; 500ms,\n"
+		"                         2s, 1m; a bare number is seconds)\n"
+		"  -n, --count=N          stop after N updates (default: run until quit)\n"
 		"  -b, --batch            plain snapshots even on a terminal\n"
+		"  -j, --json             JSON lines: one drmacct-list document per update\n"
+		"                         (implies --batch)\n"
 		"  -s, --sort=KEY         util (default), mem, pid or id\n"
 		"  -r, --reverse          reverse the order\n"
 		"  -p, --processes        per-process view\n"
@@ -385,15 +388,19 @@ static void usage(FILE *f)
 		"                         `drmacct bpf start` runs, else /proc), bpf or proc\n"
 		"      --cgroup=PATH      only clients opened in cgroup v2 PATH or below\n"
 		"                         (BPF client table only)\n"
-		"  -h, --help             this text\n");
+		"  -h, --help             this text\n\n"
+		"Exit status: 0 after q, --count updates or the end of the --pid process;\n"
+		"1 sampling failed; 2 usage error; 141 the reader of the output went\n"
+		"away; 128 + N after signal N.\n");
 }
 
 static int cmd_top(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "interval", required_argument, NULL, 'd' },
-		{ "iterations", required_argument, NULL, 'n' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
 		{ "batch", no_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "reverse", no_argument, NULL, 'r' },
 		{ "processes", no_argument, NULL, 'p' },
@@ -409,7 +416,7 @@ static int cmd_top(int argc, char **argv)
 	struct top tp = { .profile = DAC_PROFILE_CURRENT, .interval = 1000000000ull };
 	const char *cgroup = NULL;
 	enum cli_source source = CLI_SOURCE_AUTO;
-	bool batch = false, gone = false, tty;
+	bool batch = false, json = false, gone = false, tty;
 	char *comm = NULL;	/* --pid: its name, for the message when it exits */
 	char nbuf[CLI_PRINTABLE_MAX];
 	uint64_t next;
@@ -421,20 +428,21 @@ static int cmd_top(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:n:bs:rph", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:n:bjs:rph", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd':
-			if (cli_parse_seconds(optarg, 3600, false, &tp.interval))
-				return cli_usage_error(CMD, "bad interval '%s' (seconds, > 0, "
-							    "<= 3600)", optarg);
+		case 'i':
+			if (cli_opt_interval(CMD, optarg, false, &tp.interval))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'n':
-			if (cli_parse_u64(optarg, &tp.count) || !tp.count)
-				return cli_usage_error(CMD, "bad iteration count '%s' (a number "
-							    ">= 1)", optarg);
+			if (cli_opt_count(CMD, optarg, &tp.count))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'b':
 			batch = true;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 's':
 			if (cli_opt_sort(CMD, optarg, &tp.sort))
@@ -458,6 +466,8 @@ static int cmd_top(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (cli_check_source_conflict(CMD, source, &dopts))
+		return CLI_EXIT_USAGE;
 
 	if (cli_open_sampler(CMD, source, &dopts, &tp.bpf, &tp.d, &tp.t))
 		return CLI_EXIT_FAIL;
@@ -466,7 +476,7 @@ static int cmd_top(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 
-	tty = !batch && isatty(STDOUT_FILENO);
+	tty = !batch && !json && isatty(STDOUT_FILENO);
 	tp.keys = tty && isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &term_orig);
 	install_handlers(tty);
 	if (tty)
@@ -500,6 +510,12 @@ static int cmd_top(int argc, char **argv)
 		tp.shown++;
 		if (tty) {
 			draw(&tp);
+		} else if (json) {
+			/* JSON lines: one drmacct-list document per update. */
+			ret = cli_json_tracker(stdout, tp.t, &tp.st, &(struct cli_json_opts){
+				.sort = tp.sort, .reverse = tp.reverse, .update = tp.shown });
+			if (ret)
+				break;
 		} else {
 			printf("== drmacct top: update %llu, interval %.3f s, source: %s\n",
 			       (unsigned long long)tp.shown,
@@ -509,7 +525,7 @@ static int cmd_top(int argc, char **argv)
 				ret = -ENOMEM;
 			printf("\n");
 			if (fflush(stdout)) {
-				ret = -EIO;	/* e.g. the reader of a pipe went away */
+				ret = errno == EPIPE ? -EPIPE : -EIO;
 				break;
 			}
 		}
@@ -533,6 +549,8 @@ static int cmd_top(int argc, char **argv)
 	}
 	if (ret == -ESRCH)
 		cli_error(CMD, "no process %d", (int)dopts.pid);
+	else if (ret && cli_write_failed_epipe(ret))
+		;	/* the reader went away: quietly, main() exits CLI_EXIT_PIPE */
 	else if (ret)
 		cli_error(CMD, "%s", strerror(-ret));
 	else
@@ -544,7 +562,7 @@ static int cmd_top(int argc, char **argv)
 		       (unsigned long long)tp.shown, tp.shown == 1 ? "" : "s");
 		if (cli_output_done(CMD, 0))
 			rc = CLI_EXIT_FAIL;
-	} else if (!tty && !ret) {
+	} else if (!tty && !ret && !json) {
 		cli_note_discovery(CMD, &tp.st);
 	}
 	free(comm);

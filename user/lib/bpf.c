@@ -410,15 +410,21 @@ static void size_maps(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan *plan,
 		    struct dac_bpf **out)
 {
+	unsigned int shift_drmacct = 0, shift_sched = 0;
 	struct dac_bpf *b;
 	int err;
 
-	/* Plain tracepoints: the record layouts must be the ones we read. */
-	if (plan->drmacct == 0 && (err = dac_bpf_check_layout(NULL, dac_bpf_drmacct_fields)))
+	/*
+	 * Plain tracepoints: the record layouts must be the ones we read, up
+	 * to a common shift the programs add (a larger common header).
+	 */
+	if (plan->drmacct == 0 &&
+	    (err = dac_bpf_check_layout(NULL, dac_bpf_drmacct_fields, &shift_drmacct)))
 		return err;
 	if (plan->sched == 0 &&
 	    (err = dac_bpf_check_layout(NULL, plan->sched_set == DAC_SCHED_SET_617 ?
-					dac_bpf_sched617_fields : dac_bpf_sched61_fields)))
+					dac_bpf_sched617_fields : dac_bpf_sched61_fields,
+					&shift_sched)))
 		return err;
 
 	b = dac_bpf_alloc();
@@ -430,6 +436,8 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 		goto fail;
 	}
 	set_groups(b->skel, plan);
+	b->skel->rodata->tp_shift_drmacct = shift_drmacct;
+	b->skel->rodata->tp_shift_sched = shift_sched;
 	if (o->test_break_btf) {
 		/* A log buffer below the kernel's minimum: BPF_PROG_LOAD says EINVAL. */
 		static char tiny_log[8];

@@ -110,12 +110,18 @@ extern const struct dac_tp_field dac_bpf_sched617_fields[];
  */
 long dac_bpf_format_offset(const char *text, const char *field, const char *type);
 
+/* The largest common-header growth the plain tracepoint programs follow. */
+#define DAC_TP_MAX_SHIFT	64
+
 /*
  * dac_bpf_check_layout - check every entry of @f against the format files
- * under @env's events root(s): 0, -ENOENT (no format file), -EIO (empty),
- * -EPROTO (another layout), -ENOMEM.
+ * under @env's events root(s). Every field must sit at its offset in @f
+ * plus one common shift (a larger common header, as on PREEMPT_RT), stored
+ * in *@shift; with @shift NULL the shift must be 0. Returns 0, -ENOENT (no
+ * format file), -EIO (empty), -EPROTO (another layout), -ENOMEM.
  */
-int dac_bpf_check_layout(const struct dac_bpf_env *env, const struct dac_tp_field *f);
+int dac_bpf_check_layout(const struct dac_bpf_env *env, const struct dac_tp_field *f,
+			 unsigned int *shift);
 
 struct dac_rec_exit;
 struct dac_rec_engine;

@@ -109,7 +109,7 @@ static int wout(struct drec_writer *w, const void *p, size_t len)
 	if (w->err)
 		return w->err;
 	if (len && fwrite(p, 1, len, w->f) != len) {
-		w->err = -EIO;
+		w->err = errno == EPIPE ? -EPIPE : -EIO;
 		return w->err;
 	}
 	w->bytes += len;
@@ -360,14 +360,14 @@ int drec_write_overflow(struct drec_writer *w, uint64_t time_ns, uint32_t source
 int drec_writer_flush(struct drec_writer *w)
 {
 	if (!w->err && w->f && fflush(w->f))
-		w->err = -EIO;
+		w->err = errno == EPIPE ? -EPIPE : -EIO;
 	return w->err;
 }
 
 int drec_writer_finish(struct drec_writer *w)
 {
 	if (!w->err && w->f && fflush(w->f))
-		w->err = -EIO;
+		w->err = errno == EPIPE ? -EPIPE : -EIO;
 	free(w->buf);
 	w->buf = NULL;
 	w->cap = 0;

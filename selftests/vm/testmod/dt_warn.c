@@ -5,8 +5,11 @@
  * and show the lines); writing 1 to its freeze parameter freezes the guest,
  * every CPU spinning with interrupts off, where no soft-lockup or RCU-stall
  * report can come (the run must time out and its hang report must name
- * dt_warn_freeze_cpu on every vCPU). It is never loaded by the normal test
- * or demo runs.
+ * dt_warn_freeze_cpu on every vCPU). On the debug kernel: lockorder=1 takes
+ * two mutexes in one order and then in the other (lockdep must report a
+ * possible circular locking dependency), leak=1 allocates and drops a few
+ * buffers (kmemleak must report them as unreferenced objects). It is never
+ * loaded by the normal test or demo runs.
  */
 #include <linux/atomic.h>
 #include <linux/bug.h>
@@ -14,11 +17,55 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/string.h>
 
 static bool trigger;
 module_param(trigger, bool, 0444);
 MODULE_PARM_DESC(trigger, "emit one WARNING at load time (default: false)");
+
+static bool lockorder;
+module_param(lockorder, bool, 0444);
+MODULE_PARM_DESC(lockorder, "take two mutexes in both orders at load time (default: false)");
+
+static bool leak;
+module_param(leak, bool, 0444);
+MODULE_PARM_DESC(leak, "allocate buffers at load time and drop them (default: false)");
+
+static DEFINE_MUTEX(dt_warn_lock_a);
+static DEFINE_MUTEX(dt_warn_lock_b);
+
+/* A then B, then B then A: one thread, so no deadlock, but lockdep sees the cycle. */
+static void dt_warn_lock_both_orders(void)
+{
+	mutex_lock(&dt_warn_lock_a);
+	mutex_lock(&dt_warn_lock_b);
+	mutex_unlock(&dt_warn_lock_b);
+	mutex_unlock(&dt_warn_lock_a);
+
+	mutex_lock(&dt_warn_lock_b);
+	mutex_lock(&dt_warn_lock_a);
+	mutex_unlock(&dt_warn_lock_a);
+	mutex_unlock(&dt_warn_lock_b);
+}
+
+/*
+ * Four buffers whose pointers are dropped. A copy of the last one may
+ * linger in a register or on a stack for a while; the others have none.
+ */
+static noinline void dt_warn_leak(void)
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		void *p = kmalloc(96, GFP_KERNEL);
+
+		if (p)
+			memset(p, 0x5a, 96);
+	}
+}
 
 /* Spins for ever; called with interrupts off. Not inlined: a named RIP. */
 static noinline void dt_warn_freeze_cpu(void *unused)
@@ -55,6 +102,10 @@ MODULE_PARM_DESC(freeze, "writing 1 freezes every CPU with interrupts off");
 static int __init dt_warn_init(void)
 {
 	WARN(trigger, "dt_warn: deliberate warning for the runner self-test\n");
+	if (lockorder)
+		dt_warn_lock_both_orders();
+	if (leak)
+		dt_warn_leak();
 	return 0;
 }
 
@@ -65,5 +116,5 @@ static void __exit dt_warn_exit(void)
 module_init(dt_warn_init);
 module_exit(dt_warn_exit);
 
-MODULE_DESCRIPTION("drmacct VM runner self-test: deliberate WARNING or freeze");
+MODULE_DESCRIPTION("drmacct VM runner self-test: deliberate WARNING, freeze, lock inversion or leak");
 MODULE_LICENSE("GPL");
