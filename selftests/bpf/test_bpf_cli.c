@@ -610,7 +610,7 @@ DT_TEST_F_TIMEOUT(pinned, list_and_top_use_the_bpf_client_table, 90)
 	free(err);
 
 	/* top in batch mode says its source in every update header. */
-	rc = sg_sh(DRMACCT " top -b -n 1 -d 0.3 >/tmp/top.out 2>/tmp/top.err");
+	rc = sg_sh(DRMACCT " top -b -n 1 -i 300ms >/tmp/top.out 2>/tmp/top.err");
 	out = sg_read_file("/tmp/top.out", NULL);
 	DT_ASSERT_TRUE(out != NULL);
 	dt_info("top:\n%s", out);
@@ -619,11 +619,11 @@ DT_TEST_F_TIMEOUT(pinned, list_and_top_use_the_bpf_client_table, 90)
 	DT_EXPECT_TRUE(strstr(out, "copy") != NULL);
 	free(out);
 
-	/* --source bpf with --pid cannot be served: a clear error. */
+	/* --source bpf with --pid cannot be served: a usage error, named. */
 	rc = sg_sh(DRMACCT " list --source bpf --pid 1 >/dev/null 2>/tmp/list.err");
 	err = sg_read_file("/tmp/list.err", NULL);
 	DT_ASSERT_TRUE(err != NULL);
-	DT_EXPECT_EQ(rc, 1);
+	DT_EXPECT_EQ(rc, 2);
 	DT_EXPECT_TRUE(strstr(err, "--pid") != NULL);
 	free(err);
 	kill(pid, SIGTERM);
