@@ -157,13 +157,13 @@ static void check_loaded(enum dac_bpf_attach mode)
 		DT_EXPECT_EQ(dac_bpf_prog_state(b, set61[i], NULL), !is617 && wanted_kind ? 2 : 0);
 	}
 	DT_EXPECT_EQ(dac_bpf_prog_state(b, "no_such_prog", NULL), -ENOENT);
-	/* What the kernel holds: exactly three scheduler programs plus track_fork. */
+	/* What the kernel holds: exactly three scheduler programs, track_fork, track_exit. */
 	DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &st, &n), 0);
 	for (size_t i = 0; i < n; i++) {
 		dt_info("loaded: %s", st[i].name);
 		DT_EXPECT_EQ(strstr(st[i].name, "617") != NULL, is617);
 	}
-	DT_EXPECT_EQ(n, (size_t)4);
+	DT_EXPECT_EQ(n, (size_t)5);
 	free(st);
 	dac_bpf_close(b);
 }
