@@ -44,11 +44,19 @@ char LICENSE[] SEC("license") = "GPL";
 #ifndef BPF_ANY
 #define BPF_ANY		0
 #endif
+#ifndef BPF_F_NO_PREALLOC
+#define BPF_F_NO_PREALLOC	(1U << 0)
+#endif
+/* errno values the map helpers return (negated) */
+#define DAC_EBUSY	16
+#define DAC_EEXIST	17
+#define DAC_PF_KTHREAD	0x00200000	/* task_struct.flags: a kernel thread */
 
 /* ---- maps ---------------------------------------------------------------- */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
 	__type(key, __u64);
 	__type(value, struct dac_client_val);
@@ -56,6 +64,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, struct dac_usage_key);
 	__type(value, struct dac_usage_val);
@@ -63,6 +72,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, struct dac_mem_key);
 	__type(value, struct dac_mem_val);
@@ -70,6 +80,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 4096);
 	__type(key, struct dac_total_key);
 	__type(value, struct dac_total_val);
@@ -90,6 +101,7 @@ struct {
 /* Clients of the loader's own name probes: no CLIENT_EXIT for them. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 256);
 	__type(key, __u64);
 	__type(value, __u32);
@@ -98,6 +110,7 @@ struct {
 /* Engine/region names, written by userspace (DAC_MAP_NAMES in the docs). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 4096);
 	__type(key, struct dac_name_key);
 	__type(value, char[DAC_NAME_LEN]);
@@ -106,6 +119,7 @@ struct {
 /* Processes `drmacct stat` follows: tgid -> cookie; children inherit. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -114,6 +128,7 @@ struct {
 /* Usage and memory of tracked processes' clients, by cookie. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
 	__type(key, struct dac_cookie_key);
 	__type(value, struct dac_cookie_val);
@@ -121,22 +136,23 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
 	__type(key, struct dac_cookie_key);
 	__type(value, struct dac_cookie_val);
 } cookie_mem SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, struct dac_ring_val);
 } rings SEC(".maps");
 
 /* ring identity (scheduler or its name, a kernel address) -> ring id */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
 	__uint(map_flags, BPF_F_WRONLY);
 	__type(key, __u64);
 	__type(value, __u32);
@@ -147,23 +163,26 @@ struct inflight_val {
 	__u64 run_ns;
 	__u64 cookie;
 	__u64 client_id;	/* 6.17 set: DRM client id, 0 = unknown */
+	__u64 cgroup_id;	/* the submitter's cgroup v2 id */
 	__u32 tgid;
 	__u32 ring_id;
+	__u32 counted;		/* in its process's inflight count */
+	__u32 pad;
 	char comm[DAC_COMM_LEN];
 };
 
 /* finished-fence address -> job being followed */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
 	__uint(map_flags, BPF_F_WRONLY);
 	__type(key, __u64);
 	__type(value, struct inflight_val);
 } inflight SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
 	__type(key, struct dac_sched_key);
 	__type(value, struct dac_sched_val);
 } sched_usage SEC(".maps");
@@ -174,19 +193,47 @@ struct {
  * the programs' working state.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
 	__type(key, struct dac_fence_key);
 	__type(value, struct inflight_val);
 } inflight617 SEC(".maps");
 
 /* 6.17+ set: busy time per (DRM client id, ring); empty on older kernels. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
 	__type(key, struct dac_sched_client_key);
 	__type(value, struct dac_sched_client_val);
 } sched_clients SEC(".maps");
+
+/* Processes with scheduler jobs: sums and rings, for their PROC_EXIT record. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct dac_proc_val);
+} procs SEC(".maps");
+
+/* Layout stamp the loader writes and readers check (struct dac_meta). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dac_meta);
+} meta SEC(".maps");
+
+/* Scratch for one PROC_EXIT record. */
+struct proc_buf {
+	__u8 data[DAC_REC_PROC_MAX_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct proc_buf);
+} proc_scratch SEC(".maps");
 
 /*
  * Scratch for building one CLIENT_EXIT record, with the final totals the
@@ -231,20 +278,160 @@ static __always_inline __u64 cookie_of_current(void)
 	return c ? *c : 0;
 }
 
-/* Look @key up in @map, inserting a zeroed value first when absent. */
+/* An insert into map @id failed with @err: full, or busy (recursion). */
+static __always_inline void map_fail(__u32 id, long err)
+{
+	stat_inc((err == -DAC_EBUSY ? DAC_STAT_BUSY : DAC_STAT_FULL) + id);
+}
+
+/* bpf_map_update_elem() counted by map_fail() when it fails. */
+static __always_inline long map_put(void *map, __u32 id, const void *key, const void *val,
+				    __u64 flags)
+{
+	long err = bpf_map_update_elem(map, key, val, flags);
+
+	if (err)
+		map_fail(id, err);
+	return err;
+}
+
+/*
+ * Look @key up in @map (enum dac_map_id @id), inserting @zero first when
+ * absent; NULL (counted) when the map is full or busy.
+ */
 static __always_inline void *lookup_or_init(void *map, const void *key, const void *zero,
-					    __u32 full_stat)
+					    __u32 id)
 {
 	void *v = bpf_map_lookup_elem(map, key);
+	long err;
 
 	if (v)
 		return v;
-	if (bpf_map_update_elem(map, key, zero, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(map, key)) {
-		stat_inc(full_stat);
+	err = bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+	if (err && err != -DAC_EEXIST) {
+		map_fail(id, err);
 		return NULL;
 	}
 	return bpf_map_lookup_elem(map, key);
+}
+
+/* State of track_exit()'s walk over a process's rings. */
+struct exit_loop {
+	__u32 tgid;
+	__u32 n;		/* ring entries written */
+	bool keep;		/* leave sched_usage entries (a drmacct stat cookie) */
+	__u32 ring_ids[DAC_PROC_MAX_RINGS];
+};
+
+/* Ring slot @i of an exiting process: its record entry; its entry goes. */
+static int exit_ring(__u32 i, void *arg)
+{
+	struct exit_loop *c = arg;
+	struct dac_sched_key k = { .tgid = c->tgid };
+	struct dac_sched_val *s;
+	struct dac_rec_ring *e;
+	struct proc_buf *buf;
+	__u32 zero = 0;
+	__u64 off;
+
+	if (i >= DAC_PROC_MAX_RINGS)
+		return 1;
+	k.ring_id = c->ring_ids[i];
+	if (!k.ring_id)
+		return 0;
+	s = bpf_map_lookup_elem(&sched_usage, &k);
+	buf = bpf_map_lookup_elem(&proc_scratch, &zero);
+	if (!s || !buf)
+		return 0;
+	/* One bounds check on the very offset used (see close_region()). */
+	off = sizeof(struct dac_rec_proc_exit) + (__u64)c->n * sizeof(*e);
+	asm volatile("" : "+r"(off));
+	if (off > sizeof(buf->data) - sizeof(*e))
+		return 1;
+	e = (void *)(buf->data + off);
+	e->ring_id = k.ring_id;
+	e->pad = 0;
+	e->busy_ns = s->busy_ns;
+	e->jobs = s->jobs;
+	if (!c->keep)
+		bpf_map_delete_elem(&sched_usage, &k);
+	c->n++;
+	return 0;
+}
+
+/*
+ * Write process @tgid's PROC_EXIT record from @p -- sums, then one entry
+ * per ring with its sched_usage entry, which goes -- and delete @p. Two
+ * CPUs may get here for one process (its exit and its last completion):
+ * only the one whose delete of @p succeeds writes.
+ */
+static __always_inline void proc_emit(__u32 tgid, struct dac_proc_val *p)
+{
+	struct exit_loop lc = {};
+	struct dac_rec_proc_exit *rec;
+	struct proc_buf *buf;
+	__u32 zero = 0;
+	__u64 size;
+
+	buf = bpf_map_lookup_elem(&proc_scratch, &zero);
+	if (!buf)
+		return;
+	rec = (void *)buf->data;
+	__builtin_memset(rec, 0, sizeof(*rec));
+	rec->type = DAC_REC_PROC_EXIT;
+	rec->exit_ns = bpf_ktime_get_ns();
+	rec->tgid = tgid;
+	rec->busy_ns = p->busy_ns;
+	rec->jobs = p->jobs;
+	rec->acct_busy_ns = p->acct_busy_ns;
+	rec->acct_jobs = p->acct_jobs;
+	rec->cookie = p->cookie;
+	rec->cgroup_id = p->cgroup_id;
+	rec->flags = p->flags;
+	__builtin_memcpy(rec->comm, p->comm, sizeof(rec->comm));
+	lc.tgid = tgid;
+	/* `drmacct stat` reads them after its command exited; untrack deletes. */
+	lc.keep = p->cookie != 0;
+	__builtin_memcpy(lc.ring_ids, p->ring_ids, sizeof(lc.ring_ids));
+	bpf_loop(DAC_PROC_MAX_RINGS, exit_ring, &lc, 0);
+	if (bpf_map_delete_elem(&procs, &tgid))
+		return;
+	size = sizeof(*rec) + (__u64)lc.n * sizeof(struct dac_rec_ring);
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(buf->data))
+		return;
+	rec->num_rings = lc.n;
+	rec->size = size;
+	rec->seq = stat_inc(DAC_STAT_PROC_RECORDS);
+	if (bpf_ringbuf_output(&records, buf->data, size, 0))
+		stat_inc(DAC_STAT_EXIT_DROPS);
+}
+
+/* The process of a job @v queued: its procs entry, created on first use. */
+static __always_inline struct dac_proc_val *proc_of(__u32 tgid, __u64 cookie, __u64 cgroup_id,
+						     const char *comm)
+{
+	struct dac_proc_val zero = {};
+
+	zero.cookie = cookie;
+	zero.cgroup_id = cgroup_id;
+	__builtin_memcpy(zero.comm, comm, sizeof(zero.comm));
+	return lookup_or_init(&procs, &tgid, &zero, DAC_MAP_PROCS);
+}
+
+/*
+ * A scheduler job process @tgid queued is done (or dropped): one fewer in
+ * flight; the last one of an exited process writes its record.
+ */
+static __always_inline void proc_job_gone(__u32 tgid)
+{
+	struct dac_proc_val *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	if (!p)
+		return;
+	if (atomic_dec_nonzero(&p->inflight) && !p->inflight &&
+	    __sync_fetch_and_add(&p->exited, 0))
+		proc_emit(tgid, p);
 }
 
 /* ---- drmacct: common handlers ------------------------------------------ */
@@ -260,11 +447,11 @@ static __always_inline void on_client_open(__u64 client_id, __u32 device_id,
 	c.device_id = device_id;
 	c.pid = (__u32)pid_tgid;
 	c.tgid = pid_tgid >> 32;
+	c.cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(c.comm, sizeof(c.comm));
 	if (bpf_probe_read_kernel_str(c.driver, sizeof(c.driver), driver) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
-	if (bpf_map_update_elem(&clients, &client_id, &c, BPF_ANY))
-		stat_inc(DAC_STAT_CLIENTS_FULL);
+	map_put(&clients, DAC_MAP_CLIENTS, &client_id, &c, BPF_ANY);
 }
 
 static __always_inline __u32 device_of(__u64 client_id)
@@ -285,13 +472,28 @@ static __always_inline __u64 client_cookie(__u64 client_id, __u32 *device_id)
 	return c->cookie;
 }
 
+/* A job of client @client_id ended: its opener's process gets it, exactly. */
+static __always_inline void proc_acct(__u64 client_id, __u64 busy_ns)
+{
+	struct dac_client_val *c = bpf_map_lookup_elem(&clients, &client_id);
+	struct dac_proc_val *p;
+
+	if (!c)
+		return;
+	p = proc_of(c->tgid, c->cookie, c->cgroup_id, c->comm);
+	if (!p)
+		return;
+	__sync_fetch_and_add(&p->acct_busy_ns, busy_ns);
+	__sync_fetch_and_add(&p->acct_jobs, 1);
+}
+
 static __always_inline void on_job_begin(__u64 client_id, __u32 engine, __u64 ts_ns)
 {
 	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
 	struct dac_usage_val zero = {}, *u;
 
 	zero.device_id = device_of(client_id);
-	u = lookup_or_init(&usage, &k, &zero, DAC_STAT_USAGE_FULL);
+	u = lookup_or_init(&usage, &k, &zero, DAC_MAP_USAGE);
 	if (!u)
 		return;
 	if (!u->device_id)
@@ -314,7 +516,7 @@ static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_n
 	struct dac_cookie_val czero = {}, *cu;
 
 	zero.device_id = device_of(client_id);
-	u = lookup_or_init(&usage, &k, &zero, DAC_STAT_USAGE_FULL);
+	u = lookup_or_init(&usage, &k, &zero, DAC_MAP_USAGE);
 	if (u) {
 		if (!u->device_id)
 			u->device_id = zero.device_id;	/* client placed since (seeded) */
@@ -332,16 +534,17 @@ static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_n
 	} else {
 		tk.device_id = zero.device_id;
 	}
-	t = lookup_or_init(&totals, &tk, &tzero, DAC_STAT_USAGE_FULL);
+	t = lookup_or_init(&totals, &tk, &tzero, DAC_MAP_TOTALS);
 	if (t) {
 		__sync_fetch_and_add(&t->busy_ns, busy_ns);
 		__sync_fetch_and_add(&t->cycles, cycles);
 		__sync_fetch_and_add(&t->jobs, 1);
 	}
+	proc_acct(client_id, busy_ns);
 	ck.cookie = client_cookie(client_id, &ck.device_id);
 	if (ck.cookie) {
 		ck.index = engine;
-		cu = lookup_or_init(&cookie_usage, &ck, &czero, DAC_STAT_USAGE_FULL);
+		cu = lookup_or_init(&cookie_usage, &ck, &czero, DAC_MAP_COOKIE_USAGE);
 		if (cu) {
 			__sync_fetch_and_add(&cu->busy_ns, busy_ns);
 			__sync_fetch_and_add(&cu->cycles, cycles);
@@ -361,7 +564,7 @@ static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 o
 	/* 0 create, 1 open (import): the client holds more; 2 close: less. */
 	if (op > 2)
 		return;
-	m = lookup_or_init(&mem, &k, &zero, DAC_STAT_USAGE_FULL);
+	m = lookup_or_init(&mem, &k, &zero, DAC_MAP_MEM);
 	if (!m)
 		return;
 	/* Threads of a client may create and close objects at once. */
@@ -371,7 +574,7 @@ static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 o
 	if (!ck.cookie)
 		return;
 	ck.index = region;
-	cm = lookup_or_init(&cookie_mem, &ck, &czero, DAC_STAT_USAGE_FULL);
+	cm = lookup_or_init(&cookie_mem, &ck, &czero, DAC_MAP_COOKIE_MEM);
 	if (!cm)
 		return;
 	/* Several clients of one command, on several CPUs. */
@@ -485,7 +688,7 @@ static __always_inline void on_client_close(__u64 client_id, __u32 device_id, __
 	if (muted_client)
 		bpf_map_delete_elem(&muted, &client_id);
 	else {
-		t = lookup_or_init(&totals, &tk, &tzero, DAC_STAT_USAGE_FULL);
+		t = lookup_or_init(&totals, &tk, &tzero, DAC_MAP_TOTALS);
 		if (t)
 			__sync_fetch_and_add(&t->clients_closed, 1);
 	}
@@ -720,16 +923,47 @@ int tp_mem_change(struct tp_mem_change *ctx)
 
 /* ---- gpu_scheduler: common handlers --------------------------------------- */
 
+/*
+ * Who queued the job: the process (tgid, its group leader's name), its
+ * cgroup and cookie. Jobs queued by kernel threads (kworkers, on behalf of
+ * whoever) are all the kernel's: tgid DAC_TGID_KERNEL, "[kernel]".
+ */
+static __always_inline void fill_submitter(struct inflight_val *v)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+
+	v->queued_ns = bpf_ktime_get_ns();
+	if (BPF_CORE_READ(task, flags) & DAC_PF_KTHREAD) {
+		v->tgid = DAC_TGID_KERNEL;
+		__builtin_memcpy(v->comm, "[kernel]", 9);
+		return;
+	}
+	v->tgid = bpf_get_current_pid_tgid() >> 32;
+	v->cookie = cookie_of_current();
+	v->cgroup_id = bpf_get_current_cgroup_id();
+	if (BPF_CORE_READ_STR_INTO(&v->comm, task, group_leader, comm) < 0)
+		bpf_get_current_comm(v->comm, sizeof(v->comm));
+}
+
+/* Job @v is followed from now: its process has one more in flight. */
+static __always_inline void proc_job_queued(struct inflight_val *v)
+{
+	struct dac_proc_val *p = proc_of(v->tgid, v->cookie, v->cgroup_id, v->comm);
+
+	if (!p)
+		return;
+	__sync_fetch_and_add(&p->inflight, 1);
+	v->counted = 1;
+}
+
 static __always_inline void on_sched_queue(__u64 fence)
 {
 	struct inflight_val v = {};
 
-	v.queued_ns = bpf_ktime_get_ns();
-	v.tgid = bpf_get_current_pid_tgid() >> 32;
-	v.cookie = cookie_of_current();
-	bpf_get_current_comm(v.comm, sizeof(v.comm));
-	if (bpf_map_update_elem(&inflight, &fence, &v, BPF_ANY))
-		stat_inc(DAC_STAT_SCHED_INFLIGHT_FULL);
+	fill_submitter(&v);
+	proc_job_queued(&v);
+	if (map_put(&inflight, DAC_MAP_INFLIGHT, &fence, &v, BPF_ANY) && v.counted)
+		proc_job_gone(v.tgid);
 }
 
 /*
@@ -739,27 +973,20 @@ static __always_inline void on_sched_queue(__u64 fence)
 static __always_inline __u32 ring_id_of(__u64 ident, const char *name)
 {
 	struct dac_ring_val r = {};
-	__u32 *idp, id = 0;
+	__u32 *idp, id;
 
 	idp = bpf_map_lookup_elem(&ring_ids, &ident);
 	if (idp)
 		return *idp;
 	__builtin_memcpy(r.name, name, sizeof(r.name));
 	/*
-	 * A new ring is rare (once per scheduler): take the next free id;
-	 * BPF_NOEXIST settles a race between two CPUs on the same id.
+	 * A new ring (once per scheduler): a fresh id, never reused, so two
+	 * rings never share one however many come and go (the LRU maps drop
+	 * the longest unused).
 	 */
-	for (int try = 0; try < 4; try++) {
-		id = next_ring_id + 1;
-		next_ring_id = id;
-		if (!bpf_map_update_elem(&rings, &id, &r, BPF_NOEXIST))
-			break;
-		id = 0;
-	}
-	if (!id) {
-		stat_inc(DAC_STAT_SCHED_RINGS_FULL);
+	id = __sync_fetch_and_add(&next_ring_id, 1) + 1;
+	if (map_put(&rings, DAC_MAP_RINGS, &id, &r, BPF_NOEXIST))
 		return 0;
-	}
 	if (bpf_map_update_elem(&ring_ids, &ident, &id, BPF_NOEXIST)) {
 		/* Another CPU named the same ring first: use its id. */
 		bpf_map_delete_elem(&rings, &id);
@@ -793,10 +1020,29 @@ static __always_inline void on_sched_run(__u64 fence, __u32 ring_id)
 	ring_run(v, ring_id);
 }
 
-/* Charge the finished job @v by dac_ring_done(). Returns the charge. */
+/* Ring @ring_id among process @p's rings; false when its slots are full. */
+static __always_inline bool proc_add_ring(struct dac_proc_val *p, __u32 ring_id)
+{
+	for (int i = 0; i < DAC_PROC_MAX_RINGS; i++) {
+		__u32 cur = *(volatile __u32 *)&p->ring_ids[i];
+
+		if (cur == ring_id)
+			return true;
+		if (!cur && (__sync_val_compare_and_swap(&p->ring_ids[i], 0, ring_id) == 0 ||
+			     p->ring_ids[i] == ring_id))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Charge the finished job @v by dac_ring_done() to its ring, its
+ * (process, ring) entry and its process. Returns the charge.
+ */
 static __always_inline __u64 charge_job(const struct inflight_val *v)
 {
 	struct dac_sched_val szero = {}, *s;
+	struct dac_proc_val *p;
 	struct dac_sched_key k = {};
 	struct dac_ring_val *r;
 	__u64 busy = 0;
@@ -807,11 +1053,19 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
 	if (r)
 		busy = dac_ring_done(r, bpf_ktime_get_ns());
 	szero.cookie = v->cookie;
+	szero.cgroup_id = v->cgroup_id;
 	__builtin_memcpy(szero.comm, v->comm, sizeof(szero.comm));
-	s = lookup_or_init(&sched_usage, &k, &szero, DAC_STAT_SCHED_INFLIGHT_FULL);
+	s = lookup_or_init(&sched_usage, &k, &szero, DAC_MAP_SCHED_USAGE);
 	if (s) {
 		__sync_fetch_and_add(&s->busy_ns, busy);
 		__sync_fetch_and_add(&s->jobs, 1);
+	}
+	p = proc_of(k.tgid, v->cookie, v->cgroup_id, v->comm);
+	if (p) {
+		__sync_fetch_and_add(&p->busy_ns, busy);
+		__sync_fetch_and_add(&p->jobs, 1);
+		if (!proc_add_ring(p, k.ring_id))
+			__sync_fetch_and_or(&p->flags, DAC_EXIT_F_TRUNCATED);
 	}
 	return busy;
 }
@@ -820,14 +1074,25 @@ static __always_inline void on_sched_done(__u64 fence)
 {
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
 
+	__u32 tgid, counted;
+
 	if (!v || !v->run_ns || !v->ring_id) {
 		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
-		if (v)
+		if (v) {
+			tgid = v->tgid;
+			counted = v->counted;
 			bpf_map_delete_elem(&inflight, &fence);
+			if (counted)
+				proc_job_gone(tgid);
+		}
 		return;
 	}
 	charge_job(v);
+	tgid = v->tgid;
+	counted = v->counted;
 	bpf_map_delete_elem(&inflight, &fence);
+	if (counted)
+		proc_job_gone(tgid);
 }
 
 /* ---- gpu_scheduler: tp_btf (types from gpu_sched's module BTF) ---------- */
@@ -968,13 +1233,11 @@ static __always_inline void on617_queue(__u64 ctx, __u64 seqno, __u64 client_id)
 	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
 	struct inflight_val v = {};
 
-	v.queued_ns = bpf_ktime_get_ns();
-	v.tgid = bpf_get_current_pid_tgid() >> 32;
-	v.cookie = cookie_of_current();
+	fill_submitter(&v);
 	v.client_id = client_id;
-	bpf_get_current_comm(v.comm, sizeof(v.comm));
-	if (bpf_map_update_elem(&inflight617, &k, &v, BPF_ANY))
-		stat_inc(DAC_STAT_SCHED_INFLIGHT_FULL);
+	proc_job_queued(&v);
+	if (map_put(&inflight617, DAC_MAP_INFLIGHT617, &k, &v, BPF_ANY) && v.counted)
+		proc_job_gone(v.tgid);
 }
 
 static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, __u32 ring_id)
@@ -995,26 +1258,36 @@ static __always_inline void on617_done(__u64 ctx, __u64 seqno)
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight617, &k);
 	struct dac_sched_client_key ck = {};
 	struct dac_sched_client_val czero = {}, *c;
+	__u32 tgid, counted;
 	__u64 busy;
 
 	if (!v || !v->run_ns || !v->ring_id) {
 		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
-		if (v)
+		if (v) {
+			tgid = v->tgid;
+			counted = v->counted;
 			bpf_map_delete_elem(&inflight617, &k);
+			if (counted)
+				proc_job_gone(tgid);
+		}
 		return;
 	}
 	busy = charge_job(v);
+	tgid = v->tgid;
+	counted = v->counted;
 	if (v->client_id) {
 		ck.client_id = v->client_id;
 		ck.ring_id = v->ring_id;
 		czero.tgid = v->tgid;
-		c = lookup_or_init(&sched_clients, &ck, &czero, DAC_STAT_SCHED_INFLIGHT_FULL);
+		c = lookup_or_init(&sched_clients, &ck, &czero, DAC_MAP_SCHED_CLIENTS);
 		if (c) {
 			__sync_fetch_and_add(&c->busy_ns, busy);
 			__sync_fetch_and_add(&c->jobs, 1);
 		}
 	}
 	bpf_map_delete_elem(&inflight617, &k);
+	if (counted)
+		proc_job_gone(tgid);
 }
 
 /* tp_btf: the 6.17 types, relocated by CO-RE against gpu_sched's BTF. */
@@ -1169,5 +1442,30 @@ int BPF_PROG(track_fork, struct task_struct *parent, struct task_struct *child)
 
 		bpf_map_update_elem(&tracked, &ctgid, &c, BPF_ANY);
 	}
+	return 0;
+}
+
+/*
+ * A process is gone (its last thread exits; its files, DRM clients among
+ * them, close right after): it is marked exited, and its PROC_EXIT record
+ * is written now, or by the completion of its last scheduler job still in
+ * flight (proc_job_gone()). Every exiting process loses its tracked entry;
+ * processes that never had a GPU job cost one failed lookup.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(track_exit, struct task_struct *task)
+{
+	struct dac_proc_val *p;
+	__u32 tgid;
+
+	if (!task || BPF_CORE_READ(task, signal, live.counter))
+		return 0;	/* other threads live on */
+	tgid = BPF_CORE_READ(task, tgid);
+	bpf_map_delete_elem(&tracked, &tgid);
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (!p || __sync_val_compare_and_swap(&p->exited, 0, 1))
+		return 0;
+	if (!__sync_fetch_and_add(&p->inflight, 0))
+		proc_emit(tgid, p);
 	return 0;
 }

@@ -38,6 +38,7 @@ static struct dac_bpf *load(const struct dac_bpf_load_opts *o)
 
 	if (!sg_is_root())
 		DT_SKIP("needs root");
+	sg_need_btf();
 	err = dac_bpf_load(o, &b);
 	if (err)
 		DT_FAIL("dac_bpf_load: %s (%s); libbpf said:\n%s", dac_bpf_load_strerror(err),
@@ -563,10 +564,36 @@ static void truth_finish(struct sched_truth *t)
 	}
 }
 
+/* The PROC_EXIT record of one process. */
+struct proc_catch {
+	uint32_t tgid;
+	bool seen;
+	struct dac_bpf_proc_exit x;
+	struct dac_bpf_proc_ring r[16];
+	uint64_t sum;		/* of its rings' busy time */
+};
+
+static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
+{
+	struct proc_catch *c = ctx;
+
+	if (ev->type != DAC_BPF_PROC_EXIT || ev->proc.tgid != c->tgid)
+		return 0;
+	c->seen = true;
+	c->x = ev->proc;
+	for (uint32_t i = 0; i < ev->proc.num_rings && i < 16; i++) {
+		c->r[i] = ev->proc.rings[i];
+		c->sum += c->r[i].busy_ns;
+	}
+	c->x.rings = c->r;
+	return 0;
+}
+
 DT_TEST_F_TIMEOUT(noacct, sched_path_alone_within_2pct, 180)
 {
 	struct dac_bpf_load_opts o = { .no_drmacct = true };
 	struct dac_bpf *b = load(&o);
+	struct proc_catch pc = { 0 };
 	struct dac_bpf_info info;
 	struct sched_truth t = { 0 };
 	struct dac_bpf_sched *s = NULL;
@@ -616,21 +643,30 @@ DT_TEST_F_TIMEOUT(noacct, sched_path_alone_within_2pct, 180)
 	DT_ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	DT_ASSERT_EQ(status, 0);
 
+	/* The child exited: its per-ring sums are in its PROC_EXIT record. */
+	pc.tgid = (uint32_t)pid;
+	for (int i = 0; i < 50 && !pc.seen; i++)
+		DT_ASSERT_GE(dac_bpf_poll(b, 100, catch_proc, &pc), 0);
+	DT_ASSERT_TRUE(pc.seen);
+	/* ... and left the live table. */
 	DT_ASSERT_EQ(dac_bpf_read_sched(b, &s, &n), 0);
-	for (size_t i = 0; i < n; i++) {
-		if (s[i].tgid != (uint32_t)pid)
-			continue;
-		bpf_total += s[i].busy_ns;
+	for (size_t i = 0; i < n; i++)
+		DT_EXPECT_NE(s[i].tgid, (uint32_t)pid);
+	DT_EXPECT_EQ(pc.x.busy_ns, pc.sum);
+	for (size_t i = 0; i < pc.x.num_rings; i++) {
+		const struct dac_bpf_proc_ring *pr = &pc.r[i];
+
+		bpf_total += pr->busy_ns;
 		for (unsigned int r = 0; r < t.nrings; r++) {
-			if (strcmp(t.r[r].name, s[i].ring))
+			if (strcmp(t.r[r].name, pr->ring))
 				continue;
 			dt_info("ring %-8s bpf %10" PRIu64 " ns %2" PRIu64 " jobs, truth %10"
-				PRIu64 " ns %2" PRIu64 " jobs", s[i].ring, s[i].busy_ns,
-				s[i].jobs, t.r[r].busy_ns, t.r[r].jobs);
-			DT_EXPECT_EQ(s[i].jobs, t.r[r].jobs);
+				PRIu64 " ns %2" PRIu64 " jobs", pr->ring, pr->busy_ns,
+				pr->jobs, t.r[r].busy_ns, t.r[r].jobs);
+			DT_EXPECT_EQ(pr->jobs, t.r[r].jobs);
 			/* Between tracepoint and callback: microseconds. */
-			DT_EXPECT_GE(s[i].busy_ns, t.r[r].busy_ns - t.r[r].busy_ns / 100);
-			DT_EXPECT_LE(s[i].busy_ns, t.r[r].busy_ns + t.r[r].busy_ns / 100 +
+			DT_EXPECT_GE(pr->busy_ns, t.r[r].busy_ns - t.r[r].busy_ns / 100);
+			DT_EXPECT_LE(pr->busy_ns, t.r[r].busy_ns + t.r[r].busy_ns / 100 +
 				     2 * NSEC_PER_MSEC);
 		}
 	}

@@ -506,6 +506,7 @@ DT_SETUP(privbpf)
 {
 	struct run r;
 
+	sg_need_btf();
 	drmacct(&r, "bpf", "stop", "--dir", PRIV_BPF_DIR, NULL);	/* a leftover */
 	free(r.out);
 	drmacct(&r, "bpf", "start", "--dir", PRIV_BPF_DIR, NULL);

@@ -68,8 +68,8 @@ int cli_getopt_error(const char *cmd, char **argv, int ret);
 int cli_parse_u64(const char *s, uint64_t *out);
 /*
  * A duration: a decimal number (digits, at most one '.') with an optional
- * unit ns, us, ms, s, m or h; a bare number is seconds. 0 or -EINVAL/-ERANGE.
- * dac_conf_parse_duration() of libdrmacct, plus hours.
+ * unit ms, s, m or h; a bare number is seconds. 0 or -EINVAL/-ERANGE.
+ * dac_parse_duration() of libdrmacct (duration.h).
  */
 int cli_parse_duration(const char *s, uint64_t *ns);
 /* "500ms", "2s", "1m", "1h", "1.5s": the shortest exact form. */
@@ -222,6 +222,13 @@ const char *cli_source_name(const struct dac_bpf *b);
  * --proc-root in @o are options only /proc serves), then cli_open_tracker()
  * for @o. Prints why and returns -1 with nothing left open; 0 on success.
  */
+/*
+ * --cgroup=PATH of list/top: only clients opened in cgroup PATH or below.
+ * The BPF client table knows each opener's cgroup; /proc does not: an
+ * error without @b. Returns 0 or -1 (said why).
+ */
+int cli_source_cgroup(const char *cmd, struct dac_bpf *b, const char *path);
+
 int cli_open_sampler(const char *cmd, enum cli_source src, const struct dac_discover_opts *o,
 		     struct dac_bpf **b, struct dac_discover **d, struct dac_tracker **t);
 /* Close what cli_open_sampler() or cli_open_tracker() opened; NULLs are fine. */

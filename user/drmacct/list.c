@@ -36,6 +36,8 @@ static void usage(FILE *f)
 		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
 		"      --source=SRC       auto (default: the BPF client table when\n"
 		"                         `drmacct bpf start` runs, else /proc), bpf or proc\n"
+		"      --cgroup=PATH      only clients opened in cgroup v2 PATH or below\n"
+		"                         (BPF client table only; shows each one's cgroup)\n"
 		"  -h, --help             this text\n\n"
 		"Exit status: 0 success, 1 --pid names no process or sampling failed,\n"
 		"2 usage error.\n");
@@ -62,6 +64,7 @@ static int cmd_list(int argc, char **argv)
 		{ "spec", required_argument, NULL, 'S' },
 		{ "proc-root", required_argument, NULL, 'R' },
 		{ "source", required_argument, NULL, 'O' },
+		{ "cgroup", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -75,6 +78,7 @@ static int cmd_list(int argc, char **argv)
 	struct dac_discover *d = NULL;
 	enum cli_source source = CLI_SOURCE_AUTO;
 	struct dac_bpf *bpf = NULL;
+	const char *cgroup = NULL;
 	const struct cli_common_opts co = {
 		.pid = &dopts.pid, .profile = &profile, .proc_root = &dopts.proc_root,
 		.source = &source, .usage = usage,
@@ -102,6 +106,9 @@ static int cmd_list(int argc, char **argv)
 		case 'r':
 			reverse = true;
 			break;
+		case 'C':
+			cgroup = optarg;
+			break;
 		default:
 			opt = cli_common_opt(CMD, &co, argv, c);
 			if (opt != CLI_OPT_NEXT)
@@ -116,6 +123,8 @@ static int cmd_list(int argc, char **argv)
 
 	if (cli_open_sampler(CMD, source, &dopts, &bpf, &d, &t))
 		return CLI_EXIT_FAIL;
+	if (cli_source_cgroup(CMD, bpf, cgroup))
+		goto out;
 	ret = cli_source_sample(bpf, t, d, profile, &st);
 	if (!ret && interval) {
 		sleep_ns(interval);

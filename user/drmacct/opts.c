@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "conformance.h"
+#include "duration.h"
 
 static void vmsg(const char *cmd, const char *fmt, va_list ap)
 {
@@ -77,27 +77,7 @@ int cli_parse_u64(const char *s, uint64_t *out)
 
 int cli_parse_duration(const char *s, uint64_t *ns)
 {
-	size_t n = s ? strlen(s) : 0;
-	char num[64];
-	uint64_t v;
-	int ret;
-
-	/* libdrmacct's parser (ms, s, m, us, ns; bare = seconds), plus hours */
-	if (!n || s[n - 1] != 'h')
-		return dac_conf_parse_duration(s, ns);
-	if (n - 1 >= sizeof(num))
-		return -ERANGE;
-	memcpy(num, s, n - 1);
-	num[n - 1] = '\0';
-	if (strspn(num, "0123456789.") != n - 1)
-		return -EINVAL;	/* "2mh" */
-	ret = dac_conf_parse_duration(num, &v);
-	if (ret)
-		return ret;
-	if (v > UINT64_MAX / 3600)
-		return -ERANGE;
-	*ns = v * 3600;
-	return 0;
+	return dac_parse_duration(s, ns);
 }
 
 int cli_opt_duration(const char *cmd, const char *opt, const char *arg, uint64_t min_ns,

@@ -731,6 +731,8 @@ static void usage(FILE *f)
 		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
 		"      --source=SRC       auto (default: the BPF client table when\n"
 		"                         `drmacct bpf start` runs, else /proc), bpf or proc\n"
+		"      --cgroup=PATH      only clients opened in cgroup v2 PATH or below\n"
+		"                         (BPF client table only)\n"
 		"  -h, --help             this text\n\n"
 		"Exit status: 0 after q, --count updates or the end of the --pid process;\n"
 		"1 sampling failed; 2 usage error; 141 the reader of the output went\n"
@@ -751,11 +753,13 @@ static int cmd_top(int argc, char **argv)
 		{ "spec", required_argument, NULL, 'S' },
 		{ "proc-root", required_argument, NULL, 'R' },
 		{ "source", required_argument, NULL, 'O' },
+		{ "cgroup", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dac_discover_opts dopts = { .fd = -1 };
 	struct top tp = { .profile = DAC_PROFILE_CURRENT, .interval = 1000000000ull };
+	const char *cgroup = NULL;
 	enum cli_source source = CLI_SOURCE_AUTO;
 	bool batch = false, json = false, gone = false, tty;
 	char *comm = NULL;	/* --pid: its name, for the message when it exits */
@@ -795,6 +799,9 @@ static int cmd_top(int argc, char **argv)
 		case 'p':
 			tp.procs = true;
 			break;
+		case 'C':
+			cgroup = optarg;
+			break;
 		default:
 			opt = cli_common_opt(CMD, &co, argv, c);
 			if (opt != CLI_OPT_NEXT)
@@ -809,6 +816,10 @@ static int cmd_top(int argc, char **argv)
 
 	if (cli_open_sampler(CMD, source, &dopts, &tp.bpf, &tp.d, &tp.t))
 		return CLI_EXIT_FAIL;
+	if (cli_source_cgroup(CMD, tp.bpf, cgroup)) {
+		cli_close_sampler(tp.bpf, tp.d, tp.t);
+		return CLI_EXIT_FAIL;
+	}
 
 	tty = !batch && !json && isatty(STDOUT_FILENO);
 	tp.keys = tty && isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &term_orig);

@@ -494,6 +494,8 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 		else
 			dac_json_null(&j, "client_id");
 		dac_json_str(&j, "client_name", c->client_name);
+		if (c->cgroup)
+			dac_json_str(&j, "cgroup", c->cgroup);
 		dac_json_u64(&j, "spec_errors", c->spec_errors);
 		if (c->interval_ns)
 			dac_json_u64(&j, "interval_ns", c->interval_ns);

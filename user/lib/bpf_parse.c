@@ -332,6 +332,22 @@ int dac_bpf_decode_exit(const void *data, size_t size, const struct dac_rec_exit
 	return 0;
 }
 
+int dac_bpf_decode_proc_exit(const void *data, size_t size,
+			     const struct dac_rec_proc_exit **hdr, const struct dac_rec_ring **ring)
+{
+	const struct dac_rec_proc_exit *r = data;
+
+	if (!data || size < sizeof(*r))
+		return -EBADMSG;
+	if (r->type != DAC_REC_PROC_EXIT || r->size > size || r->size < sizeof(*r) ||
+	    r->num_rings > DAC_PROC_MAX_RINGS ||
+	    sizeof(*r) + (size_t)r->num_rings * sizeof(**ring) > r->size)
+		return -EBADMSG;
+	*hdr = r;
+	*ring = (const void *)(r + 1);
+	return 0;
+}
+
 /* ---- the name probe's fdinfo ------------------------------------------------ */
 
 void dac_probe_names_free(struct dac_probe_names *pn)

@@ -30,6 +30,9 @@ int dac_bpf_client_insert(struct dac_bpf *b, uint64_t client_id,
  */
 int dac_bpf_mem_seed(struct dac_bpf *b, uint64_t client_id, uint32_t region, uint64_t total);
 
+/* The cgroup path dac_bpf_set_cgroup_filter() set, NULL for none. */
+const char *dac_bpf_cgroup_filter(const struct dac_bpf *b);
+
 /* Clients the seeding inside dac_bpf_load() added, not yet reported. */
 int dac_bpf_take_load_seeded(struct dac_bpf *b);
 
@@ -131,6 +134,13 @@ struct dac_rec_region;
  */
 int dac_bpf_decode_exit(const void *data, size_t size, const struct dac_rec_exit **hdr,
 			const struct dac_rec_engine **eng, const struct dac_rec_region **reg);
+
+struct dac_rec_proc_exit;
+struct dac_rec_ring;
+
+/* The same for a PROC_EXIT record and its ring entries. */
+int dac_bpf_decode_proc_exit(const void *data, size_t size,
+			     const struct dac_rec_proc_exit **hdr, const struct dac_rec_ring **ring);
 
 /* What the name probe learns from its own fdinfo. */
 struct dac_probe_names {

@@ -185,6 +185,12 @@ static void client_labels(FILE *f, const char *name, const struct dac_tk_client 
 	fputc('"', f);
 	if (!c->has_client_id && c->nholders)
 		fprintf(f, ",fd=\"%d\"", c->holders[0].fd);
+	/* Known from the BPF client table only (--source=bpf). */
+	if (c->cgroup) {
+		fputs(",cgroup=\"", f);
+		dac_prom_label_value(f, c->cgroup);
+		fputc('"', f);
+	}
 }
 
 static void ns_seconds(FILE *f, uint64_t ns)
