@@ -325,6 +325,17 @@ DT_TEST(reports_text_tap_json)
 	FILE *f = open_memstream(&t, &len);
 	struct dac_json j;
 
+	DT_ASSERT_EQ(dac_conf_print_text(c, f, false), 0);
+	fflush(f);
+	EXPECT_HAS(t, "FAIL  memory-units          ");
+	EXPECT_HAS(t, "      rule: drm-memory-<str>: <uint> [KiB|MiB]");
+	EXPECT_HAS(t, "      - open #1 read 1 (fd 3) line 13: drm-total-system: '0 GiB': unit 'GiB'");
+	EXPECT_HAS(t, "note  mixed-util-sources    ");
+	EXPECT_HAS(t, "19 checks: 17 passed, 1 failed, 0 skipped, 1 notes\n");
+	fclose(f);
+	free(t);
+	t = NULL;
+	f = open_memstream(&t, &len);
 	DT_ASSERT_EQ(dac_conf_print_tap(c, f), 0);
 	fflush(f);
 	DT_EXPECT_TRUE(strstr(t, "TAP version 13\n1..19\n") != NULL);
