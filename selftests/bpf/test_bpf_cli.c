@@ -45,6 +45,7 @@ DT_SETUP(pinned)
 	if (!sg_is_root())
 		DT_SKIP("needs root");
 	sg_sh(DRMACCT " bpf stop >/dev/null 2>&1");
+	sg_need_btf();
 	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf start >/tmp/bpf-start.out 2>&1"), 0);
 }
 
@@ -326,6 +327,7 @@ DT_TEST_TIMEOUT(clients_open_before_start_are_in_the_table, 60)
 	sg_sh(DRMACCT " bpf stop >/dev/null 2>&1");
 	fd = sg_open();
 	id = sg_client_id(fd);
+	sg_need_btf();
 	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf start >/tmp/bpf-start.out 2>&1"), 0);
 	DT_ASSERT_EQ(dac_bpf_open_pinned(NULL, &b), 0);
 	DT_ASSERT_EQ(dac_bpf_read_clients(b, &c, &n), 0);
@@ -421,6 +423,7 @@ DT_TEST_TIMEOUT(client_open_before_start_filed_under_its_device, 90)
 	sg_fdinfo_free(&fi);
 	DT_ASSERT_TRUE(region[0] != '\0');
 
+	sg_need_btf();
 	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf start >/tmp/bpf-start.out 2>&1"), 0);
 	out = sg_read_file("/tmp/bpf-start.out", NULL);
 	DT_ASSERT_TRUE(out != NULL);

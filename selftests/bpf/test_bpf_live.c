@@ -38,6 +38,7 @@ static struct dac_bpf *load(const struct dac_bpf_load_opts *o)
 
 	if (!sg_is_root())
 		DT_SKIP("needs root");
+	sg_need_btf();
 	err = dac_bpf_load(o, &b);
 	if (err)
 		DT_FAIL("dac_bpf_load: %s (%s); libbpf said:\n%s", dac_bpf_load_strerror(err),

@@ -22,6 +22,7 @@
 #include "bpf.h"
 #include "bpf_priv.h"
 #include "dtest.h"
+#include "sgtest.h"
 
 static const char *const set61[] = { "btf_sched_job", "btf_run_job", "btf_process_job",
 				     "tp_sched_job", "tp_run_job", "tp_process_job" };
@@ -139,6 +140,7 @@ static void check_loaded(enum dac_bpf_attach mode)
 
 	if (getuid())
 		DT_SKIP("needs root");
+	sg_need_btf();
 	err = dac_bpf_load(&o, &b);
 	if (err == -ENOENT && mode == DAC_BPF_ATTACH_BTF)
 		DT_SKIP("no gpu_sched BTF");
@@ -195,6 +197,7 @@ DT_TEST_TIMEOUT(every_program_passes_this_kernels_verifier, 300)
 		DT_SKIP("needs root");
 	if (access("/sys/kernel/btf/drmacct", F_OK) || access("/sys/kernel/btf/gpu_sched", F_OK))
 		DT_SKIP("drmacct or gpu_sched not loaded (no module BTF)");
+	sg_need_btf();
 	DT_ASSERT_EQ(dac_bpf_verify(&v, &n), 0);
 	DT_ASSERT_GT(n, (size_t)0);
 	for (size_t i = 0; i < n; i++) {

@@ -438,6 +438,64 @@ DT_TEST_TIMEOUT(busy_engine_utilisation_half_of_capacity_2, 120)
 
 /* ---- check and bpf dump, with a collection pinned where no one else looks ---- */
 
+/*
+ * Device identity through libdrm: simgpu pci=1 also drives QEMU's edu PCI
+ * device (1234:11e8); list --json names that client's device with its bus,
+ * PCI slot (= the driver's drm-pdev) and ids, and the render node libdrm
+ * reports; the platform device has no PCI identity.
+ */
+DT_TEST_TIMEOUT(list_json_device_identity_from_libdrm, 120)
+{
+	char bdf[256], pid[16], p[96];
+	struct run r;
+	struct jd *j;
+	bool seen_pci = false, seen_platform = false;
+	int fd, pfd;
+
+	if (sg_edu_bdf(bdf, sizeof(bdf)))
+		DT_SKIP("no QEMU edu PCI device (1234:11e8); run-vm.sh adds one");
+	DT_ASSERT_EQ(sg_sh("rmmod simgpu && modprobe simgpu pci=1"), 0);
+	fd = sg_open_pci_node(bdf);
+	pfd = open_simgpu();
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	drmacct(&r, "list", "--json", "-i", "0", "--pid", pid, NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 0);
+	j = jd_parse(r.out);
+	DT_ASSERT_TRUE(j != NULL);
+	for (long i = 0; i < jd_len(j, "clients"); i++) {
+		const char *pdev, *bus;
+
+		snprintf(p, sizeof(p), "clients.%ld.pdev", i);
+		pdev = jd_str(j, p);
+		snprintf(p, sizeof(p), "clients.%ld.device.bus", i);
+		bus = jd_str(j, p);
+		if (pdev && !strcmp(pdev, bdf)) {
+			seen_pci = true;
+			DT_EXPECT_STREQ(bus, "pci");
+			snprintf(p, sizeof(p), "clients.%ld.device.pci.slot", i);
+			DT_EXPECT_STREQ(jd_str(j, p), bdf);
+			snprintf(p, sizeof(p), "clients.%ld.device.pci.vendor_id", i);
+			DT_EXPECT_EQ(jd_int(j, p, -1), 0x1234);
+			snprintf(p, sizeof(p), "clients.%ld.device.pci.device_id", i);
+			DT_EXPECT_EQ(jd_int(j, p, -1), 0x11e8);
+			snprintf(p, sizeof(p), "clients.%ld.device.name", i);
+			DT_EXPECT_TRUE(jd_str(j, p) && !strncmp(jd_str(j, p), "renderD", 7));
+		} else {
+			seen_platform = true;
+			snprintf(p, sizeof(p), "clients.%ld.device.pci", i);
+			DT_EXPECT_TRUE(jd_is_null(j, p));
+		}
+	}
+	DT_EXPECT_TRUE(seen_pci);
+	DT_EXPECT_TRUE(seen_platform);
+	jd_free(j);
+	free(r.out);
+	close(fd);
+	close(pfd);
+	DT_EXPECT_EQ(sg_sh("rmmod simgpu && modprobe simgpu"), 0);
+}
+
 #define PRIV_BPF_DIR "/sys/fs/bpf/drmacct-cli-vm"
 
 DT_FIXTURE(privbpf) {
@@ -448,6 +506,7 @@ DT_SETUP(privbpf)
 {
 	struct run r;
 
+	sg_need_btf();
 	drmacct(&r, "bpf", "stop", "--dir", PRIV_BPF_DIR, NULL);	/* a leftover */
 	free(r.out);
 	drmacct(&r, "bpf", "start", "--dir", PRIV_BPF_DIR, NULL);

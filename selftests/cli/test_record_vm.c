@@ -259,8 +259,11 @@ static void stop_recorder(struct dt_fx_rv *self)
  */
 static void start_own_bpf(struct dt_fx_rv *self, const char *ringbuf, const char *why)
 {
-	int rc = ringbuf ? wait_exit(spawn(REC_LOG, "bpf", "start", "--ringbuf", ringbuf, NULL))
-			 : wait_exit(spawn(REC_LOG, "bpf", "start", NULL));
+	int rc;
+
+	sg_need_btf();
+	rc = ringbuf ? wait_exit(spawn(REC_LOG, "bpf", "start", "--ringbuf", ringbuf, NULL))
+		     : wait_exit(spawn(REC_LOG, "bpf", "start", NULL));
 
 	if (rc && !wait_exit(spawn(NULL, "bpf", "status", NULL)))
 		DT_SKIP("a BPF collection is already running; this test needs %s", why);
@@ -284,6 +287,7 @@ DT_TEST_F_TIMEOUT(rv, exit_records_from_bpf, 240)
 	bool seen_short_sample = false;
 	pid_t ps, pl;
 
+	sg_need_btf();
 	rc = wait_exit(spawn(REC_LOG, "bpf", "start", NULL));
 	if (rc && wait_exit(spawn(NULL, "bpf", "status", NULL))) {
 		show_log(REC_LOG);

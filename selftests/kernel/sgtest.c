@@ -701,6 +701,13 @@ bool sg_is_root(void)
 	return geteuid() == 0;
 }
 
+void sg_need_btf(void)
+{
+	if (access("/sys/kernel/btf/vmlinux", F_OK))
+		DT_SKIP("this kernel has no BTF (CONFIG_DEBUG_INFO_BTF off): "
+			"the CO-RE BPF programs cannot load");
+}
+
 int sg_parse_u64_list(const char *s, uint64_t *out, unsigned int max)
 {
 	unsigned int n = 0;

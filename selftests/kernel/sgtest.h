@@ -184,5 +184,12 @@ int sg_kmsg_open(void);
 int sg_kmsg_bad_lines(int fd);
 /** sg_is_root() - true when running with root privileges. */
 bool sg_is_root(void);
+/**
+ * sg_need_btf() - skip the test when the kernel has no BTF
+ * (/sys/kernel/btf/vmlinux): every drmacct BPF object has CO-RE
+ * relocations, which libbpf resolves against it, so nothing of ours loads
+ * there (`make test-debug`'s kernel is built without it).
+ */
+void sg_need_btf(void);
 
 #endif /* SGTEST_H */

@@ -14,38 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
+#include "cli_run.h"
 #include "conformance.h"
 #include "dtest.h"
 #include "json.h"
 
 #define MS 1000000ull
-
-struct fault_case {
-	const char *fault;	/* as simgpu's fault= parameter */
-	const char *check;	/* the only check that must fail */
-};
-
-static const struct fault_case faults[] = {
-	{ "bad-format", "format" },
-	{ "driver-changes", "driver" },
-	{ "unstable-client-id", "client-id-stable" },
-	{ "shared-client-id", "client-id-unique" },
-	{ "reused-client-id", "client-id-not-reused" },
-	{ "wrong-pdev", "pdev" },
-	{ "unprefixed-key", "driver-prefix" },
-	{ "counter-step-back", "counters-monotonic" },
-	{ "idle-busy", "idle-zero" },
-	{ "busy-over-capacity", "busy-capacity" },
-	{ "cycles-over-total", "cycles-bound" },
-	{ "changing-maxfreq", "maxfreq-constant" },
-	{ "changing-capacity", "capacity" },
-	{ "vanishing-key", "key-set-stable" },
-	{ "gib-unit", "memory-units" },
-	{ "resident-over-total", "memory-subsets" },
-	{ "no-busy", "workload-busy" },
-	{ "cycles-disagree", "time-cycles-agree" },
-};
 
 /* One client's counters at one read. */
 struct snap {
@@ -151,7 +127,7 @@ static struct dac_conf *run(const char *f)
 	add(c, fb, "fd 5", &b, true);
 	DT_ASSERT_EQ(dac_conf_close(c, fb), 0);
 	fd = dac_conf_file(c, "open #3 (after closing open #2)", DAC_CONF_F_IDLE);
-	idle_snap(&d, is("reused-client-id") ? 2 : 3, t += MS);
+	idle_snap(&d, is("reused-client-id") ? 2 : is("shared-client-id") ? 1 : 3, t += MS);
 	add(c, fd, "fd 5", &d, true);
 
 	fw = dac_conf_file(c, "pid 42 (load) fd 3", DAC_CONF_F_WORKLOAD);
@@ -229,20 +205,22 @@ DT_TEST(each_fault_fails_exactly_its_check)
 {
 	const struct dac_conf_info *ci = dac_conf_checks();
 
-	for (size_t k = 0; k < sizeof(faults) / sizeof(faults[0]); k++) {
-		struct dac_conf *c = run(faults[k].fault);
-		int want = dac_conf_check_by_name(faults[k].check);
+	for (int want = 0; want < DAC_CONF__COUNT; want++) {
+		struct dac_conf *c;
 		const char *const *ev;
 		const char *sum;
 		size_t n, total;
 
-		DT_ASSERT_GE(want, 0);
+		if (!ci[want].fault)
+			continue;
+		c = run(ci[want].fault);
 		for (int i = 0; i < DAC_CONF__COUNT; i++) {
 			bool failed = dac_conf_status(c, i) == DAC_CONF_FAIL;
 
 			if (failed != (i == want))
-				dt__fail_here(__FILE__, __LINE__, false, "fault %s: check %s %s", faults[k].fault, ci[i].name,
-					failed ? "failed too" : "did not fail");
+				dt__fail_here(__FILE__, __LINE__, false, "fault %s: check %s %s",
+					      ci[want].fault, ci[i].name,
+					      failed ? "failed too" : "did not fail");
 		}
 		ev = dac_conf_evidence(c, want, &n, &total, &sum);
 		DT_EXPECT_GE(n, 1);
@@ -260,12 +238,13 @@ DT_TEST(every_check_has_a_fault_or_is_a_note)
 	const struct dac_conf_info *ci = dac_conf_checks();
 
 	for (int i = 0; i < DAC_CONF__COUNT; i++) {
-		bool found = i == DAC_CONF_MIXED_SOURCES;
-
-		for (size_t k = 0; k < sizeof(faults) / sizeof(faults[0]); k++)
-			found |= !strcmp(faults[k].check, ci[i].name);
-		if (!found)
-			DT_FAIL("check %s has no fault proving it can fail", ci[i].name);
+		/* only the portability note has none: it never fails */
+		if (!ci[i].fault != !strcmp(ci[i].group, "portability"))
+			DT_FAIL("check %s: fault %s", ci[i].name, ci[i].fault ? ci[i].fault : "none");
+		for (int k = 0; k < i; k++)
+			if (ci[i].fault && ci[k].fault && !strcmp(ci[i].fault, ci[k].fault))
+				DT_FAIL("checks %s and %s share fault %s", ci[k].name, ci[i].name,
+					ci[i].fault);
 		DT_EXPECT_TRUE(ci[i].rule && strlen(ci[i].rule) > 20);
 	}
 }
@@ -314,6 +293,11 @@ DT_TEST(no_client_id_skips_identity)
 	DT_EXPECT_EQ(dac_conf_status(c, DAC_CONF_WORKLOAD_BUSY), DAC_CONF_SKIP);
 	DT_EXPECT_EQ(dac_conf_status(c, DAC_CONF_IDLE_ZERO), DAC_CONF_PASS);
 	DT_EXPECT_EQ(dac_conf_failures(c), 0);
+	/* a workload ran but nothing of it was seen: that fails */
+	DT_ASSERT_EQ(dac_conf_set_workload(c, "sleep 1"), 0);
+	DT_ASSERT_EQ(dac_conf_evaluate(c), 0);
+	DT_EXPECT_EQ(dac_conf_status(c, DAC_CONF_WORKLOAD_BUSY), DAC_CONF_FAIL);
+	DT_EXPECT_EQ(dac_conf_failures(c), 1);
 	dac_conf_free(c);
 }
 
@@ -385,26 +369,69 @@ DT_TEST(bad_arguments)
 	dac_conf_free(NULL);
 }
 
-DT_TEST(durations)
+DT_TEST(cli_usage_and_errors)
 {
-	uint64_t ns;
+	struct cli_result r;
 
-	DT_EXPECT_EQ(dac_conf_parse_duration("500ms", &ns), 0);
-	DT_EXPECT_EQ(ns, 500 * MS);
-	DT_EXPECT_EQ(dac_conf_parse_duration("2s", &ns), 0);
-	DT_EXPECT_EQ(ns, 2000 * MS);
-	DT_EXPECT_EQ(dac_conf_parse_duration("1m", &ns), 0);
-	DT_EXPECT_EQ(ns, 60000 * MS);
-	DT_EXPECT_EQ(dac_conf_parse_duration("1.5", &ns), 0);
-	DT_EXPECT_EQ(ns, 1500 * MS);
-	DT_EXPECT_EQ(dac_conf_parse_duration("250us", &ns), 0);
-	DT_EXPECT_EQ(ns, 250000);
-	DT_EXPECT_EQ(dac_conf_parse_duration("", &ns), -EINVAL);
-	DT_EXPECT_EQ(dac_conf_parse_duration("5h", &ns), -EINVAL);
-	DT_EXPECT_EQ(dac_conf_parse_duration("-1s", &ns), -EINVAL);
-	DT_EXPECT_EQ(dac_conf_parse_duration("1.s", &ns), -EINVAL);
-	DT_EXPECT_EQ(dac_conf_parse_duration("99999999999999999999", &ns), -ERANGE);
-	DT_EXPECT_EQ(dac_conf_parse_duration("999999999999m", &ns), -ERANGE);
+	cli_run(&r, "conformance", "--help", NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "--workload=CMD");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "--json", "--tap", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	EXPECT_HAS(r.err, "--json and --tap exclude each other");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "--interval=5us", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	EXPECT_HAS(r.err, "bad interval '5us'");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "--duration=0", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "--workload=", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	EXPECT_HAS(r.err, "--workload: empty command");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "extra", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	cli_result_free(&r);
+	/* not a DRM node: it opens, but prints no usage stats */
+	cli_run(&r, "conformance", "--device=/dev/null", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "/dev/null: the driver prints no DRM usage stats");
+	DT_EXPECT_STREQ(r.out, "");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "--device=/nonexistent/renderD1", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "/nonexistent/renderD1: No such file or directory");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "--device=/tmp", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "/tmp is not a character device");
+	cli_result_free(&r);
+}
+
+/* The kselftest-style program: skip (4) when there is nothing to test. */
+DT_TEST(tap_program_skips_without_usage_stats)
+{
+	char out[4096] = "";
+	FILE *p = popen("build/host/fdinfo_conformance --device=/dev/null 2>&1", "r");
+	size_t n;
+	int st;
+
+	DT_ASSERT_TRUE(p != NULL);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	DT_ASSERT_TRUE(WIFEXITED(st));
+	DT_EXPECT_EQ(WEXITSTATUS(st), 4);
+	EXPECT_HAS(out, "TAP version 13\n1..0 # SKIP /dev/null: the driver prints no DRM usage stats");
+	p = popen("build/host/fdinfo_conformance --interval=2x 2>&1", "r");
+	DT_ASSERT_TRUE(p != NULL);
+	while (fread(out, 1, sizeof(out), p) > 0)
+		;
+	st = pclose(p);
+	DT_EXPECT_EQ(WEXITSTATUS(st), 2);
 }
 
 DT_MAIN

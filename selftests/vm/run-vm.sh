@@ -207,7 +207,7 @@ classes=(
 	"lockdep|CONFIG_PROVE_LOCKING|(WARNING|BUG|INFO): (possible [a-z ]*(locking|lock inversion)|inconsistent lock state|bad unlock balance|bad contention|held lock freed|Nested lock was not taken|suspicious RCU usage|lock held when returning|MAX_LOCKDEP|[A-Z]+-safe -> [A-Z]+-unsafe|.* still has locks held|trying to register non-static key|key [0-9a-fx]+ has not been registered|spinlock (bad magic|already unlocked|wrong owner|recursion|lockup))|DEBUG_LOCKS_WARN_ON|WARNING: .* at kernel/locking/"
 	"kasan|CONFIG_KASAN|BUG: KASAN: "
 	"kmemleak|CONFIG_DEBUG_KMEMLEAK|drmacct-vm: kmemleak: unreferenced object|kmemleak: (Memory pool empty|Cannot allocate|Kernel memory leak detector disabled)"
-	"debug-objects|CONFIG_DEBUG_OBJECTS|ODEBUG: "
+	"debug-objects|CONFIG_DEBUG_OBJECTS|ODEBUG: .*(object|Out of memory)"
 	"atomic-sleep|CONFIG_DEBUG_ATOMIC_SLEEP|BUG: (sleeping function called from invalid context|scheduling while atomic|workqueue leaked atomic|using [a-z_]+\\(\\) in preemptible)"
 	"ubsan|CONFIG_UBSAN|UBSAN: "
 )

@@ -69,6 +69,7 @@ int cli_parse_u64(const char *s, uint64_t *out);
 /*
  * A duration: a decimal number (digits, at most one '.') with an optional
  * unit ms, s, m or h; a bare number is seconds. 0 or -EINVAL/-ERANGE.
+ * dac_parse_duration() of libdrmacct (duration.h).
  */
 int cli_parse_duration(const char *s, uint64_t *ns);
 /* "500ms", "2s", "1m", "1h", "1.5s": the shortest exact form. */

@@ -43,17 +43,6 @@ static void usage(FILE *f)
 		"failed or the device could not be tested, 2 usage error.\n");
 }
 
-static int opt_duration(const char *opt, const char *arg, uint64_t *out)
-{
-	uint64_t ns;
-
-	if (dac_conf_parse_duration(arg, &ns) || !ns || ns > 24 * 3600 * 1000000000ull)
-		return cli_usage_error(CMD, "%s: '%s' is not a duration in 1ns..24h (e.g. 500ms, 2s, 1m)",
-				       opt, arg);
-	*out = ns;
-	return 0;
-}
-
 enum { OPT_DEVICE = 256, OPT_WORKLOAD, OPT_DURATION, OPT_INTERVAL, OPT_TAP };
 
 static int cmd_conformance(int argc, char **argv)
@@ -92,11 +81,12 @@ static int cmd_conformance(int argc, char **argv)
 			o.workload = optarg;
 			break;
 		case OPT_DURATION:
-			if (opt_duration("--duration", optarg, &o.duration_ns))
+			if (cli_opt_duration(CMD, "duration", optarg, 1000000ull,
+					     24 * 3600 * 1000000000ull, false, &o.duration_ns))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_INTERVAL:
-			if (opt_duration("--interval", optarg, &o.interval_ns))
+			if (cli_opt_interval(CMD, optarg, false, &o.interval_ns))
 				return CLI_EXIT_USAGE;
 			break;
 		case 'j':

@@ -51,7 +51,7 @@ _drmacct()
 	-d | --dir | --proc-root)
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		return ;;
-	-o | --output | -t | --trace-events)
+	-o | --output | -t | --trace-events | --device)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
 	-e | --engines | -n | --count | --tolerance | --ringbuf | -l | --listen)

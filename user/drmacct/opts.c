@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "duration.h"
 
 static void vmsg(const char *cmd, const char *fmt, va_list ap)
 {
@@ -76,44 +77,7 @@ int cli_parse_u64(const char *s, uint64_t *out)
 
 int cli_parse_duration(const char *s, uint64_t *ns)
 {
-	static const struct {
-		const char *suffix;
-		double ns;
-	} units[] = {
-		{ "", 1e9 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
-	};
-	char num[64];
-	size_t n = 0, i;
-	bool dot = false, digit = false;
-	double v;
-
-	if (!s)
-		return -EINVAL;
-	/* digits with at most one '.', nothing else (no sign, exponent, nan) */
-	for (; s[n]; n++) {
-		if (s[n] == '.' && !dot)
-			dot = true;
-		else if (s[n] >= '0' && s[n] <= '9')
-			digit = true;
-		else
-			break;
-	}
-	if (!digit)
-		return -EINVAL;
-	if (n >= sizeof(num))
-		return -ERANGE;
-	memcpy(num, s, n);
-	num[n] = '\0';
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(s + n, units[i].suffix))
-			break;
-	if (i == sizeof(units) / sizeof(units[0]))
-		return -EINVAL;
-	v = strtod(num, NULL) * units[i].ns;
-	if (!isfinite(v) || v >= 1.8e19)
-		return -ERANGE;
-	*ns = (uint64_t)(v + 0.5);
-	return 0;
+	return dac_parse_duration(s, ns);
 }
 
 int cli_opt_duration(const char *cmd, const char *opt, const char *arg, uint64_t min_ns,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "bpf.h"
 #include "cli.h"
@@ -295,20 +296,39 @@ void cli_note_discovery(const char *cmd, const struct dac_discover_stats *st)
 	dac_discover_describe(st, buf, sizeof(buf));
 	if (!buf[0])
 		return;
+	/* The root hint only when it would help. */
 	fprintf(stderr, "drmacct %s: note: %s%s\n", cmd, buf,
-		st->denied_procs || st->denied_fds ? "; run as root to see every client" : "");
+		geteuid() && (st->denied_procs || st->denied_fds || st->denied_stat_fds) ?
+		"; run as root to see every client" : "");
 }
 
 /* ---- JSON ---- */
 
 static void json_device(struct dac_json *j, dev_t rdev)
 {
+	struct dac_dev_id id;
 	char name[32];
+	bool known = !dac_dev_identify(major(rdev), minor(rdev), &id);
 
 	dac_json_obj_begin(j, "device");
 	dac_json_u64(j, "major", major(rdev));
 	dac_json_u64(j, "minor", minor(rdev));
 	dac_json_str(j, "name", dac_dev_name(major(rdev), minor(rdev), name, sizeof(name)));
+	if (known && id.bus[0])
+		dac_json_str(j, "bus", id.bus);
+	else
+		dac_json_null(j, "bus");
+	if (known && id.has_pci) {
+		dac_json_obj_begin(j, "pci");
+		dac_json_str(j, "slot", id.slot);
+		dac_json_u64(j, "vendor_id", id.vendor_id);
+		dac_json_u64(j, "device_id", id.device_id);
+		dac_json_u64(j, "subvendor_id", id.subvendor_id);
+		dac_json_u64(j, "subdevice_id", id.subdevice_id);
+		dac_json_obj_end(j);
+	} else {
+		dac_json_null(j, "pci");
+	}
 	dac_json_obj_end(j);
 }
 
@@ -454,6 +474,7 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 	dac_json_u64(&j, "drm_fds", st->drm_fds);
 	dac_json_u64(&j, "denied_processes", st->denied_procs);
 	dac_json_u64(&j, "denied_fds", st->denied_fds);
+	dac_json_u64(&j, "unexamined_fds", st->denied_stat_fds);
 	dac_json_u64(&j, "exited_processes", st->gone_procs);
 	dac_json_u64(&j, "closed_fds", st->gone_fds);
 	dac_json_u64(&j, "errors", st->errors);

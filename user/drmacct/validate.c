@@ -360,7 +360,7 @@ static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
 		cli_error(CMD, "%s: not a DRM or accel device", operand);
 	else if (ret < 0)
 		cli_error(CMD, "%s: %s", operand, strerror(-ret));
-	else if (st.denied_procs || st.denied_fds)
+	else if (pid > 0 && (st.denied_procs || st.denied_fds || st.denied_stat_fds))
 		cli_error(CMD, "%s: permission denied", operand);
 	else if (reported(vs) == before && pid > 0 && !st.gone_fds && !st.gone_procs)
 		cli_error(CMD, "%s: process has no DRM or accel fds", operand);
@@ -369,7 +369,8 @@ static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
 	if (ret < 0 || (pid > 0 && reported(vs) == before))
 		vs->read_failures++;
 	if (pid == 0) {
-		vs->all_unreadable = st.denied_procs || st.denied_fds || st.errors;
+		vs->all_unreadable = st.denied_procs || st.denied_fds || st.denied_stat_fds ||
+				     st.errors;
 		if (!vs->json)
 			cli_note_discovery(CMD, &st);
 		if (!vs->json && !st.drm_fds)

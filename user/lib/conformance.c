@@ -23,96 +23,115 @@ static const struct dac_conf_info checks[DAC_CONF__COUNT] = {
 		"format", "identity",
 		"every text parses without a spec error (other checks own their findings)",
 		"File shall contain one key value pair per one line of text. Colon character (`:`) must be used to delimit keys and values.",
+		"bad-format",
 	},
 	[DAC_CONF_DRIVER] = {
 		"driver", "identity",
 		"drm-driver is in every read and never changes",
 		"drm-driver: <str> (mandatory) -- String shall contain the name this driver registered as via the respective `struct drm_driver` data structure.",
+		"driver-changes",
 	},
 	[DAC_CONF_ID_STABLE] = {
 		"client-id-stable", "identity",
 		"one open file shows one drm-client-id: every read, every dup'd fd, every fd inherited across fork",
 		"drm-client-id: Unique value relating to the open DRM file descriptor used to distinguish duplicated and shared file descriptors. Conceptually the value should map 1:1 to the in kernel representation of `struct drm_file` instances.",
+		"unstable-client-id",
 	},
 	[DAC_CONF_ID_UNIQUE] = {
 		"client-id-unique", "identity",
 		"files open at the same time on the device never share a drm-client-id",
 		"drm-client-id: Uniqueness of the value shall be either globally unique, or unique within the scope of each device, in which case `drm-pdev` shall be present as well.",
+		"shared-client-id",
 	},
 	[DAC_CONF_ID_NOT_REUSED] = {
 		"client-id-not-reused", "identity",
 		"a file opened after another closed (reopen) gets a new drm-client-id, never one seen before",
 		"drm-client-id: Conceptually the value should map 1:1 to the in kernel representation of `struct drm_file` instances.",
+		"reused-client-id",
 	},
 	[DAC_CONF_PDEV] = {
 		"pdev", "identity",
 		"drm-pdev, when printed, is the device's PCI address in sysfs",
 		"drm-pdev: <aaaa:bb.cc.d> -- For PCI devices this should contain the PCI slot address of the device in question.",
+		"wrong-pdev",
 	},
 	[DAC_CONF_DRIVER_PREFIX] = {
 		"driver-prefix", "identity",
 		"driver-specific keys start with the drm-driver name (or a prefix of it) and '-'",
 		"(current upstream) Driver specific keys are prefixed with the driver name; the prefix should ideally be the drm-driver name.",
+		"unprefixed-key",
 	},
 	[DAC_CONF_MONOTONIC] = {
 		"counters-monotonic", "time",
 		"drm-engine-, drm-cycles- and drm-total-cycles- never go backwards between reads",
 		"Values are not required to be constantly monotonic if it makes the driver implementation easier, but are required to catch up with the previously reported larger value within a reasonable period.",
+		"counter-step-back",
 	},
 	[DAC_CONF_IDLE_ZERO] = {
 		"idle-zero", "time",
 		"a client that ran nothing shows exactly 0 change in drm-engine- and drm-cycles-",
 		"drm-engine-<str>: Value shall be in specified time units which the respective GPU engine spent busy executing workloads belonging to this client.",
+		"idle-busy",
 	},
 	[DAC_CONF_BUSY_CAPACITY] = {
 		"busy-capacity", "time",
 		"between two reads of a client, busy time grew by at most wall time x capacity",
 		"drm-engine-<str>: time ... spent busy executing workloads belonging to this client; drm-engine-capacity-<str>: ... in case the exported engine corresponds to a group of identical hardware engines.",
+		"busy-over-capacity",
 	},
 	[DAC_CONF_CYCLES_BOUND] = {
 		"cycles-bound", "time",
 		"busy cycles grew by at most total-cycles x capacity (or maxfreq x wall x capacity)",
 		"drm-cycles-<str>: the number of busy cycles for the given engine; (current upstream) drm-total-cycles-<str>: the total number of cycles for the given engine; drm-maxfreq-<str>: the maximum frequency for the given engine.",
+		"cycles-over-total",
 	},
 	[DAC_CONF_MAXFREQ_CONSTANT] = {
 		"maxfreq-constant", "time",
 		"drm-maxfreq-<e> is the same in every read of every client",
 		"drm-maxfreq-<str>: shall contain the maximum frequency for the given engine.",
+		"changing-maxfreq",
 	},
 	[DAC_CONF_CAPACITY] = {
 		"capacity", "time",
 		"drm-engine-capacity-<e> is >= 1 and the same in every read of every client",
 		"drm-engine-capacity-<str>: shall contain a greater than zero number in case the exported engine corresponds to a group of identical hardware engines. ... Zero capacity is not allowed.",
+		"changing-capacity",
 	},
 	[DAC_CONF_KEY_SET_STABLE] = {
 		"key-set-stable", "time",
 		"a key a client printed does not disappear from a later read",
 		"GPUs usually contain multiple execution engines. Each shall be given a stable and unique name (str). / Each possible memory type ... shall be given a stable and unique name.",
+		"vanishing-key",
 	},
 	[DAC_CONF_MEMORY_UNITS] = {
 		"memory-units", "memory",
 		"memory values are bytes, KiB or MiB",
 		"drm-memory-<str>: <uint> [KiB|MiB] -- Default unit shall be bytes with optional unit specifiers of 'KiB' or 'MiB' indicating kibi- or mebi-bytes.",
+		"gib-unit",
 	},
 	[DAC_CONF_MEMORY_SUBSETS] = {
 		"memory-subsets", "memory",
 		"resident <= total, purgeable <= resident, active <= resident, shared <= total",
 		"(current upstream) drm-total: all requested buffers, shared and private; drm-shared: shared with another file; drm-resident: resident in the region; drm-purgeable: resident and purgeable; drm-active: active on one or more engines.",
+		"resident-over-total",
 	},
 	[DAC_CONF_MIXED_SOURCES] = {
 		"mixed-util-sources", "portability",
 		"a client whose engines mix drm-maxfreq and drm-total-cycles (legal, but generic readers that pick one utilisation source per client compute NaN)",
 		"(current upstream) drm-total-cycles-<str> and drm-maxfreq-<str> are each per engine.",
+		NULL,
 	},
 	[DAC_CONF_WORKLOAD_BUSY] = {
 		"workload-busy", "workload",
 		"the workload's clients show busy > 0 on some engine",
 		"drm-engine-<str> / drm-cycles-<str>: time (cycles) the engine spent busy executing workloads belonging to this client.",
+		"no-busy",
 	},
 	[DAC_CONF_TIME_CYCLES_AGREE] = {
 		"time-cycles-agree", "workload",
 		"utilisation from drm-engine- and from drm-cycles-/drm-total-cycles- agree within 10 points (cycles/maxfreq never above time + 10 points)",
 		"drm-maxfreq-<str>: Taken together with drm-cycles-<str>, this can be used to calculate percentage utilization of the engine, whereas drm-engine-<str> only reflects time active.",
+		"cycles-disagree",
 	},
 };
 
@@ -142,6 +161,7 @@ struct cresult {
 struct dac_conf {
 	char *path;
 	char *pdev;
+	char *workload;
 	bool device_known;
 	struct cfile *files;
 	size_t nfiles, capfiles;
@@ -208,6 +228,7 @@ void dac_conf_free(struct dac_conf *c)
 	free(c->files);
 	free(c->path);
 	free(c->pdev);
+	free(c->workload);
 	free(c);
 }
 
@@ -226,6 +247,20 @@ int dac_conf_set_device(struct dac_conf *c, const char *path, const char *pdev)
 	c->path = p;
 	c->pdev = d;
 	c->device_known = true;
+	return 0;
+}
+
+int dac_conf_set_workload(struct dac_conf *c, const char *cmd)
+{
+	char *w;
+
+	if (!c || !cmd)
+		return -EINVAL;
+	w = strdup(cmd);
+	if (!w)
+		return -ENOMEM;
+	free(c->workload);
+	c->workload = w;
 	return 0;
 }
 
@@ -493,6 +528,20 @@ struct idspan {
 	uint64_t open_seq, close_seq;	/* first read, close (UINT64_MAX open) */
 };
 
+/*
+ * Another file still open with the same id when @young opened: then @young
+ * shares a live id (client-id-unique says so), it did not take a dead one.
+ */
+static bool held_by_other(const struct idspan *sp, size_t nsp, const struct idspan *old,
+			  const struct idspan *young)
+{
+	for (size_t z = 0; z < nsp; z++)
+		if (&sp[z] != old && &sp[z] != young && sp[z].id == young->id &&
+		    sp[z].open_seq < young->open_seq && sp[z].close_seq > young->open_seq)
+			return true;
+	return false;
+}
+
 static void check_ids(struct dac_conf *c)
 {
 	struct idspan *sp = calloc(c->nfiles ? c->nfiles : 1, sizeof(*sp));
@@ -562,7 +611,7 @@ static void check_ids(struct dac_conf *c)
 				fail(c, DAC_CONF_ID_UNIQUE,
 				     "%s and %s are different open files, both open, and both show drm-client-id %" PRIu64,
 				     c->files[old->file].label, c->files[young->file].label, x->id);
-			else
+			else if (!held_by_other(sp, nsp, old, young))
 				fail(c, DAC_CONF_ID_NOT_REUSED,
 				     "%s, opened after %s was closed, shows the closed file's drm-client-id %" PRIu64,
 				     c->files[young->file].label, c->files[old->file].label, x->id);
@@ -645,6 +694,15 @@ static bool catchup(const struct cfile *f, size_t k, const char *key, uint64_t *
 	}
 	*out = m;
 	return true;
+}
+
+/* Read @k of @f has @key and it is not below an earlier value. */
+static bool not_behind(const struct cfile *f, size_t k, const char *key)
+{
+	const struct dac_kv *kv = find_key(&f->reads[k].fi, key);
+	uint64_t m;
+
+	return kv && kv->has_value && catchup(f, k, key, &m) && m == kv->value;
 }
 
 static void check_monotonic_idle(struct dac_conf *c)
@@ -808,13 +866,10 @@ static void check_bounds(struct dac_conf *c, struct badset *bad)
 				 */
 				if (!catchup(f, k, key, &b) || b != en->busy_ns)
 					continue;
-				for (j = k; j-- > 0;) {
-					const struct dac_kv *v = find_key(&f->reads[j].fi, key);
-
-					if (v && v->has_value && catchup(f, j, key, &a) && a == v->value)
+				for (j = k; j-- > 0;)
+					if (not_behind(f, j, key))
 						break;
-				}
-				if (j == SIZE_MAX)
+				if (j == SIZE_MAX || !catchup(f, j, key, &a))
 					continue;
 				intervals++;
 				cap = capacity_of(fi, en->name);
@@ -1125,7 +1180,7 @@ static void check_workload(struct dac_conf *c, const struct badset *bad, bool ma
 			char bk[512], ck[512], tk[512];
 			uint64_t b0, b1, c0, c1, t0, t1, cap;
 			double wall, ut, uc;
-			size_t k0 = SIZE_MAX;
+			size_t k0 = SIZE_MAX, k1 = SIZE_MAX;
 
 			engine_key(bk, sizeof(bk), "drm-engine-", en->name);
 			engine_key(ck, sizeof(ck), "drm-cycles-", en->name);
@@ -1137,20 +1192,32 @@ static void check_workload(struct dac_conf *c, const struct badset *bad, bool ma
 				continue;
 			if (en->has_maxfreq && maxfreq_bad)
 				continue;
-			for (size_t k = 0; k < f->n && k0 == SIZE_MAX; k++)
-				if (catchup(f, k, bk, &b0) && catchup(f, k, ck, &c0))
+			/*
+			 * The window runs between reads that are not behind
+			 * (counters-monotonic reports those): a held value
+			 * lags the time of the read it is paired with.
+			 */
+			for (size_t k = 0; k < f->n; k++) {
+				if (!not_behind(f, k, bk) || !catchup(f, k, ck, &c1))
+					continue;
+				if (k0 == SIZE_MAX)
 					k0 = k;
-			if (k0 == SIZE_MAX || k0 == f->n - 1 || !catchup(f, f->n - 1, bk, &b1) ||
-			    !catchup(f, f->n - 1, ck, &c1))
+				k1 = k;
+			}
+			if (k0 == SIZE_MAX || k0 == k1)
 				continue;
-			wall = ((double)f->reads[f->n - 1].t0 + (double)f->reads[f->n - 1].t1 -
+			catchup(f, k0, bk, &b0);
+			catchup(f, k0, ck, &c0);
+			catchup(f, k1, bk, &b1);
+			catchup(f, k1, ck, &c1);
+			wall = ((double)f->reads[k1].t0 + (double)f->reads[k1].t1 -
 				(double)f->reads[k0].t0 - (double)f->reads[k0].t1) / 2.0;
 			cap = en->capacity ? en->capacity : 1;
 			if (wall < 2e8)
 				continue;	/* too short to compare */
 			ut = (double)(b1 - b0) / (wall * (double)cap);
 			if (en->has_total_cycles && catchup(f, k0, tk, &t0) &&
-			    catchup(f, f->n - 1, tk, &t1) && t1 > t0) {
+			    catchup(f, k1, tk, &t1) && t1 > t0) {
 				uc = (double)(c1 - c0) / ((double)(t1 - t0) * (double)cap);
 				if (ut < 0.05 && uc < 0.05)
 					continue;
@@ -1159,7 +1226,7 @@ static void check_workload(struct dac_conf *c, const struct badset *bad, bool ma
 					fail(c, DAC_CONF_TIME_CYCLES_AGREE,
 					     "%s reads %zu..%zu, engine %s: %.1f%% busy from drm-engine-, "
 					     "%.1f%% from drm-cycles-/drm-total-cycles-",
-					     f->label, k0 + 1, f->n, en->name, ut * 100, uc * 100);
+					     f->label, k0 + 1, k1 + 1, en->name, ut * 100, uc * 100);
 			} else if (en->has_maxfreq && en->maxfreq_hz) {
 				uc = (double)(c1 - c0) / ((double)en->maxfreq_hz * wall / 1e9 * (double)cap);
 				if (ut < 0.05 && uc < 0.05)
@@ -1169,18 +1236,19 @@ static void check_workload(struct dac_conf *c, const struct badset *bad, bool ma
 					fail(c, DAC_CONF_TIME_CYCLES_AGREE,
 					     "%s reads %zu..%zu, engine %s: %.1f%% busy from drm-engine-, "
 					     "but cycles at drm-maxfreq give %.1f%%",
-					     f->label, k0 + 1, f->n, en->name, ut * 100, uc * 100);
+					     f->label, k0 + 1, k1 + 1, en->name, ut * 100, uc * 100);
 			}
 		}
 	}
 	if (!wfiles) {
-		bool had = false;
-
-		for (size_t i = 0; i < c->nfiles; i++)
-			had |= !!(c->files[i].flags & DAC_CONF_F_WORKLOAD);
-		skip(c, DAC_CONF_WORKLOAD_BUSY, had ? "the workload's clients were never read" :
-			"no workload (--workload)");
-		skip(c, DAC_CONF_TIME_CYCLES_AGREE, "no workload (--workload)");
+		if (c->workload)
+			fail(c, DAC_CONF_WORKLOAD_BUSY,
+			     "the workload '%s' opened no client on %s that was seen (wrong device, "
+			     "or clients shorter than one interval)",
+			     c->workload, c->path ? c->path : "the device");
+		else
+			skip(c, DAC_CONF_WORKLOAD_BUSY, "no workload (--workload)");
+		skip(c, DAC_CONF_TIME_CYCLES_AGREE, "no workload client");
 		return;
 	}
 	if (!busy)
@@ -1335,42 +1403,4 @@ void dac_conf_json(const struct dac_conf *c, struct dac_json *j)
 	}
 	dac_json_arr_end(j);
 	dac_json_u64(j, "failed", dac_conf_failures(c));
-}
-
-int dac_conf_parse_duration(const char *s, uint64_t *ns)
-{
-	static const struct { const char *sfx; uint64_t mul; } u[] = {
-		{ "ms", 1000000ull }, { "us", 1000ull }, { "ns", 1ull },
-		{ "s", 1000000000ull }, { "m", 60000000000ull }, { "", 1000000000ull },
-	};
-	const char *p = s;
-	uint64_t whole = 0, frac = 0, fdiv = 1;
-
-	if (!s || !*s)
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (whole > (UINT64_MAX - 9) / 10)
-			return -ERANGE;
-		whole = whole * 10 + (uint64_t)(*p - '0');
-	}
-	if (p == s && *p != '.')
-		return -EINVAL;
-	if (*p == '.') {
-		if (!(p[1] >= '0' && p[1] <= '9'))
-			return -EINVAL;
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			if (fdiv < 1000000000ull) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				fdiv *= 10;
-			}
-	}
-	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-		if (strcmp(p, u[i].sfx))
-			continue;
-		if (whole > UINT64_MAX / u[i].mul)
-			return -ERANGE;
-		*ns = whole * u[i].mul + (uint64_t)((double)frac * (double)u[i].mul / (double)fdiv);
-		return 0;
-	}
-	return -EINVAL;
 }

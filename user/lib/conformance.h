@@ -68,12 +68,15 @@ enum dac_conf_status {
  * @what:  one line: what is checked
  * @rule:  the spec sentence it enforces (the 2022 text, or the current
  *         upstream text where it says so)
+ * @fault: the value of simgpu's fault= module parameter that breaks this
+ *         rule (the proof that the check can fail), NULL for the note
  */
 struct dac_conf_info {
 	const char *name;
 	const char *group;
 	const char *what;
 	const char *rule;
+	const char *fault;
 };
 
 /** dac_conf_checks() - static table of DAC_CONF__COUNT entries */
@@ -115,6 +118,12 @@ void dac_conf_free(struct dac_conf *c);
  *        when it is not (then a drm-pdev line is wrong)
  */
 int dac_conf_set_device(struct dac_conf *c, const char *path, const char *pdev);
+
+/**
+ * dac_conf_set_workload() - a workload command ran (@cmd, copied): without a
+ * workload client, workload-busy then fails instead of being skipped
+ */
+int dac_conf_set_workload(struct dac_conf *c, const char *cmd);
 
 /**
  * dac_conf_file() - start watching one open file description
@@ -186,12 +195,6 @@ int dac_conf_print_tap(const struct dac_conf *c, FILE *f);
 struct dac_json;
 /** dac_conf_json() - "checks" array and "failed" count into an open JSON object */
 void dac_conf_json(const struct dac_conf *c, struct dac_json *j);
-
-/**
- * dac_conf_parse_duration() - "500ms", "2s", "1m", "1.5" (bare = seconds),
- * also "us" and "ns". Return: 0, -EINVAL (not a duration), -ERANGE.
- */
-int dac_conf_parse_duration(const char *s, uint64_t *ns);
 
 /* ---- live collection (conformance_live.c) ------------------------------ */
 

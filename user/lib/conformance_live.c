@@ -206,6 +206,29 @@ static int same_file(pid_t p1, int fd1, pid_t p2, int fd2)
 	return r == 0 ? 0 : 1;
 }
 
+/*
+ * A reference of our own to the open file behind (@pid, @fd), so that a
+ * later poll can tell the same file from a new one the process opened on
+ * the same fd number (kcmp against a reference that outlives the fd).
+ * -1 when the kernel or the permissions do not allow it.
+ */
+static int grab_file(pid_t pid, int fd)
+{
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), r;
+
+	if (pfd < 0)
+		return -1;
+	r = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	close(pfd);
+	return r < 0 ? -1 : r;
+#else
+	(void)pid;
+	(void)fd;
+	return -1;
+#endif
+}
+
 /* drm-client-id of a text, without a full parse. */
 static bool text_client_id(const char *t, size_t n, unsigned long long *id)
 {
@@ -240,6 +263,7 @@ static bool text_client_id(const char *t, size_t n, unsigned long long *id)
 struct holder {
 	pid_t pid;
 	int fd;
+	int ref;	/* our reference to the same open file (pidfd_getfd), or -1 */
 	int file;
 	bool has_id;
 	unsigned long long id;
@@ -251,8 +275,17 @@ struct watch {
 	size_t n, cap;
 	unsigned long tick;
 	bool kcmp_missing;
+	bool grab;	/* keep a reference per holder (polled watches only) */
 	size_t nfiles;
 };
+
+/* kcmp() of (@pid, @fd) with holder @x: 0 same file, 1 different, -1 cannot tell */
+static int same_as_holder(pid_t pid, int fd, const struct holder *x)
+{
+	if (x->ref >= 0)
+		return same_file(getpid(), x->ref, pid, fd);
+	return same_file(pid, fd, x->pid, x->fd);
+}
 
 static struct holder *watch_add(struct watch *w)
 {
@@ -266,22 +299,59 @@ static struct holder *watch_add(struct watch *w)
 		w->cap = nc;
 	}
 	memset(&w->h[w->n], 0, sizeof(w->h[0]));
+	w->h[w->n].ref = -1;
 	return &w->h[w->n++];
 }
 
-/* Files already read in this poll (one read per file per poll). */
-static bool file_read_now(const struct watch *w, int file, size_t upto)
+/* Another holder of @file seen in this poll read it already: one read per poll. */
+static bool file_read_now(const struct watch *w, int file, size_t self)
 {
-	for (size_t i = 0; i < upto; i++)
-		if (w->h[i].file == file && w->h[i].tick == w->tick && w->h[i].fd >= 0)
+	for (size_t i = 0; i < w->n; i++)
+		if (i != self && w->h[i].file == file && w->h[i].tick == w->tick &&
+		    w->h[i].fd >= 0)
 			return true;
 	return false;
 }
 
+/* @x no longer holds its file; the file is closed when no holder is left. */
+static void holder_gone(struct dac_conf *c, struct watch *w, struct holder *x)
+{
+	bool alive = false;
+
+	x->fd = -1;
+	if (x->ref >= 0)
+		close(x->ref);
+	x->ref = -1;
+	for (size_t j = 0; j < w->n; j++)
+		if (w->h[j].fd >= 0 && w->h[j].file == x->file)
+			alive = true;
+	if (!alive)
+		dac_conf_close(c, x->file);
+}
+
+/* After a poll: holders not seen are gone; a file with no holder left closed. */
+static void watch_reap(struct dac_conf *c, struct watch *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->h[i].fd >= 0 && w->h[i].tick != w->tick)
+			holder_gone(c, w, &w->h[i]);
+}
+
+/* Drop every reference (the run is over). */
+static void watch_free(struct watch *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->h[i].ref >= 0)
+			close(w->h[i].ref);
+	free(w->h);
+}
+
 /*
- * One fd (@pid, @fd) on the device seen in this poll: find its file (the
- * same holder as before with the same client id, or a holder of the same
- * open file per kcmp), or start a new one; read it once per poll.
+ * One fd (@pid, @fd) on the device seen in this poll. It is the file it was
+ * in the poll before (the same fd of the same process, seen without a gap:
+ * a driver whose id then changes fails client-id-stable), or a file another
+ * holder has open (kcmp; without kcmp, the holder with the same client id),
+ * or a new file. Each file is read once per poll.
  */
 static int watch_fd(struct dac_conf *c, struct watch *w, pid_t pid, int fd, unsigned int flags)
 {
@@ -301,10 +371,12 @@ static int watch_fd(struct dac_conf *c, struct watch *w, pid_t pid, int fd, unsi
 	for (i = 0; i < w->n; i++) {
 		struct holder *x = &w->h[i];
 
-		if (x->fd < 0)
-			continue;
-		if (x->pid == pid && x->fd == fd && x->has_id == has_id && x->id == id &&
-		    x->tick + 1 >= w->tick) {
+		if (x->fd >= 0 && x->pid == pid && x->fd == fd) {
+			/* the same fd number may hold a file opened since */
+			if (same_as_holder(pid, fd, x) == 1) {
+				holder_gone(c, w, x);
+				continue;
+			}
 			h = x;
 			break;
 		}
@@ -314,12 +386,12 @@ static int watch_fd(struct dac_conf *c, struct watch *w, pid_t pid, int fd, unsi
 			struct holder *x = &w->h[i];
 			int s;
 
-			if (x->fd < 0 || x->tick + 1 < w->tick || x->has_id != has_id || x->id != id)
+			if (x->fd < 0)
 				continue;
-			s = same_file(pid, fd, x->pid, x->fd);
+			s = same_as_holder(pid, fd, x);
 			if (s < 0) {
 				w->kcmp_missing = true;
-				if (has_id)
+				if (has_id && x->has_id && x->id == id)
 					file = x->file;
 			} else if (s == 0) {
 				file = x->file;
@@ -343,9 +415,10 @@ static int watch_fd(struct dac_conf *c, struct watch *w, pid_t pid, int fd, unsi
 		h->pid = pid;
 		h->fd = fd;
 		h->file = file;
-		h->has_id = has_id;
-		h->id = id;
+		h->ref = w->grab ? grab_file(pid, fd) : -1;
 	}
+	h->has_id = has_id;
+	h->id = id;
 	h->tick = w->tick;
 	ret = 0;
 	if (!file_read_now(w, h->file, (size_t)(h - w->h))) {
@@ -354,24 +427,6 @@ static int watch_fd(struct dac_conf *c, struct watch *w, pid_t pid, int fd, unsi
 	}
 	free(text);
 	return ret;
-}
-
-/* After a poll: holders not seen are gone; a file with no holder left closed. */
-static void watch_reap(struct dac_conf *c, struct watch *w)
-{
-	for (size_t i = 0; i < w->n; i++) {
-		struct holder *x = &w->h[i];
-		bool alive = false;
-
-		if (x->fd < 0 || x->tick == w->tick)
-			continue;
-		x->fd = -1;
-		for (size_t j = 0; j < w->n; j++)
-			if (w->h[j].fd >= 0 && w->h[j].file == x->file)
-				alive = true;
-		if (!alive)
-			dac_conf_close(c, x->file);
-	}
 }
 
 /* Every fd on the device of process @pid. */
@@ -586,6 +641,7 @@ static int start_workload(const char *cmd, pid_t *pid)
 	if (!c) {
 		close(p[0]);
 		setpgid(0, 0);
+		signal(SIGPIPE, SIG_DFL);	/* a caller may ignore it; the command must not */
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
@@ -612,6 +668,7 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 	struct stat st;
 	uint64_t start, end;
 	pid_t wpid = -1;
+	bool termed = false;
 	int ret, i;
 
 	memset(info, 0, sizeof(*info));
@@ -652,7 +709,7 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 		ret = -ENODATA;
 		goto out;
 	}
-	own[0].dup = dup(own[0].fd);
+	own[0].dup = fcntl(own[0].fd, F_DUPFD_CLOEXEC, 0);
 	if (own[0].dup < 0) {
 		ret = -errno;
 		goto fail;
@@ -692,7 +749,11 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 			goto out;
 		}
 		info->workload_ran = true;
+		ret = dac_conf_set_workload(c, o->workload);
+		if (ret)
+			goto fail;
 	}
+	wl.grab = true;
 	ta = (struct tree_arg){ .c = c, .w = &wl, .rdev = st.st_rdev, .root = wpid,
 				.flags = DAC_CONF_F_WORKLOAD };
 	start = mono_ns();
@@ -721,9 +782,12 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 		}
 		if (!wl_alive && mono_ns() >= end)
 			break;
-		if (wl_alive && o->duration_ns && mono_ns() >= end) {
+		if (wl_alive && o->duration_ns && mono_ns() >= end && !termed) {
 			logf_(o, "--duration passed: stopping the workload\n");
 			kill(-ta.root, SIGTERM);
+			termed = true;
+		} else if (wl_alive && termed && mono_ns() >= end + 5 * NSEC_PER_SEC) {
+			kill(-ta.root, SIGKILL);	/* it ignored SIGTERM for 5 s */
 		}
 		sleep_ns(ival);
 	}
@@ -751,7 +815,7 @@ out:
 			;
 		info->workload_status = status;
 	}
-	free(others.h);
-	free(wl.h);
+	watch_free(&others);
+	watch_free(&wl);
 	return ret;
 }

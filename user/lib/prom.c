@@ -374,6 +374,8 @@ static void write_all(const struct dac_prom *p, FILE *f)
 		p->st.denied_procs);
 	fprintf(f, "drmacct_discovery_unreadable{what=\"denied_fds\"} %" PRIu64 "\n",
 		p->st.denied_fds);
+	fprintf(f, "drmacct_discovery_unreadable{what=\"unexamined_fds\"} %" PRIu64 "\n",
+		p->st.denied_stat_fds);
 	fprintf(f, "drmacct_discovery_unreadable{what=\"exited_processes\"} %" PRIu64 "\n",
 		p->st.gone_procs);
 	fprintf(f, "drmacct_discovery_unreadable{what=\"closed_fds\"} %" PRIu64 "\n",

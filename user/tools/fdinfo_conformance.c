@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "conformance.h"
+#include "duration.h"
 
 #define KSFT_PASS 0
 #define KSFT_FAIL 1
@@ -67,7 +68,7 @@ int main(int argc, char **argv)
 		default:
 			return usage(stderr, 2);
 		}
-		if (d && (dac_conf_parse_duration(optarg, d) || !*d)) {
+		if (d && (dac_parse_duration(optarg, d) || !*d)) {
 			fprintf(stderr, "fdinfo_conformance: '%s' is not a duration (e.g. 500ms, 2s)\n",
 				optarg);
 			return 2;
