@@ -490,35 +490,9 @@ DT_TEARDOWN(noacct)
  * union of its jobs' [drm_run_job, completion] intervals. simgpu's WAIT
  * reports both ends (run_ns: its run_job() callback, right after the
  * tracepoint; end_ns: just before the fence signals), so this is the ring's
- * busy time to within the microseconds between tracepoint and callback.
+ * busy time to within the microseconds between tracepoint and callback
+ * (sg_union_ns()).
  */
-static uint64_t union_ns(const uint64_t *run, const uint64_t *end, unsigned int n)
-{
-	uint64_t total = 0, lo = 0, hi = 0;
-	bool open = false;
-
-	/* n is small: pick the earliest remaining start each round. */
-	for (unsigned int done = 0, used = 0; done < n; done++) {
-		unsigned int k = n;
-
-		for (unsigned int i = 0; i < n; i++)
-			if (!(used & 1u << i) && (k == n || run[i] < run[k]))
-				k = i;
-		used |= 1u << k;
-		if (open && run[k] <= hi) {
-			if (end[k] > hi)
-				hi = end[k];
-			continue;
-		}
-		if (open)
-			total += hi - lo;
-		lo = run[k];
-		hi = end[k];
-		open = true;
-	}
-	return open ? total + hi - lo : 0;
-}
-
 struct ring_truth {
 	char name[40];
 	uint64_t busy_ns;
@@ -559,7 +533,7 @@ static void truth_finish(struct sched_truth *t)
 {
 	t->total_ns = 0;
 	for (unsigned int i = 0; i < t->nrings; i++) {
-		t->r[i].busy_ns = union_ns(t->r[i].run, t->r[i].end, (unsigned int)t->r[i].jobs);
+		t->r[i].busy_ns = sg_union_ns(t->r[i].run, t->r[i].end, t->r[i].jobs);
 		t->total_ns += t->r[i].busy_ns;
 	}
 }
@@ -797,7 +771,7 @@ static void check_plain_variants(const struct dac_bpf_load_opts *o)
 		run[j] = w.run_ns;
 		end[j] = w.end_ns;
 	}
-	sched_truth = union_ns(run, end, 4);
+	sched_truth = sg_union_ns(run, end, 4);
 	DT_EXPECT_EQ(bpf_busy(b, c.client_id, e->index), truth);
 	DT_ASSERT_EQ(dac_bpf_read_sched(b, &s, &n), 0);
 	for (size_t i = 0; i < n; i++)

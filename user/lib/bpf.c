@@ -2099,6 +2099,10 @@ const char *dac_bpf_cgroup_path(struct dac_bpf *b, uint64_t id, char *buf, size_
 			return buf;
 		}
 	}
-	snprintf(buf, len, "cgroup:%llu", (unsigned long long)id);
+	/* cgroup2 not mounted: the root's id is still known (kernfs root, 1). */
+	if (id == 1)
+		snprintf(buf, len, "/");
+	else
+		snprintf(buf, len, "cgroup:%llu", (unsigned long long)id);
 	return buf;
 }

@@ -447,9 +447,10 @@ int dac_bpf_tracker_sample(struct dac_bpf *b, struct dac_tracker *t, size_t *ncl
 int dac_bpf_set_cgroup_filter(struct dac_bpf *b, const char *path);
 
 /*
- * The cgroup v2 path of cgroup @id into @buf: "/" for the root, else the
- * directory under the cgroup2 mount whose inode is @id; "cgroup:<id>" when
- * none is found (not mounted, or the cgroup is gone). Returns @buf.
+ * The cgroup v2 path of cgroup @id into @buf: "/" for the root (id 1, also
+ * when cgroup2 is not mounted), else the directory under the cgroup2 mount
+ * whose inode is @id; "cgroup:<id>" when none is found (not mounted, or the
+ * cgroup is gone). Returns @buf.
  */
 const char *dac_bpf_cgroup_path(struct dac_bpf *b, uint64_t id, char *buf, size_t len);
 
