@@ -659,7 +659,7 @@ int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 	u64 now, deadline;
 	int ret = 0, idx;
 
-	if (args->flags & ~SIMGPU_WAIT_ABSOLUTE || args->pad || args->run_ns)
+	if (args->flags & ~SIMGPU_WAIT_ABSOLUTE || args->pad)
 		return -EINVAL;
 	if (!args->job_id || args->job_id > U32_MAX)
 		return -ENOENT;
