@@ -383,9 +383,14 @@ DT_TEST(stat_json)
 
 	DT_ASSERT_GE(fd, 0);
 	close(fd);
-	/* the report to -o FILE, the command's own status */
+	/*
+	 * The report to -o FILE, the command's own status. The command lives
+	 * 300 ms, so the first poll (right after it starts) comes before it
+	 * ends even on a loaded machine; one that exits at once can end
+	 * before any poll.
+	 */
 	cli_run(&r, "stat", "--no-bpf", "-i", "10ms", "--json", "-o", path, "--", "/bin/sh",
-		"-c", "echo hello; exit 3", NULL);
+		"-c", "sleep 0.3; echo hello; exit 3", NULL);
 	DT_EXPECT_EQ(r.status, 3);
 	DT_EXPECT_STREQ(r.out, "hello\n");
 	f = fopen(path, "r");
@@ -397,7 +402,7 @@ DT_TEST(stat_json)
 	j = parse_ok(buf);
 	DT_EXPECT_STREQ(jd_str(j, "schema"), "drmacct-stat/1");
 	DT_EXPECT_STREQ(jd_str(j, "command.0"), "/bin/sh");
-	DT_EXPECT_STREQ(jd_str(j, "command.2"), "echo hello; exit 3");
+	DT_EXPECT_STREQ(jd_str(j, "command.2"), "sleep 0.3; echo hello; exit 3");
 	DT_EXPECT_STREQ(jd_str(j, "source"), "proc");
 	DT_EXPECT_EQ(jd_int(j, "exit_status", -1), 3);
 	DT_EXPECT_GE(jd_int(j, "polls", -1), 1);
