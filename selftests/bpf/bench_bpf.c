@@ -92,7 +92,9 @@ static int workload(unsigned int clients, unsigned int jobs)
 				close(fd);
 				return -1;
 			}
-			w.job_id = s.job_id;
+			/* WAIT writes its outputs back (run_ns too): a fresh one each time. */
+			w = (struct drm_simgpu_wait){ .job_id = s.job_id,
+						      .timeout_ns = 10 * NSEC_PER_SEC };
 			if (ioctl(fd, DRM_IOCTL_SIMGPU_WAIT, &w)) {
 				close(fd);
 				return -1;
