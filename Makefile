@@ -9,6 +9,11 @@
 #   make test-debug  the VM suite under a lockdep/KASAN/kmemleak kernel, built
 #                once and cached (Documentation/testing.rst, "The debug kernel")
 #   make clean
+#   make drmacct   only the CLI and libdrmacct (build/release/drmacct), with
+#                  only the packages they need (CLI_PACKAGES): no kernel
+#                  images, qemu or prometheus
+#   make install   that CLI, its man page and bash completion under
+#                  $(DESTDIR)$(PREFIX) (PREFIX=/usr/local by default)
 #
 # Developer targets: deps, all, modules, bpf, host, guest, initramfs,
 # host-test, vm-test [T=prog] [REPEAT=n], vm-shell, runner-test.
@@ -30,13 +35,21 @@ SHELL := /bin/bash
 # ----------------------------------------------------------------------------
 DEB_PACKAGES := make gcc libc6-dev binutils clang llvm libclang-rt-14-dev \
 	linux-image-amd64 linux-headers-amd64 \
-	linux-image-6.12-amd64 linux-headers-6.12-amd64 libbpf-dev bpftool dwarves \
+	linux-image-6.12-amd64 linux-headers-6.12-amd64 \
+	linux-image-rt-amd64 linux-headers-rt-amd64 \
+	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 libbpf-dev bpftool dwarves \
 	libelf-dev zlib1g-dev libdrm-dev qemu-system-x86 busybox-static kmod \
-	cpio xz-utils gzip bpftrace prometheus libtraceevent-dev
+	cpio xz-utils gzip bpftrace prometheus libtraceevent-dev \
+	python3-docutils tmux
+# What `make drmacct` and `make install` need: a C compiler, clang and
+# bpftool for the BPF skeleton the CLI embeds (built from bpf/ alone, no
+# kernel image), libbpf, the libdrm headers and rst2man for the man page.
+CLI_PACKAGES := make gcc libc6-dev clang bpftool libbpf-dev libelf-dev zlib1g-dev \
+	libdrm-dev python3-docutils
 
-.PHONY: deps
-deps:
-	@missing=; for p in $(DEB_PACKAGES); do \
+# $(call INSTALL_PKGS,list): install what is missing of the Debian packages.
+define INSTALL_PKGS
+	@missing=; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' \
 			|| missing="$$missing $$p"; \
 	done; \
@@ -47,6 +60,13 @@ deps:
 		$$sudo apt-get update -q && \
 		$$sudo apt-get install -y -q --no-install-recommends $$missing; \
 	fi
+endef
+
+.PHONY: deps deps-cli
+deps:
+	$(call INSTALL_PKGS,$(DEB_PACKAGES))
+deps-cli:
+	$(call INSTALL_PKGS,$(CLI_PACKAGES))
 
 # The public goals install packages first and then re-enter make, so that
 # everything computed from what is installed (KVER, the kernel build dir) is
@@ -68,8 +88,9 @@ ifdef KVER
 KVERS := $(KVER)
 endif
 KVERS ?= $(KVERS_INSTALLED)
-# The newest target: what `make run` boots.
-KNEW := $(lastword $(KVERS))
+# The newest kernel (make run, the runner's own tests, the host verifier
+# test): of the stock flavour when one is there, as a desktop runs it.
+KNEW := $(lastword $(or $(filter-out %-rt-amd64 %-rt-arm64,$(KVERS)),$(KVERS)))
 
 B := build
 HB := $(B)/host
@@ -106,8 +127,8 @@ HOST_LDFLAGS := $(SAN)
 BENCH_CFLAGS := $(WARN) -g -O2 $(INCLUDES)
 GUEST_CFLAGS := $(WARN) -g -O2 $(INCLUDES)
 GUEST_LDFLAGS := -static
-GUEST_LIBS := -lbpf -lelf -lz -lpthread
-HOST_LIBS := -lbpf -lelf -lz -lpthread -lm
+GUEST_LIBS := -lbpf -lelf -lz -ldrm -lpthread
+HOST_LIBS := -lbpf -lelf -lz -ldrm -lpthread -lm
 FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -O1 $(INCLUDES) \
 	-fsanitize=fuzzer,address,undefined
 
@@ -227,9 +248,13 @@ BPF_CHECKS := $(foreach k,$(KVERS),$(if $(call KBTF,$(k)),$(BPF_SRCS:bpf/%.bpf.c
 # One object for every kernel (CO-RE): the kernel types it touches are
 # declared in bpf/kernel_types.h, so building needs no kernel image and the
 # skeleton, and every program linking it, is the same for all targets.
-BPF_ARCH ?= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/^arm.*/arm/;s/ppc64.*/powerpc/;s/riscv64/riscv/;s/s390x/s390/;s/loongarch64/loongarch/')
+# The BPF target arch (for PT_REGS & co.): ARCH= as the kernel spells it
+# (x86, arm64, ...) or, by default, the build machine's.
+# -mcpu=v3: the BPF atomics (fetch-add, cmpxchg; kernel 5.12+, so every
+# target) that the programs' lock-free updates need.
+BPF_ARCH ?= $(shell echo $(or $(ARCH),$(shell uname -m)) | sed 's/x86_64/x86/;s/aarch64/arm64/;s/^arm.*/arm/;s/ppc64.*/powerpc/;s/riscv64/riscv/;s/s390x/s390/;s/loongarch64/loongarch/')
 BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf -Iuser/lib \
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf -Iuser/lib \
 	$(if $(BPF_MULTIARCH),-idirafter /usr/include/$(BPF_MULTIARCH)) -Wall -Werror
 bpf: $(BPF_SKELS) $(BPF_CHECKS)
 
@@ -318,7 +343,7 @@ $(GB)/$(3)/$(1): $(GB)/obj/$(2)/$(1).o $(4:%.c=$(GB)/obj/%.o) $(GDT) $(GLIB)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(GUEST_LDFLAGS) $$^ $$(GUEST_LIBS) -o $$@
 endef
-$(foreach t,$(CTEST_SRCS:selftests/cli/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/cli,tests,$(CSUP_SRCS) $(KSUP_SRCS))))
+$(foreach t,$(CTEST_SRCS:selftests/cli/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/cli,tests,$(CSUP_SRCS) $(KSUP_SRCS) selftests/user/json_dom.c)))
 $(foreach t,$(BTEST_SRCS:selftests/bpf/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/bpf,tests,$(KSUP_SRCS))))
 $(foreach t,$(BBENCH_SRCS:selftests/bpf/%.c=%),$(eval $(call GUEST_PROG_RULE,$(t),selftests/bpf,bench,$(KSUP_SRCS))))
 
@@ -353,11 +378,14 @@ host-test: host
 	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS)
 
 # One boot per kernel of KVERS; the TAP log of each names its kernel.
+# T= picks programs, separated by spaces or commas.
+T_COMMA := ,
+T_SPACE := $(subst ,, )
 vm-test: do-all
 	@status=0; for k in $(KVERS); do \
 		echo "== vm-test on $$k"; \
 		$(call VM,$$k) --mode test --label "$$k" \
-			$(if $(T),--only $(T),--expect "$(GUEST_TEST_NAMES)") \
+			$(if $(T),--only $(subst $(T_SPACE),$(T_COMMA),$(strip $(T))),--expect "$(GUEST_TEST_NAMES)") \
 			$(if $(REPEAT),--repeat $(REPEAT)) $(if $(VM_ENV_VARS),--env $(VM_ENV_VARS)) \
 			--timeout $(VM_TIMEOUT) \
 			--log $(call KB,$$k)/vm/test --tap $(B)/vm-test-$$k.log || status=1; \
@@ -414,6 +442,49 @@ do-bench: do-all $(HOST_BENCHES)
 			--log $(call KB,$$k)/vm/bench || exit 1; \
 	done
 
+# ---- the CLI alone: make drmacct, make install -------------------------------
+# No sanitizers, -O2; its own objects under build/release/.
+VERSION ?= 0.1
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+REL := $(B)/release
+REL_CFLAGS := $(WARN) -g -O2 $(INCLUDES) -DDRMACCT_VERSION='"$(VERSION)"'
+REL_LIB := $(REL)/libdrmacct.a
+REL_CLI := $(REL)/drmacct
+REL_MAN := $(REL)/drmacct.1
+
+.PHONY: drmacct do-drmacct install do-install
+drmacct:
+	@$(MAKE) --no-print-directory deps-cli && $(MAKE) --no-print-directory do-drmacct
+do-drmacct: $(REL_CLI) $(REL_MAN)
+
+# Rebuild what carries the version when VERSION changes.
+$(REL)/.version: FORCE
+	@mkdir -p $(@D); echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+$(REL)/obj/user/drmacct/main.o $(REL_MAN): $(REL)/.version
+.PHONY: FORCE
+FORCE:
+
+$(REL)/obj/%.o: %.c $(BPF_SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CFLAGS) -MMD -MP -c $< -o $@
+$(REL_LIB): $(LIB_SRCS:%.c=$(REL)/obj/%.o)
+	rm -f $@ && ar rcs $@ $^
+$(REL_CLI): $(CLI_SRCS:%.c=$(REL)/obj/%.o) $(REL_LIB)
+	$(CC) $^ $(HOST_LIBS) -o $@
+$(REL_MAN): Documentation/drmacct.rst user/drmacct/gen-man.sh
+	@mkdir -p $(dir $@)
+	user/drmacct/gen-man.sh $< $(VERSION) > $@.tmp && mv $@.tmp $@
+
+install:
+	@$(MAKE) --no-print-directory deps-cli && $(MAKE) --no-print-directory do-install
+do-install: do-drmacct
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0755 $(REL_CLI) $(DESTDIR)$(BINDIR)/drmacct
+	install -m 0644 $(REL_MAN) $(DESTDIR)$(MANDIR)/man1/drmacct.1
+	install -m 0644 user/drmacct/drmacct.bash $(DESTDIR)$(BASHCOMPDIR)/drmacct
 # ----------------------------------------------------------------------------
 # The debug kernel: lockdep, KASAN, kmemleak, debug objects, atomic-sleep,
 # UBSAN (kernel/debug/). Built once from Debian's linux-source-6.12 and cached

@@ -44,11 +44,19 @@ char LICENSE[] SEC("license") = "GPL";
 #ifndef BPF_ANY
 #define BPF_ANY		0
 #endif
+#ifndef BPF_F_NO_PREALLOC
+#define BPF_F_NO_PREALLOC	(1U << 0)
+#endif
+/* errno values the map helpers return (negated) */
+#define DAC_EBUSY	16
+#define DAC_EEXIST	17
+#define DAC_PF_KTHREAD	0x00200000	/* task_struct.flags: a kernel thread */
 
 /* ---- maps ---------------------------------------------------------------- */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
 	__type(key, __u64);
 	__type(value, struct dac_client_val);
@@ -56,6 +64,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, struct dac_usage_key);
 	__type(value, struct dac_usage_val);
@@ -63,6 +72,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, struct dac_mem_key);
 	__type(value, struct dac_mem_val);
@@ -70,6 +80,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 4096);
 	__type(key, struct dac_total_key);
 	__type(value, struct dac_total_val);
@@ -90,6 +101,7 @@ struct {
 /* Clients of the loader's own name probes: no CLIENT_EXIT for them. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 256);
 	__type(key, __u64);
 	__type(value, __u32);
@@ -98,6 +110,7 @@ struct {
 /* Engine/region names, written by userspace (DAC_MAP_NAMES in the docs). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 4096);
 	__type(key, struct dac_name_key);
 	__type(value, char[DAC_NAME_LEN]);
@@ -106,6 +119,7 @@ struct {
 /* Processes `drmacct stat` follows: tgid -> cookie; children inherit. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -114,6 +128,7 @@ struct {
 /* Usage and memory of tracked processes' clients, by cookie. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
 	__type(key, struct dac_cookie_key);
 	__type(value, struct dac_cookie_val);
@@ -121,22 +136,23 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
 	__type(key, struct dac_cookie_key);
 	__type(value, struct dac_cookie_val);
 } cookie_mem SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, struct dac_ring_val);
 } rings SEC(".maps");
 
 /* ring identity (scheduler or its name, a kernel address) -> ring id */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
 	__uint(map_flags, BPF_F_WRONLY);
 	__type(key, __u64);
 	__type(value, __u32);
@@ -147,23 +163,26 @@ struct inflight_val {
 	__u64 run_ns;
 	__u64 cookie;
 	__u64 client_id;	/* 6.17 set: DRM client id, 0 = unknown */
+	__u64 cgroup_id;	/* the submitter's cgroup v2 id */
 	__u32 tgid;
 	__u32 ring_id;
+	__u32 counted;		/* in its process's inflight count */
+	__u32 pad;
 	char comm[DAC_COMM_LEN];
 };
 
 /* finished-fence address -> job being followed */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
 	__uint(map_flags, BPF_F_WRONLY);
 	__type(key, __u64);
 	__type(value, struct inflight_val);
 } inflight SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
 	__type(key, struct dac_sched_key);
 	__type(value, struct dac_sched_val);
 } sched_usage SEC(".maps");
@@ -174,19 +193,47 @@ struct {
  * the programs' working state.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
 	__type(key, struct dac_fence_key);
 	__type(value, struct inflight_val);
 } inflight617 SEC(".maps");
 
 /* 6.17+ set: busy time per (DRM client id, ring); empty on older kernels. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
 	__type(key, struct dac_sched_client_key);
 	__type(value, struct dac_sched_client_val);
 } sched_clients SEC(".maps");
+
+/* Processes with scheduler jobs: sums and rings, for their PROC_EXIT record. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct dac_proc_val);
+} procs SEC(".maps");
+
+/* Layout stamp the loader writes and readers check (struct dac_meta). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dac_meta);
+} meta SEC(".maps");
+
+/* Scratch for one PROC_EXIT record. */
+struct proc_buf {
+	__u8 data[DAC_REC_PROC_MAX_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct proc_buf);
+} proc_scratch SEC(".maps");
 
 /*
  * Scratch for building one CLIENT_EXIT record, with the final totals the
@@ -209,21 +256,19 @@ __u32 next_ring_id;
 
 /* ---- helpers ------------------------------------------------------------- */
 
-/*
- * Returns the value before the increment as this CPU read it (the atomic
- * add's own return value needs -mcpu=v3, which the build does not assume);
- * two CPUs counting at the same instant may read the same value.
- */
+/* Add 1 to stats[@which]; returns the value before, unique per caller. */
 static __always_inline __u64 stat_inc(__u32 which)
 {
-	__u64 *v = bpf_map_lookup_elem(&stats, &which), old;
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
 
 	if (!v)
 		return 0;
-	old = *v;
-	__sync_fetch_and_add(v, 1);
-	return old;
+	return __sync_fetch_and_add(v, 1);
 }
+
+/* A cmpxchg loop of dac_atomic.h gave up (never seen: counted to be sure). */
+#define DAC_CAS_GIVEUP()	stat_inc(DAC_STAT_CAS_GIVEUP)
+#include "dac_atomic.h"
 
 static __always_inline __u64 cookie_of_current(void)
 {
@@ -233,20 +278,160 @@ static __always_inline __u64 cookie_of_current(void)
 	return c ? *c : 0;
 }
 
-/* Look @key up in @map, inserting a zeroed value first when absent. */
+/* An insert into map @id failed with @err: full, or busy (recursion). */
+static __always_inline void map_fail(__u32 id, long err)
+{
+	stat_inc((err == -DAC_EBUSY ? DAC_STAT_BUSY : DAC_STAT_FULL) + id);
+}
+
+/* bpf_map_update_elem() counted by map_fail() when it fails. */
+static __always_inline long map_put(void *map, __u32 id, const void *key, const void *val,
+				    __u64 flags)
+{
+	long err = bpf_map_update_elem(map, key, val, flags);
+
+	if (err)
+		map_fail(id, err);
+	return err;
+}
+
+/*
+ * Look @key up in @map (enum dac_map_id @id), inserting @zero first when
+ * absent; NULL (counted) when the map is full or busy.
+ */
 static __always_inline void *lookup_or_init(void *map, const void *key, const void *zero,
-					    __u32 full_stat)
+					    __u32 id)
 {
 	void *v = bpf_map_lookup_elem(map, key);
+	long err;
 
 	if (v)
 		return v;
-	if (bpf_map_update_elem(map, key, zero, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(map, key)) {
-		stat_inc(full_stat);
+	err = bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+	if (err && err != -DAC_EEXIST) {
+		map_fail(id, err);
 		return NULL;
 	}
 	return bpf_map_lookup_elem(map, key);
+}
+
+/* State of track_exit()'s walk over a process's rings. */
+struct exit_loop {
+	__u32 tgid;
+	__u32 n;		/* ring entries written */
+	bool keep;		/* leave sched_usage entries (a drmacct stat cookie) */
+	__u32 ring_ids[DAC_PROC_MAX_RINGS];
+};
+
+/* Ring slot @i of an exiting process: its record entry; its entry goes. */
+static int exit_ring(__u32 i, void *arg)
+{
+	struct exit_loop *c = arg;
+	struct dac_sched_key k = { .tgid = c->tgid };
+	struct dac_sched_val *s;
+	struct dac_rec_ring *e;
+	struct proc_buf *buf;
+	__u32 zero = 0;
+	__u64 off;
+
+	if (i >= DAC_PROC_MAX_RINGS)
+		return 1;
+	k.ring_id = c->ring_ids[i];
+	if (!k.ring_id)
+		return 0;
+	s = bpf_map_lookup_elem(&sched_usage, &k);
+	buf = bpf_map_lookup_elem(&proc_scratch, &zero);
+	if (!s || !buf)
+		return 0;
+	/* One bounds check on the very offset used (see close_region()). */
+	off = sizeof(struct dac_rec_proc_exit) + (__u64)c->n * sizeof(*e);
+	asm volatile("" : "+r"(off));
+	if (off > sizeof(buf->data) - sizeof(*e))
+		return 1;
+	e = (void *)(buf->data + off);
+	e->ring_id = k.ring_id;
+	e->pad = 0;
+	e->busy_ns = s->busy_ns;
+	e->jobs = s->jobs;
+	if (!c->keep)
+		bpf_map_delete_elem(&sched_usage, &k);
+	c->n++;
+	return 0;
+}
+
+/*
+ * Write process @tgid's PROC_EXIT record from @p -- sums, then one entry
+ * per ring with its sched_usage entry, which goes -- and delete @p. Two
+ * CPUs may get here for one process (its exit and its last completion):
+ * only the one whose delete of @p succeeds writes.
+ */
+static __always_inline void proc_emit(__u32 tgid, struct dac_proc_val *p)
+{
+	struct exit_loop lc = {};
+	struct dac_rec_proc_exit *rec;
+	struct proc_buf *buf;
+	__u32 zero = 0;
+	__u64 size;
+
+	buf = bpf_map_lookup_elem(&proc_scratch, &zero);
+	if (!buf)
+		return;
+	rec = (void *)buf->data;
+	__builtin_memset(rec, 0, sizeof(*rec));
+	rec->type = DAC_REC_PROC_EXIT;
+	rec->exit_ns = bpf_ktime_get_ns();
+	rec->tgid = tgid;
+	rec->busy_ns = p->busy_ns;
+	rec->jobs = p->jobs;
+	rec->acct_busy_ns = p->acct_busy_ns;
+	rec->acct_jobs = p->acct_jobs;
+	rec->cookie = p->cookie;
+	rec->cgroup_id = p->cgroup_id;
+	rec->flags = p->flags;
+	__builtin_memcpy(rec->comm, p->comm, sizeof(rec->comm));
+	lc.tgid = tgid;
+	/* `drmacct stat` reads them after its command exited; untrack deletes. */
+	lc.keep = p->cookie != 0;
+	__builtin_memcpy(lc.ring_ids, p->ring_ids, sizeof(lc.ring_ids));
+	bpf_loop(DAC_PROC_MAX_RINGS, exit_ring, &lc, 0);
+	if (bpf_map_delete_elem(&procs, &tgid))
+		return;
+	size = sizeof(*rec) + (__u64)lc.n * sizeof(struct dac_rec_ring);
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(buf->data))
+		return;
+	rec->num_rings = lc.n;
+	rec->size = size;
+	rec->seq = stat_inc(DAC_STAT_PROC_RECORDS);
+	if (bpf_ringbuf_output(&records, buf->data, size, 0))
+		stat_inc(DAC_STAT_EXIT_DROPS);
+}
+
+/* The process of a job @v queued: its procs entry, created on first use. */
+static __always_inline struct dac_proc_val *proc_of(__u32 tgid, __u64 cookie, __u64 cgroup_id,
+						     const char *comm)
+{
+	struct dac_proc_val zero = {};
+
+	zero.cookie = cookie;
+	zero.cgroup_id = cgroup_id;
+	__builtin_memcpy(zero.comm, comm, sizeof(zero.comm));
+	return lookup_or_init(&procs, &tgid, &zero, DAC_MAP_PROCS);
+}
+
+/*
+ * A scheduler job process @tgid queued is done (or dropped): one fewer in
+ * flight; the last one of an exited process writes its record.
+ */
+static __always_inline void proc_job_gone(__u32 tgid)
+{
+	struct dac_proc_val *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	if (!p)
+		return;
+	if (atomic_dec_nonzero(&p->inflight) && !p->inflight &&
+	    __sync_fetch_and_add(&p->exited, 0))
+		proc_emit(tgid, p);
 }
 
 /* ---- drmacct: common handlers ------------------------------------------ */
@@ -262,11 +447,11 @@ static __always_inline void on_client_open(__u64 client_id, __u32 device_id,
 	c.device_id = device_id;
 	c.pid = (__u32)pid_tgid;
 	c.tgid = pid_tgid >> 32;
+	c.cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(c.comm, sizeof(c.comm));
 	if (bpf_probe_read_kernel_str(c.driver, sizeof(c.driver), driver) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
-	if (bpf_map_update_elem(&clients, &client_id, &c, BPF_ANY))
-		stat_inc(DAC_STAT_CLIENTS_FULL);
+	map_put(&clients, DAC_MAP_CLIENTS, &client_id, &c, BPF_ANY);
 }
 
 static __always_inline __u32 device_of(__u64 client_id)
@@ -287,24 +472,37 @@ static __always_inline __u64 client_cookie(__u64 client_id, __u32 *device_id)
 	return c->cookie;
 }
 
+/* A job of client @client_id ended: its opener's process gets it, exactly. */
+static __always_inline void proc_acct(__u64 client_id, __u64 busy_ns)
+{
+	struct dac_client_val *c = bpf_map_lookup_elem(&clients, &client_id);
+	struct dac_proc_val *p;
+
+	if (!c)
+		return;
+	p = proc_of(c->tgid, c->cookie, c->cgroup_id, c->comm);
+	if (!p)
+		return;
+	__sync_fetch_and_add(&p->acct_busy_ns, busy_ns);
+	__sync_fetch_and_add(&p->acct_jobs, 1);
+}
+
 static __always_inline void on_job_begin(__u64 client_id, __u32 engine, __u64 ts_ns)
 {
 	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
 	struct dac_usage_val zero = {}, *u;
 
 	zero.device_id = device_of(client_id);
-	u = lookup_or_init(&usage, &k, &zero, DAC_STAT_USAGE_FULL);
+	u = lookup_or_init(&usage, &k, &zero, DAC_MAP_USAGE);
 	if (!u)
 		return;
 	if (!u->device_id)
 		u->device_id = zero.device_id;	/* client placed since (seeded) */
-	/*
-	 * start_sum before running: a reader that sees the new running
-	 * count also sees the start it belongs to (both are atomic adds on
-	 * the same CPU, in program order).
-	 */
+	/* A write readers can tell from (struct dac_usage_val). */
+	__sync_fetch_and_add(&u->wr_begun, 1);
 	__sync_fetch_and_add(&u->start_sum, ts_ns);
 	__sync_fetch_and_add(&u->running, 1);
+	__sync_fetch_and_add(&u->wr_done, 1);
 }
 
 static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_ns,
@@ -318,33 +516,35 @@ static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_n
 	struct dac_cookie_val czero = {}, *cu;
 
 	zero.device_id = device_of(client_id);
-	u = lookup_or_init(&usage, &k, &zero, DAC_STAT_USAGE_FULL);
+	u = lookup_or_init(&usage, &k, &zero, DAC_MAP_USAGE);
 	if (u) {
 		if (!u->device_id)
 			u->device_id = zero.device_id;	/* client placed since (seeded) */
+		__sync_fetch_and_add(&u->wr_begun, 1);
 		__sync_fetch_and_add(&u->busy_ns, busy_ns);
 		__sync_fetch_and_add(&u->cycles, cycles);
 		__sync_fetch_and_add(&u->jobs, 1);
-		if (u->running) {
-			__sync_fetch_and_add(&u->running, -1);
+		/* Its begin was seen: it leaves the running ones. */
+		if (atomic_dec_nonzero(&u->running))
 			__sync_fetch_and_add(&u->start_sum, -(ts_ns - busy_ns));
-		} else {
+		else
 			stat_inc(DAC_STAT_JOB_END_UNSEEN);
-		}
+		__sync_fetch_and_add(&u->wr_done, 1);
 		tk.device_id = u->device_id;
 	} else {
 		tk.device_id = zero.device_id;
 	}
-	t = lookup_or_init(&totals, &tk, &tzero, DAC_STAT_USAGE_FULL);
+	t = lookup_or_init(&totals, &tk, &tzero, DAC_MAP_TOTALS);
 	if (t) {
 		__sync_fetch_and_add(&t->busy_ns, busy_ns);
 		__sync_fetch_and_add(&t->cycles, cycles);
 		__sync_fetch_and_add(&t->jobs, 1);
 	}
+	proc_acct(client_id, busy_ns);
 	ck.cookie = client_cookie(client_id, &ck.device_id);
 	if (ck.cookie) {
 		ck.index = engine;
-		cu = lookup_or_init(&cookie_usage, &ck, &czero, DAC_STAT_USAGE_FULL);
+		cu = lookup_or_init(&cookie_usage, &ck, &czero, DAC_MAP_COOKIE_USAGE);
 		if (cu) {
 			__sync_fetch_and_add(&cu->busy_ns, busy_ns);
 			__sync_fetch_and_add(&cu->cycles, cycles);
@@ -359,37 +559,26 @@ static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 o
 	struct dac_mem_val zero = {}, *m;
 	struct dac_cookie_key ck = {};
 	struct dac_cookie_val czero = {}, *cm;
-	__u64 total;
+	__u64 add = op == 2 ? 0 : size, sub = op == 2 ? size : 0;
 
 	/* 0 create, 1 open (import): the client holds more; 2 close: less. */
 	if (op > 2)
 		return;
-	m = lookup_or_init(&mem, &k, &zero, DAC_STAT_USAGE_FULL);
+	m = lookup_or_init(&mem, &k, &zero, DAC_MAP_MEM);
 	if (!m)
 		return;
-	if (op == 2)
-		total = m->total > size ? m->total - size : 0;
-	else
-		total = m->total + size;
-	/* One writer per client at a time: the client's own ioctls. */
-	m->total = total;
-	if (total > m->peak)
-		m->peak = total;
+	/* Threads of a client may create and close objects at once. */
+	atomic_max(&m->peak, atomic_add_sub_floor(&m->total, add, sub));
 
 	ck.cookie = client_cookie(client_id, &ck.device_id);
 	if (!ck.cookie)
 		return;
 	ck.index = region;
-	cm = lookup_or_init(&cookie_mem, &ck, &czero, DAC_STAT_USAGE_FULL);
+	cm = lookup_or_init(&cookie_mem, &ck, &czero, DAC_MAP_COOKIE_MEM);
 	if (!cm)
 		return;
-	/* Several clients of one command may race here; good enough for a peak. */
-	if (op == 2)
-		cm->total = cm->total > size ? cm->total - size : 0;
-	else
-		cm->total += size;
-	if (cm->total > cm->peak)
-		cm->peak = cm->total;
+	/* Several clients of one command, on several CPUs. */
+	atomic_max(&cm->peak, atomic_add_sub_floor(&cm->total, add, sub));
 }
 
 /* Engines whose usage entries a closing client's walk removes, at most. */
@@ -499,7 +688,7 @@ static __always_inline void on_client_close(__u64 client_id, __u32 device_id, __
 	if (muted_client)
 		bpf_map_delete_elem(&muted, &client_id);
 	else {
-		t = lookup_or_init(&totals, &tk, &tzero, DAC_STAT_USAGE_FULL);
+		t = lookup_or_init(&totals, &tk, &tzero, DAC_MAP_TOTALS);
 		if (t)
 			__sync_fetch_and_add(&t->clients_closed, 1);
 	}
@@ -655,54 +844,126 @@ struct tp_mem_change {
 /* __data_loc: low 16 bits offset from the start of the record. */
 #define DATA_LOC(ctx, loc)	((const void *)(ctx) + ((loc) & 0xffff))
 
+/*
+ * How much further into the record than the structs here say every field
+ * of the drmacct and of the gpu_scheduler events sits: 0, or more where the
+ * kernel's common header is larger (PREEMPT_RT kernels add two counters to
+ * it). The loader derives both from the format files, refusing a layout
+ * that is not one uniform shift, and sets them before load, so the
+ * verifier sees constants and keeps one of the two reads below.
+ */
+const volatile __u32 tp_shift_drmacct = 0;
+const volatile __u32 tp_shift_sched = 0;
+
+/*
+ * TP_READ - a fixed field of a plain tracepoint record at its shift. The
+ * verifier only lets a context access through the context pointer itself
+ * with a constant offset, so a shifted field is read through
+ * bpf_probe_read_kernel(), from a copy of the pointer the compiler cannot
+ * share with the direct read, and the direct read is a volatile load kept
+ * in its branch (else the compiler computes &ctx->field once, or loads
+ * from a pointer chosen between the two branches, and the verifier refuses
+ * the dereference of a moved context pointer).
+ */
+#define TP_READ(ctx, field, shift) ({						\
+	typeof((ctx)->field) __v = 0;						\
+	if (!(shift)) {								\
+		__v = *(volatile typeof(__v) *)&(ctx)->field;			\
+		asm volatile("" : "+r"(__v));					\
+	} else {								\
+		const void *__p = (ctx);					\
+										\
+		asm volatile("" : "+r"(__p));					\
+		if (bpf_probe_read_kernel(&__v, sizeof(__v), __p + (shift) +	\
+					  __builtin_offsetof(typeof(*(ctx)), field))) \
+			stat_inc(DAC_STAT_READ_FAULT);				\
+	}									\
+	__v;									\
+})
+#define TPD(ctx, field)	TP_READ(ctx, field, tp_shift_drmacct)
+#define TPS(ctx, field)	TP_READ(ctx, field, tp_shift_sched)
+
 SEC("tracepoint/drmacct/drmacct_client_open")
 int tp_client_open(struct tp_client_open *ctx)
 {
-	on_client_open(ctx->client_id, ctx->device_id, DATA_LOC(ctx, ctx->driver_loc));
+	on_client_open(TPD(ctx, client_id), TPD(ctx, device_id),
+		       DATA_LOC(ctx, TPD(ctx, driver_loc)));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_client_close")
 int tp_client_close(struct tp_client_close *ctx)
 {
-	on_client_close(ctx->client_id, ctx->device_id, ctx->num_engines,
-			DATA_LOC(ctx, ctx->busy_loc), DATA_LOC(ctx, ctx->cycles_loc));
+	on_client_close(TPD(ctx, client_id), TPD(ctx, device_id), TPD(ctx, num_engines),
+			DATA_LOC(ctx, TPD(ctx, busy_loc)), DATA_LOC(ctx, TPD(ctx, cycles_loc)));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_job_begin")
 int tp_job_begin(struct tp_job_begin *ctx)
 {
-	on_job_begin(ctx->client_id, ctx->engine, ctx->ts_ns);
+	on_job_begin(TPD(ctx, client_id), TPD(ctx, engine), TPD(ctx, ts_ns));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_job_end")
 int tp_job_end(struct tp_job_end *ctx)
 {
-	on_job_end(ctx->client_id, ctx->engine, ctx->ts_ns, ctx->busy_ns, ctx->cycles);
+	on_job_end(TPD(ctx, client_id), TPD(ctx, engine), TPD(ctx, ts_ns), TPD(ctx, busy_ns),
+		   TPD(ctx, cycles));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_mem_change")
 int tp_mem_change(struct tp_mem_change *ctx)
 {
-	on_mem_change(ctx->client_id, ctx->region, ctx->op, ctx->size);
+	on_mem_change(TPD(ctx, client_id), TPD(ctx, region), TPD(ctx, op), TPD(ctx, size));
 	return 0;
 }
 
 /* ---- gpu_scheduler: common handlers --------------------------------------- */
 
+/*
+ * Who queued the job: the process (tgid, its group leader's name), its
+ * cgroup and cookie. Jobs queued by kernel threads (kworkers, on behalf of
+ * whoever) are all the kernel's: tgid DAC_TGID_KERNEL, "[kernel]".
+ */
+static __always_inline void fill_submitter(struct inflight_val *v)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+
+	v->queued_ns = bpf_ktime_get_ns();
+	if (BPF_CORE_READ(task, flags) & DAC_PF_KTHREAD) {
+		v->tgid = DAC_TGID_KERNEL;
+		__builtin_memcpy(v->comm, "[kernel]", 9);
+		return;
+	}
+	v->tgid = bpf_get_current_pid_tgid() >> 32;
+	v->cookie = cookie_of_current();
+	v->cgroup_id = bpf_get_current_cgroup_id();
+	if (BPF_CORE_READ_STR_INTO(&v->comm, task, group_leader, comm) < 0)
+		bpf_get_current_comm(v->comm, sizeof(v->comm));
+}
+
+/* Job @v is followed from now: its process has one more in flight. */
+static __always_inline void proc_job_queued(struct inflight_val *v)
+{
+	struct dac_proc_val *p = proc_of(v->tgid, v->cookie, v->cgroup_id, v->comm);
+
+	if (!p)
+		return;
+	__sync_fetch_and_add(&p->inflight, 1);
+	v->counted = 1;
+}
+
 static __always_inline void on_sched_queue(__u64 fence)
 {
 	struct inflight_val v = {};
 
-	v.queued_ns = bpf_ktime_get_ns();
-	v.tgid = bpf_get_current_pid_tgid() >> 32;
-	v.cookie = cookie_of_current();
-	bpf_get_current_comm(v.comm, sizeof(v.comm));
-	if (bpf_map_update_elem(&inflight, &fence, &v, BPF_ANY))
-		stat_inc(DAC_STAT_SCHED_INFLIGHT_FULL);
+	fill_submitter(&v);
+	proc_job_queued(&v);
+	if (map_put(&inflight, DAC_MAP_INFLIGHT, &fence, &v, BPF_ANY) && v.counted)
+		proc_job_gone(v.tgid);
 }
 
 /*
@@ -712,27 +973,20 @@ static __always_inline void on_sched_queue(__u64 fence)
 static __always_inline __u32 ring_id_of(__u64 ident, const char *name)
 {
 	struct dac_ring_val r = {};
-	__u32 *idp, id = 0;
+	__u32 *idp, id;
 
 	idp = bpf_map_lookup_elem(&ring_ids, &ident);
 	if (idp)
 		return *idp;
 	__builtin_memcpy(r.name, name, sizeof(r.name));
 	/*
-	 * A new ring is rare (once per scheduler): take the next free id;
-	 * BPF_NOEXIST settles a race between two CPUs on the same id.
+	 * A new ring (once per scheduler): a fresh id, never reused, so two
+	 * rings never share one however many come and go (the LRU maps drop
+	 * the longest unused).
 	 */
-	for (int try = 0; try < 4; try++) {
-		id = next_ring_id + 1;
-		next_ring_id = id;
-		if (!bpf_map_update_elem(&rings, &id, &r, BPF_NOEXIST))
-			break;
-		id = 0;
-	}
-	if (!id) {
-		stat_inc(DAC_STAT_SCHED_RINGS_FULL);
+	id = __sync_fetch_and_add(&next_ring_id, 1) + 1;
+	if (map_put(&rings, DAC_MAP_RINGS, &id, &r, BPF_NOEXIST))
 		return 0;
-	}
 	if (bpf_map_update_elem(&ring_ids, &ident, &id, BPF_NOEXIST)) {
 		/* Another CPU named the same ring first: use its id. */
 		bpf_map_delete_elem(&rings, &id);
@@ -742,45 +996,76 @@ static __always_inline __u32 ring_id_of(__u64 ident, const char *name)
 	return id;
 }
 
+/* Job @v runs on ring @ring_id now: an idle ring's charging starts here. */
+static __always_inline void ring_run(struct inflight_val *v, __u32 ring_id)
+{
+	struct dac_ring_val *r;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (v->run_ns)
+		return;		/* run again (resubmitted after a reset): one job */
+	v->run_ns = now;
+	v->ring_id = ring_id;
+	r = bpf_map_lookup_elem(&rings, &ring_id);
+	if (r)
+		dac_ring_run(r, now);
+}
+
 static __always_inline void on_sched_run(__u64 fence, __u32 ring_id)
 {
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
 
 	if (!v)
 		return;		/* queued before attach: counted at done */
-	v->run_ns = bpf_ktime_get_ns();
-	v->ring_id = ring_id;
+	ring_run(v, ring_id);
+}
+
+/* Ring @ring_id among process @p's rings; false when its slots are full. */
+static __always_inline bool proc_add_ring(struct dac_proc_val *p, __u32 ring_id)
+{
+	for (int i = 0; i < DAC_PROC_MAX_RINGS; i++) {
+		__u32 cur = *(volatile __u32 *)&p->ring_ids[i];
+
+		if (cur == ring_id)
+			return true;
+		if (!cur && (__sync_val_compare_and_swap(&p->ring_ids[i], 0, ring_id) == 0 ||
+			     p->ring_ids[i] == ring_id))
+			return true;
+	}
+	return false;
 }
 
 /*
- * Charge the finished job @v: busy = now - max(run, previous completion on
- * its ring); the ring's last completion becomes now. Returns the charge.
+ * Charge the finished job @v by dac_ring_done() to its ring, its
+ * (process, ring) entry and its process. Returns the charge.
  */
 static __always_inline __u64 charge_job(const struct inflight_val *v)
 {
 	struct dac_sched_val szero = {}, *s;
+	struct dac_proc_val *p;
 	struct dac_sched_key k = {};
 	struct dac_ring_val *r;
-	__u64 now = bpf_ktime_get_ns(), start, busy = 0;
+	__u64 busy = 0;
 
 	k.tgid = v->tgid;
 	k.ring_id = v->ring_id;
 	r = bpf_map_lookup_elem(&rings, &k.ring_id);
-	if (r) {
-		/* The ring was busy with the previous job until it completed. */
-		start = v->run_ns > r->last_done_ns ? v->run_ns : r->last_done_ns;
-		busy = now > start ? now - start : 0;
-		if (now > r->last_done_ns)
-			r->last_done_ns = now;
-		__sync_fetch_and_add(&r->jobs, 1);
-		__sync_fetch_and_add(&r->busy_ns, busy);
-	}
+	if (r)
+		busy = dac_ring_done(r, bpf_ktime_get_ns());
 	szero.cookie = v->cookie;
+	szero.cgroup_id = v->cgroup_id;
 	__builtin_memcpy(szero.comm, v->comm, sizeof(szero.comm));
-	s = lookup_or_init(&sched_usage, &k, &szero, DAC_STAT_SCHED_INFLIGHT_FULL);
+	s = lookup_or_init(&sched_usage, &k, &szero, DAC_MAP_SCHED_USAGE);
 	if (s) {
 		__sync_fetch_and_add(&s->busy_ns, busy);
 		__sync_fetch_and_add(&s->jobs, 1);
+	}
+	p = proc_of(k.tgid, v->cookie, v->cgroup_id, v->comm);
+	if (p) {
+		__sync_fetch_and_add(&p->busy_ns, busy);
+		__sync_fetch_and_add(&p->jobs, 1);
+		if (!proc_add_ring(p, k.ring_id))
+			__sync_fetch_and_or(&p->flags, DAC_EXIT_F_TRUNCATED);
 	}
 	return busy;
 }
@@ -789,14 +1074,25 @@ static __always_inline void on_sched_done(__u64 fence)
 {
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
 
+	__u32 tgid, counted;
+
 	if (!v || !v->run_ns || !v->ring_id) {
 		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
-		if (v)
+		if (v) {
+			tgid = v->tgid;
+			counted = v->counted;
 			bpf_map_delete_elem(&inflight, &fence);
+			if (counted)
+				proc_job_gone(tgid);
+		}
 		return;
 	}
 	charge_job(v);
+	tgid = v->tgid;
+	counted = v->counted;
 	bpf_map_delete_elem(&inflight, &fence);
+	if (counted)
+		proc_job_gone(tgid);
 }
 
 /* ---- gpu_scheduler: tp_btf (types from gpu_sched's module BTF) ---------- */
@@ -890,7 +1186,7 @@ struct tp_sched_process_job {
 SEC("tracepoint/gpu_scheduler/drm_sched_job")
 int tp_sched_job(struct tp_sched_job *ctx)
 {
-	on_sched_queue(ctx->fence);
+	on_sched_queue(TPS(ctx, fence));
 	return 0;
 }
 
@@ -905,21 +1201,21 @@ int tp_run_job(struct tp_sched_job *ctx)
 	 * (two devices with equally named rings share one entry here; the
 	 * tp_btf variant keeps them apart).
 	 */
-	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, ctx->name_loc)) < 0)
+	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
 	for (int i = 0; i < DAC_NAME_LEN; i++) {
 		if (!name[i])
 			break;
 		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
 	}
-	on_sched_run(ctx->fence, ring_id_of(hash, name));
+	on_sched_run(TPS(ctx, fence), ring_id_of(hash, name));
 	return 0;
 }
 
 SEC("tracepoint/gpu_scheduler/drm_sched_process_job")
 int tp_process_job(struct tp_sched_process_job *ctx)
 {
-	on_sched_done(ctx->fence);
+	on_sched_done(TPS(ctx, fence));
 	return 0;
 }
 
@@ -937,13 +1233,11 @@ static __always_inline void on617_queue(__u64 ctx, __u64 seqno, __u64 client_id)
 	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
 	struct inflight_val v = {};
 
-	v.queued_ns = bpf_ktime_get_ns();
-	v.tgid = bpf_get_current_pid_tgid() >> 32;
-	v.cookie = cookie_of_current();
+	fill_submitter(&v);
 	v.client_id = client_id;
-	bpf_get_current_comm(v.comm, sizeof(v.comm));
-	if (bpf_map_update_elem(&inflight617, &k, &v, BPF_ANY))
-		stat_inc(DAC_STAT_SCHED_INFLIGHT_FULL);
+	proc_job_queued(&v);
+	if (map_put(&inflight617, DAC_MAP_INFLIGHT617, &k, &v, BPF_ANY) && v.counted)
+		proc_job_gone(v.tgid);
 }
 
 static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, __u32 ring_id)
@@ -953,8 +1247,7 @@ static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, _
 
 	if (!v)
 		return;		/* queued before attach: counted at done */
-	v->run_ns = bpf_ktime_get_ns();
-	v->ring_id = ring_id;
+	ring_run(v, ring_id);
 	if (!v->client_id)
 		v->client_id = client_id;
 }
@@ -965,26 +1258,36 @@ static __always_inline void on617_done(__u64 ctx, __u64 seqno)
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight617, &k);
 	struct dac_sched_client_key ck = {};
 	struct dac_sched_client_val czero = {}, *c;
+	__u32 tgid, counted;
 	__u64 busy;
 
 	if (!v || !v->run_ns || !v->ring_id) {
 		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
-		if (v)
+		if (v) {
+			tgid = v->tgid;
+			counted = v->counted;
 			bpf_map_delete_elem(&inflight617, &k);
+			if (counted)
+				proc_job_gone(tgid);
+		}
 		return;
 	}
 	busy = charge_job(v);
+	tgid = v->tgid;
+	counted = v->counted;
 	if (v->client_id) {
 		ck.client_id = v->client_id;
 		ck.ring_id = v->ring_id;
 		czero.tgid = v->tgid;
-		c = lookup_or_init(&sched_clients, &ck, &czero, DAC_STAT_SCHED_INFLIGHT_FULL);
+		c = lookup_or_init(&sched_clients, &ck, &czero, DAC_MAP_SCHED_CLIENTS);
 		if (c) {
 			__sync_fetch_and_add(&c->busy_ns, busy);
 			__sync_fetch_and_add(&c->jobs, 1);
 		}
 	}
 	bpf_map_delete_elem(&inflight617, &k);
+	if (counted)
+		proc_job_gone(tgid);
 }
 
 /* tp_btf: the 6.17 types, relocated by CO-RE against gpu_sched's BTF. */
@@ -1081,7 +1384,7 @@ struct tp617_job_done {
 SEC("tracepoint/gpu_scheduler/drm_sched_job_queue")
 int tp617_job_queue(struct tp617_sched_job *ctx)
 {
-	on617_queue(ctx->fence_context, ctx->fence_seqno, ctx->client_id);
+	on617_queue(TPS(ctx, fence_context), TPS(ctx, fence_seqno), TPS(ctx, client_id));
 	return 0;
 }
 
@@ -1092,8 +1395,8 @@ int tp617_job_run(struct tp617_sched_job *ctx)
 	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a over dev, '/', name */
 
 	/* A ring is (dev, name): the record names both, no pointer. */
-	if (bpf_probe_read_kernel_str(dev, sizeof(dev), DATA_LOC(ctx, ctx->dev_loc)) < 0 ||
-	    bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, ctx->name_loc)) < 0)
+	if (bpf_probe_read_kernel_str(dev, sizeof(dev), DATA_LOC(ctx, TPS(ctx, dev_loc))) < 0 ||
+	    bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
 	for (int i = 0; i < DAC_NAME_LEN; i++) {
 		if (!dev[i])
@@ -1106,14 +1409,15 @@ int tp617_job_run(struct tp617_sched_job *ctx)
 			break;
 		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
 	}
-	on617_run(ctx->fence_context, ctx->fence_seqno, ctx->client_id, ring_id_of(hash, name));
+	on617_run(TPS(ctx, fence_context), TPS(ctx, fence_seqno), TPS(ctx, client_id),
+		  ring_id_of(hash, name));
 	return 0;
 }
 
 SEC("tracepoint/gpu_scheduler/drm_sched_job_done")
 int tp617_job_done(struct tp617_job_done *ctx)
 {
-	on617_done(ctx->fence_context, ctx->fence_seqno);
+	on617_done(TPS(ctx, fence_context), TPS(ctx, fence_seqno));
 	return 0;
 }
 
@@ -1138,5 +1442,30 @@ int BPF_PROG(track_fork, struct task_struct *parent, struct task_struct *child)
 
 		bpf_map_update_elem(&tracked, &ctgid, &c, BPF_ANY);
 	}
+	return 0;
+}
+
+/*
+ * A process is gone (its last thread exits; its files, DRM clients among
+ * them, close right after): it is marked exited, and its PROC_EXIT record
+ * is written now, or by the completion of its last scheduler job still in
+ * flight (proc_job_gone()). Every exiting process loses its tracked entry;
+ * processes that never had a GPU job cost one failed lookup.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(track_exit, struct task_struct *task)
+{
+	struct dac_proc_val *p;
+	__u32 tgid;
+
+	if (!task || BPF_CORE_READ(task, signal, live.counter))
+		return 0;	/* other threads live on */
+	tgid = BPF_CORE_READ(task, tgid);
+	bpf_map_delete_elem(&tracked, &tgid);
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (!p || __sync_val_compare_and_swap(&p->exited, 0, 1))
+		return 0;
+	if (!__sync_fetch_and_add(&p->inflight, 0))
+		proc_emit(tgid, p);
 	return 0;
 }

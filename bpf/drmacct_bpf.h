@@ -38,6 +38,7 @@ struct dac_client_val {
 	__u32 pid;		/* task that opened the file */
 	__u32 tgid;
 	__u32 pad;
+	__u64 cgroup_id;	/* cgroup v2 id of the opener; 0 unknown (seeded) */
 	char comm[DAC_COMM_LEN];
 	char driver[DAC_NAME_LEN];
 	/*
@@ -59,6 +60,14 @@ struct dac_usage_key {
  * busy_ns and cycles count finished jobs. Jobs still running add
  * running * now - start_sum (their start times summed), which is how a
  * reader gets the in-flight part at any instant, like fdinfo does.
+ *
+ * Every writer (a job's begin or end, on any CPU) adds 1 to wr_begun before
+ * it changes busy_ns, cycles, jobs, start_sum or running and 1 to wr_done
+ * after, all with fully ordered atomics. A reader copies the value twice
+ * and uses it only when both copies are equal and wr_begun == wr_done: no
+ * write was under way, so start_sum, running and busy_ns are of one moment
+ * (a copy is not atomic: start_sum of before a begin with running of after
+ * it would count the new job as running since boot).
  */
 struct dac_usage_val {
 	__u64 busy_ns;
@@ -66,6 +75,8 @@ struct dac_usage_val {
 	__u64 jobs;		/* finished jobs */
 	__u64 start_sum;	/* sum of start times of running jobs */
 	__u64 running;		/* jobs running now */
+	__u64 wr_begun;		/* writes begun */
+	__u64 wr_done;		/* writes finished */
 	__u32 device_id;
 	__u32 pad;
 };
@@ -112,11 +123,19 @@ struct dac_cookie_val {
 
 /* ---- gpu_scheduler path ------------------------------------------------- */
 /* rings: key __u32 ring id (1..), value */
+/*
+ * Busy time of a ring is the union of its jobs' [run, done] intervals:
+ * charged_ns is the time up to which it has been charged; when a job runs
+ * on an idle ring (active 0 -> 1) it moves up to that run; each completion
+ * charges done - charged_ns and moves it to done. Never more than wall
+ * time, exact for rings that complete in order (see Documentation/bpf.rst).
+ */
 struct dac_ring_val {
 	char name[DAC_NAME_LEN];	/* drm_gpu_scheduler.name */
-	__u64 last_done_ns;		/* completion time of its latest job */
+	__u64 charged_ns;		/* busy time charged up to here */
 	__u64 jobs;
 	__u64 busy_ns;
+	__u64 active;			/* jobs run and not yet done */
 };
 
 struct dac_sched_key {
@@ -128,8 +147,33 @@ struct dac_sched_val {
 	__u64 busy_ns;
 	__u64 jobs;
 	__u64 cookie;		/* DAC_MAP_TRACKED cookie of the submitter */
+	__u64 cgroup_id;	/* cgroup v2 id of the submitter at its first job */
+	char comm[DAC_COMM_LEN];	/* the process's (group leader's) name */
+};
+
+/*
+ * procs: key __u32 tgid. A process that had scheduler jobs charged: its
+ * sums and the rings it used, so that its exit (sched_process_exit) can
+ * write one PROC_EXIT record and delete its sched_usage entries.
+ */
+#define DAC_PROC_MAX_RINGS	16
+
+struct dac_proc_val {
+	__u64 busy_ns;		/* gpu_scheduler path, all rings */
+	__u64 jobs;
+	__u64 acct_busy_ns;	/* drmacct path: its clients' finished jobs */
+	__u64 acct_jobs;
+	__u64 cookie;
+	__u64 cgroup_id;
+	__u64 inflight;		/* scheduler jobs queued and not yet done */
+	__u32 exited;		/* 1: record as soon as inflight is 0 */
+	__u32 flags;		/* DAC_EXIT_F_TRUNCATED: more rings than slots */
+	__u32 ring_ids[DAC_PROC_MAX_RINGS];	/* 0 = free slot */
 	char comm[DAC_COMM_LEN];
 };
+
+/* tgid of jobs queued by kernel threads (kworkers): all one "process" */
+#define DAC_TGID_KERNEL		0
 
 /* 6.17+ scheduler events: a job is named by its finished fence. */
 struct dac_fence_key {
@@ -154,6 +198,7 @@ struct dac_sched_client_val {
 /* ---- records (ring buffer) ---------------------------------------------- */
 enum dac_rec_type {
 	DAC_REC_CLIENT_EXIT = 1,
+	DAC_REC_PROC_EXIT = 2,
 };
 
 #define DAC_EXIT_F_TRUNCATED	(1u << 0)	/* more engines/regions than fit */
@@ -198,18 +243,88 @@ struct dac_rec_exit {
 				 DAC_EXIT_MAX_ENGINES * sizeof(struct dac_rec_engine) + \
 				 DAC_EXIT_MAX_REGIONS * sizeof(struct dac_rec_region))
 
+/*
+ * One per exiting process that had scheduler jobs: the header, then
+ * num_rings struct dac_rec_ring.
+ */
+struct dac_rec_proc_exit {
+	__u32 type;		/* DAC_REC_PROC_EXIT */
+	__u32 size;
+	__u64 seq;		/* process exit sequence number, counts drops too */
+	__u64 exit_ns;
+	__u64 busy_ns;		/* gpu_scheduler path, all rings */
+	__u64 jobs;
+	__u64 acct_busy_ns;	/* drmacct path (exact): its clients' jobs */
+	__u64 acct_jobs;
+	__u64 cookie;
+	__u64 cgroup_id;
+	__u32 tgid;
+	__u32 flags;		/* DAC_EXIT_F_TRUNCATED */
+	__u32 num_rings;
+	__u32 pad;
+	char comm[DAC_COMM_LEN];
+};
+
+struct dac_rec_ring {
+	__u32 ring_id;
+	__u32 pad;
+	__u64 busy_ns;
+	__u64 jobs;
+};
+
+#define DAC_REC_PROC_MAX_SIZE	(sizeof(struct dac_rec_proc_exit) +		\
+				 DAC_PROC_MAX_RINGS * sizeof(struct dac_rec_ring))
+
+/*
+ * Maps whose inserts can fail: per map, stats counts failures because the
+ * map was full (DAC_STAT_FULL + id; LRU maps evict instead and never
+ * count here) and because the bucket was busy (DAC_STAT_BUSY + id: the
+ * program interrupted itself on this CPU, e.g. from an NMI -- a recursion
+ * miss).
+ */
+enum dac_map_id {
+	DAC_MAP_CLIENTS,
+	DAC_MAP_USAGE,
+	DAC_MAP_MEM,
+	DAC_MAP_TOTALS,
+	DAC_MAP_COOKIE_USAGE,
+	DAC_MAP_COOKIE_MEM,
+	DAC_MAP_TRACKED,
+	DAC_MAP_RINGS,
+	DAC_MAP_RING_IDS,
+	DAC_MAP_INFLIGHT,
+	DAC_MAP_SCHED_USAGE,
+	DAC_MAP_INFLIGHT617,
+	DAC_MAP_SCHED_CLIENTS,
+	DAC_MAP_PROCS,
+	DAC_MAP__COUNT
+};
+
 /* ---- stats: array of __u64, index below ---------------------------------- */
 enum dac_stat {
 	DAC_STAT_EXIT_RECORDS,		/* CLIENT_EXIT records attempted */
-	DAC_STAT_EXIT_DROPS,		/* ... of which the ring buffer was full */
-	DAC_STAT_CLIENTS_FULL,		/* client table full at open */
-	DAC_STAT_USAGE_FULL,		/* usage map full */
+	DAC_STAT_EXIT_DROPS,		/* records (either kind) the full ring buffer dropped */
+	DAC_STAT_PROC_RECORDS,		/* PROC_EXIT records attempted */
 	DAC_STAT_JOB_END_UNSEEN,	/* job end without its begin (attached late) */
-	DAC_STAT_SCHED_INFLIGHT_FULL,	/* scheduler join map full */
 	DAC_STAT_SCHED_ORPHAN_DONE,	/* completion of a job queued before attach */
-	DAC_STAT_SCHED_RINGS_FULL,
 	DAC_STAT_READ_FAULT,		/* bpf_probe_read_kernel failed */
-	DAC_STAT__COUNT
+	DAC_STAT_CAS_GIVEUP,		/* a cmpxchg loop lost DAC_CAS_TRIES times */
+	DAC_STAT_FULL,			/* + enum dac_map_id: insert failed, map full */
+	DAC_STAT_BUSY = DAC_STAT_FULL + DAC_MAP__COUNT,	/* + id: bucket busy */
+	DAC_STAT__COUNT = DAC_STAT_BUSY + DAC_MAP__COUNT
+};
+
+/*
+ * The pinned "meta" map (array, one entry): what a reader checks before it
+ * trusts the other pins. Bumped whenever a key, value or record changes.
+ */
+#define DAC_LAYOUT_MAGIC	0x6472616363745f6dull	/* "drmacct_m" */
+#define DAC_LAYOUT_VERSION	3
+
+struct dac_meta {
+	__u64 magic;
+	__u32 version;
+	__u32 pad;
 };
 
 /* ---- names userspace learned: key, value char[DAC_NAME_LEN] -------------- */

@@ -47,9 +47,21 @@ struct trace_entry {
 
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
 
+typedef struct {
+	int counter;
+} atomic_t;
+
+struct signal_struct {
+	atomic_t live;		/* threads not yet exiting */
+};
+
 struct task_struct {
+	unsigned int flags;	/* PF_* */
 	int pid;
 	int tgid;
+	struct task_struct *group_leader;
+	char comm[16];
+	struct signal_struct *signal;
 };
 
 struct dma_fence {

@@ -120,6 +120,7 @@ struct simgpu_result {
 	struct list_head done_node;	/* in simgpu_file.done, once done */
 	u32 id;
 	u64 queued_ns;
+	u64 run_ns;			/* first run_job() call */
 	u64 start_ns;
 	u64 end_ns;
 	u64 cycles;
@@ -135,6 +136,16 @@ extern atomic_t simgpu_live_results;
 extern atomic_t simgpu_live_jobs;
 
 /* Per open file. Jobs hold references, so it outlives the file. */
+/* Per-file state of the fault injection (simgpu_fault.c). */
+struct simgpu_fault_file {
+	struct list_head node;	/* in the open files, oldest first */
+	u64 id;			/* the drm-client-id it prints */
+	atomic_t reads;		/* fdinfo reads so far */
+	u64 idle_ns;		/* idle-busy: fake busy time while it ran nothing */
+	bool ran;		/* idle-busy: it printed real busy time */
+	u64 last_busy[SIMGPU_NUM_ENGINES]; /* counter-step-back: printed before */
+};
+
 struct simgpu_file {
 	struct kref ref;
 	struct simgpu_device *sdev;
@@ -148,6 +159,7 @@ struct simgpu_file {
 	spinlock_t done_lock;		/* @done, @ndone (retire runs in IRQs) */
 	struct list_head done;		/* finished results, oldest first */
 	unsigned int ndone;
+	struct simgpu_fault_file fault;	/* only with the fault parameter */
 	atomic_t inflight;		/* jobs whose result is not done */
 	struct drm_sched_entity entity[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
 };
@@ -227,5 +239,14 @@ int simgpu_ioctl_gem_wait(struct drm_device *drm, void *data,
 void simgpu_gem_mem_stats(struct drm_file *file, struct drmacct_mem_stats *st);
 void simgpu_bo_mem_event(struct simgpu_file *sfile, struct simgpu_bo *bo,
 			 enum drmacct_mem_op op);
+
+/* simgpu_drv.c */
+void simgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file);
+
+/* simgpu_fault.c */
+extern const struct file_operations simgpu_fault_fops;
+bool simgpu_fault_active(void);
+void simgpu_fault_open(struct simgpu_file *sfile);
+void simgpu_fault_close(struct simgpu_file *sfile);
 
 #endif /* _SIMGPU_H_ */

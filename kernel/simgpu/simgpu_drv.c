@@ -124,6 +124,8 @@ static int simgpu_open(struct drm_device *drm, struct drm_file *file)
 	mutex_lock(&sdev->files_lock);
 	list_add_tail(&sfile->dev_node, &sdev->files);
 	mutex_unlock(&sdev->files_lock);
+	if (simgpu_fault_active())
+		simgpu_fault_open(sfile);
 	file->driver_priv = sfile;
 	return 0;
 
@@ -150,6 +152,8 @@ static void simgpu_postclose(struct drm_device *drm, struct drm_file *file)
 	/* After an unplug the device already tore them down. */
 	if (!gone)
 		simgpu_file_entities_fini(sfile, true);
+	if (simgpu_fault_active())
+		simgpu_fault_close(sfile);
 	/* Running jobs hold their own client and file references. */
 	drmacct_client_close(sfile->acct);
 	sfile->acct = NULL;
@@ -232,7 +236,7 @@ static int simgpu_ioctl_set_client_name(struct drm_device *drm, void *data,
 }
 
 /* Only with accounting: without, simgpu has no fdinfo support at all. */
-static void simgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+void simgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
 	struct simgpu_file *sfile = file->driver_priv;
 	struct drmacct_mem_stats mem;
@@ -329,6 +333,12 @@ static const struct drm_driver simgpu_drm_driver = {
 	DRMACCT_DRIVER_SHOW_FDINFO(simgpu_show_fdinfo)
 };
 
+/* fault=<name>: fdinfo through simgpu_fault.c, which breaks one rule. */
+static const struct drm_driver simgpu_drm_driver_fault = {
+	SIMGPU_DRM_DRIVER_COMMON,
+	.fops = &simgpu_fault_fops,
+};
+
 static const struct drm_driver simgpu_drm_driver_plain = {
 	SIMGPU_DRM_DRIVER_COMMON,
 	.fops = &simgpu_fops_plain,
@@ -392,8 +402,9 @@ static int simgpu_device_create(struct device *parent)
 	if (ret)
 		return ret;
 
-	sdev = devm_drm_dev_alloc(parent, accounting ? &simgpu_drm_driver :
-				  &simgpu_drm_driver_plain, struct simgpu_device, drm);
+	sdev = devm_drm_dev_alloc(parent, !accounting ? &simgpu_drm_driver_plain :
+				  simgpu_fault_active() ? &simgpu_drm_driver_fault :
+				  &simgpu_drm_driver, struct simgpu_device, drm);
 	if (IS_ERR(sdev))
 		return PTR_ERR(sdev);
 	sdev->legacy_memory = legacy_memory;

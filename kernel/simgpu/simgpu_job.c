@@ -154,6 +154,9 @@ static struct dma_fence *simgpu_sched_run_job(struct drm_sched_job *sched_job)
 	struct simgpu_inst *inst = container_of(sched_job->sched,
 						struct simgpu_inst, sched);
 
+	/* A resubmission after a reset keeps the first hand-off time. */
+	if (!job->result->run_ns)
+		job->result->run_ns = ktime_get_ns();
 	return simgpu_engine_run(inst, job);
 }
 
@@ -656,7 +659,7 @@ int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 	u64 now, deadline;
 	int ret = 0, idx;
 
-	if (args->flags & ~SIMGPU_WAIT_ABSOLUTE || args->pad || args->reserved)
+	if (args->flags & ~SIMGPU_WAIT_ABSOLUTE || args->pad || args->run_ns)
 		return -EINVAL;
 	if (!args->job_id || args->job_id > U32_MAX)
 		return -ENOENT;
@@ -706,6 +709,7 @@ int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 		args->status = result->status;
 		args->instance = result->instance;
 		args->queued_ns = result->queued_ns;
+		args->run_ns = result->run_ns;
 		args->start_ns = result->start_ns;
 		args->end_ns = result->end_ns;
 		args->cycles = result->cycles;

@@ -11,7 +11,10 @@
  * 2. The kernel's own view of every program: run_time_ns / run_cnt from
  *    BPF statistics (bpf_enable_stats(BPF_STATS_RUN_TIME)) after a simgpu
  *    workload that fires every tracepoint: client open/close, job
- *    begin/end, memory changes and the three gpu_scheduler events.
+ *    begin/end, memory changes and the three gpu_scheduler events --
+ *    beside an empty program on the same tracepoint (bpf/empty.bpf.c),
+ *    attached in the same run, whose cost is the floor: each program's
+ *    ns per run, the empty one's, and their ratio.
  * 3. How much work each program is for this kernel's verifier: verified
  *    instructions per program (dac_bpf_verify()), so growth shows between
  *    runs and kernels.
@@ -32,7 +35,9 @@
 #include <bpf/bpf.h>
 
 #include "bpf.h"
+#include "bpf_priv.h"
 #include "dtest.h"
+#include "empty.skel.h"
 #include "sgtest.h"
 
 #define RUN "/sys/kernel/debug/drmacct_bench/run"
@@ -98,9 +103,51 @@ static int workload(unsigned int clients, unsigned int jobs)
 	return 0;
 }
 
+/*
+ * The empty programs of @kind ("tp_btf/" or "tracepoint/") and those on the
+ * process events (always tp_btf, as drmacct's are), loaded and attached.
+ */
+static struct empty_bpf *empty_attach(const char *kind)
+{
+	struct empty_bpf *e = empty_bpf__open();
+	struct bpf_program *p;
+
+	if (!e)
+		return NULL;
+	bpf_object__for_each_program(p, e->obj) {
+		const char *sec = bpf_program__section_name(p);
+
+		bpf_program__set_autoload(p, !strncmp(sec, kind, strlen(kind)) ||
+					  strstr(sec, "sched_process_"));
+	}
+	if (empty_bpf__load(e) || empty_bpf__attach(e)) {
+		empty_bpf__destroy(e);
+		return NULL;
+	}
+	return e;
+}
+
+/* ns per run of the empty program on section @sec; < 0 when none ran. */
+static double empty_cost(struct empty_bpf *e, const char *sec)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, e->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (bpf_program__fd(p) < 0 || strcmp(bpf_program__section_name(p), sec) ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) || !info.run_cnt)
+			continue;
+		return (double)info.run_time_ns / info.run_cnt;
+	}
+	return -1;
+}
+
 static int measure(const char *label, enum dac_bpf_attach attach, unsigned long long n,
 		   double base)
 {
+	struct empty_bpf *empty;
 	struct dac_bpf_load_opts o = { .attach = attach };
 	struct dac_bpf_prog_stats *ps = NULL;
 	struct dac_bpf *b = NULL;
@@ -123,6 +170,12 @@ static int measure(const char *label, enum dac_bpf_attach attach, unsigned long 
 	       "(2 events/job: +%.1f ns/event)\n", label, with, with - base, (with - base) / 2);
 
 	/* Per-program costs, counted only while the stats fd is open. */
+	empty = empty_attach(attach == DAC_BPF_ATTACH_BTF ? "tp_btf/" : "tracepoint/");
+	if (!empty) {
+		fprintf(stderr, "bench_bpf: the empty programs did not load: %s\n", strerror(errno));
+		dac_bpf_close(b);
+		return -1;
+	}
 	sfd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (sfd < 0) {
 		fprintf(stderr, "bench_bpf: bpf_enable_stats: %s\n", strerror(errno));
@@ -132,6 +185,7 @@ static int measure(const char *label, enum dac_bpf_attach attach, unsigned long 
 	if (helper_loop(n / 4 ? n / 4 : 1) < 0 || workload(50, 40)) {
 		fprintf(stderr, "bench_bpf: workload failed\n");
 		close(sfd);
+		empty_bpf__destroy(empty);
 		dac_bpf_close(b);
 		return -1;
 	}
@@ -139,14 +193,24 @@ static int measure(const char *label, enum dac_bpf_attach attach, unsigned long 
 	err = dac_bpf_read_prog_stats(b, &ps, &np);
 	if (err) {
 		fprintf(stderr, "bench_bpf: program stats: %s\n", strerror(-err));
+		empty_bpf__destroy(empty);
 		dac_bpf_close(b);
 		return -1;
 	}
-	for (size_t i = 0; i < np; i++)
-		printf("bench_bpf: %-10s prog %-18s run_cnt=%-8" PRIu64 " run_time_ns/run_cnt=%.1f\n",
-		       label, ps[i].name, ps[i].run_cnt,
-		       ps[i].run_cnt ? (double)ps[i].run_time_ns / ps[i].run_cnt : 0.0);
+	for (size_t i = 0; i < np; i++) {
+		double ns = ps[i].run_cnt ? (double)ps[i].run_time_ns / ps[i].run_cnt : 0.0;
+		const char *sec = NULL;
+		double floor = dac_bpf_prog_state(b, ps[i].name, &sec) == 2 && sec ?
+			       empty_cost(empty, sec) : -1;
+
+		printf("bench_bpf: %-10s prog %-18s run_cnt=%-8" PRIu64
+		       " run_time_ns/run_cnt=%.1f", label, ps[i].name, ps[i].run_cnt, ns);
+		if (floor > 0)
+			printf(" empty=%.1f ratio=%.2f", floor, ns / floor);
+		printf("\n");
+	}
 	free(ps);
+	empty_bpf__destroy(empty);
 	dac_bpf_close(b);
 	return 0;
 }

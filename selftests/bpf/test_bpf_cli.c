@@ -613,7 +613,7 @@ DT_TEST_F_TIMEOUT(pinned, list_and_top_use_the_bpf_client_table, 90)
 	free(err);
 
 	/* top in batch mode says its source in every update header. */
-	rc = sg_sh(DRMACCT " top -b -n 1 -d 0.3 >/tmp/top.out 2>/tmp/top.err");
+	rc = sg_sh(DRMACCT " top -b -n 1 -i 300ms >/tmp/top.out 2>/tmp/top.err");
 	out = sg_read_file("/tmp/top.out", NULL);
 	DT_ASSERT_TRUE(out != NULL);
 	dt_info("top:\n%s", out);
@@ -622,11 +622,11 @@ DT_TEST_F_TIMEOUT(pinned, list_and_top_use_the_bpf_client_table, 90)
 	DT_EXPECT_TRUE(strstr(out, "copy") != NULL);
 	free(out);
 
-	/* --source bpf with --pid cannot be served: a clear error. */
+	/* --source bpf with --pid cannot be served: a usage error, named. */
 	rc = sg_sh(DRMACCT " list --source bpf --pid 1 >/dev/null 2>/tmp/list.err");
 	err = sg_read_file("/tmp/list.err", NULL);
 	DT_ASSERT_TRUE(err != NULL);
-	DT_EXPECT_EQ(rc, 1);
+	DT_EXPECT_EQ(rc, 2);
 	DT_EXPECT_TRUE(strstr(err, "--pid") != NULL);
 	free(err);
 	kill(pid, SIGTERM);
@@ -674,6 +674,55 @@ DT_TEST_F_TIMEOUT(pinned, bad_input_is_refused_clearly, 60)
 	DT_EXPECT_TRUE(strstr(err, "not running") != NULL);
 	free(err);
 	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf status >/dev/null 2>&1"), 1);
+}
+
+/*
+ * bpf status says which program set runs, lists every map with its memlock
+ * and the total; a pinned collection of another layout (here: the meta
+ * stamp of an older version) is refused by every reader with what to do,
+ * and `bpf stop` still removes it.
+ */
+DT_TEST_F_TIMEOUT(pinned, status_maps_and_stale_layout, 60)
+{
+	struct dac_meta m = { 0 };
+	struct dac_bpf *b = NULL;
+	uint32_t zero = 0;
+	char *out;
+	int fd;
+
+	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf status >/tmp/st.out 2>&1"), 0);
+	out = sg_read_file("/tmp/st.out", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	dt_info("bpf status:\n%s", out);
+	DT_EXPECT_TRUE(strstr(out, "scheduler program set:     6.1") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "process exits:             sched_process_exit") != NULL);
+	/* The unpinned join maps too, found through the programs. */
+	DT_EXPECT_TRUE(strstr(out, " inflight ") != NULL);
+	DT_EXPECT_TRUE(strstr(out, " ring_ids ") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "lru_hash") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "memlock used:") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "recursion misses") != NULL);
+	free(out);
+
+	fd = bpf_obj_get(DAC_BPF_PIN_DIR "/maps/meta");
+	DT_ASSERT_GE(fd, 0);
+	DT_ASSERT_EQ(bpf_map_lookup_elem(fd, &zero, &m), 0);
+	DT_EXPECT_EQ(m.magic, DAC_LAYOUT_MAGIC);
+	DT_EXPECT_EQ(m.version, (uint32_t)DAC_LAYOUT_VERSION);
+	m.version--;	/* what an older drmacct left pinned */
+	DT_ASSERT_EQ(bpf_map_update_elem(fd, &zero, &m, BPF_ANY), 0);
+	close(fd);
+	DT_EXPECT_EQ(dac_bpf_open_pinned(NULL, &b), -ESTALE);
+	DT_EXPECT_TRUE(b == NULL);
+	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf status >/dev/null 2>/tmp/st.err"), 1);
+	out = sg_read_file("/tmp/st.err", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	dt_info("bpf status with an older layout pinned: %s", out);
+	DT_EXPECT_TRUE(strstr(out, "an older drmacct collection is pinned") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "drmacct bpf stop") != NULL);
+	free(out);
+	DT_EXPECT_EQ(sg_sh(DRMACCT " list --source=bpf >/dev/null 2>/tmp/st.err"), 1);
+	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf stop >/dev/null 2>&1"), 0);
 }
 
 /* ---- drmacct check ---------------------------------------------------------- */

@@ -73,14 +73,59 @@ DT_TEST(plan_picks_this_kernels_set)
 	}
 }
 
+/*
+ * Where this kernel's common record header ends, read from an event's
+ * format file (the common_* fields: 8 bytes on Debian's stock kernels,
+ * more on PREEMPT_RT), rounded up to the 8-byte alignment of the first
+ * field our 6.1 and drmacct records have.
+ */
+static unsigned int header_end(const char *event)
+{
+	char path[256], line[512];
+	unsigned int end = 0, off, size;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/format", event);
+	f = fopen(path, "r");
+	DT_ASSERT_TRUE(f != NULL);
+	while (fgets(line, sizeof(line), f)) {
+		const char *c = strstr(line, " common_");
+		const char *o = strstr(line, "offset:");
+
+		if (!c || !o || sscanf(o, "offset:%u;\tsize:%u;", &off, &size) != 2)
+			continue;
+		if (off + size > end)
+			end = off + size;
+	}
+	fclose(f);
+	dt_info("%s: common header ends at %u", event, end);
+	DT_ASSERT_GT(end, 0u);
+	return (end + 7) & ~7u;
+}
+
 DT_TEST(layout_check_matches_this_kernel)
 {
 	bool is617 = expected_set() == DAC_SCHED_SET_617;
+	unsigned int shift = 999, want;
 
 	if (access("/sys/kernel/tracing/events/gpu_scheduler", F_OK))
 		DT_SKIP("gpu_sched not loaded");
-	DT_EXPECT_EQ(dac_bpf_check_layout(NULL, dac_bpf_sched61_fields), is617 ? -ENOENT : 0);
-	DT_EXPECT_EQ(dac_bpf_check_layout(NULL, dac_bpf_sched617_fields), is617 ? 0 : -ENOENT);
+	want = header_end(is617 ? "gpu_scheduler/drm_sched_job_done" :
+			  "gpu_scheduler/drm_sched_process_job") - 8;
+	DT_EXPECT_EQ(dac_bpf_check_layout(NULL, dac_bpf_sched61_fields, &shift),
+		     is617 ? -ENOENT : 0);
+	if (!is617)
+		DT_EXPECT_EQ(shift, want);
+	shift = 999;
+	DT_EXPECT_EQ(dac_bpf_check_layout(NULL, dac_bpf_sched617_fields, &shift),
+		     is617 ? 0 : -ENOENT);
+	if (is617)
+		DT_EXPECT_EQ(shift, want);
+	if (!access("/sys/kernel/tracing/events/drmacct", F_OK)) {
+		shift = 999;
+		DT_EXPECT_EQ(dac_bpf_check_layout(NULL, dac_bpf_drmacct_fields, &shift), 0);
+		DT_EXPECT_EQ(shift, header_end("drmacct/drmacct_job_end") - 8);
+	}
 }
 
 static void check_loaded(enum dac_bpf_attach mode)
@@ -114,13 +159,13 @@ static void check_loaded(enum dac_bpf_attach mode)
 		DT_EXPECT_EQ(dac_bpf_prog_state(b, set61[i], NULL), !is617 && wanted_kind ? 2 : 0);
 	}
 	DT_EXPECT_EQ(dac_bpf_prog_state(b, "no_such_prog", NULL), -ENOENT);
-	/* What the kernel holds: exactly three scheduler programs plus track_fork. */
+	/* What the kernel holds: exactly three scheduler programs, track_fork, track_exit. */
 	DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &st, &n), 0);
 	for (size_t i = 0; i < n; i++) {
 		dt_info("loaded: %s", st[i].name);
 		DT_EXPECT_EQ(strstr(st[i].name, "617") != NULL, is617);
 	}
-	DT_EXPECT_EQ(n, (size_t)4);
+	DT_EXPECT_EQ(n, (size_t)5);
 	free(st);
 	dac_bpf_close(b);
 }

@@ -32,6 +32,7 @@
 #include <drm.h>
 #include "dtest.h"
 #include "fdinfo.h"
+#include "../user/json_dom.h"
 #include "sgtest.h"
 #include "simgpu_drm.h"
 
@@ -415,7 +416,7 @@ static void busy_util(unsigned int cap, double lo, double hi)
 	free(obj);
 	free(r.out);
 
-	drmacct(&r, "top", "-n", "1", "-d", "0.3", "--pid", pid, NULL);
+	drmacct(&r, "top", "-n", "1", "-i", "300ms", "--pid", pid, NULL);
 	DT_EXPECT_EQ(r.status, 0);
 	DT_EXPECT_TRUE(strstr(r.out, "== drmacct top: update 1") != NULL);
 	DT_EXPECT_TRUE(strstr(r.out, "simgpu") != NULL);
@@ -436,6 +437,64 @@ DT_TEST_TIMEOUT(busy_engine_utilisation_half_of_capacity_2, 120)
 }
 
 /* ---- check and bpf dump, with a collection pinned where no one else looks ---- */
+
+/*
+ * Device identity through libdrm: simgpu pci=1 also drives QEMU's edu PCI
+ * device (1234:11e8); list --json names that client's device with its bus,
+ * PCI slot (= the driver's drm-pdev) and ids, and the render node libdrm
+ * reports; the platform device has no PCI identity.
+ */
+DT_TEST_TIMEOUT(list_json_device_identity_from_libdrm, 120)
+{
+	char bdf[256], pid[16], p[96];
+	struct run r;
+	struct jd *j;
+	bool seen_pci = false, seen_platform = false;
+	int fd, pfd;
+
+	if (sg_edu_bdf(bdf, sizeof(bdf)))
+		DT_SKIP("no QEMU edu PCI device (1234:11e8); run-vm.sh adds one");
+	DT_ASSERT_EQ(sg_sh("rmmod simgpu && modprobe simgpu pci=1"), 0);
+	fd = sg_open_pci_node(bdf);
+	pfd = open_simgpu();
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	drmacct(&r, "list", "--json", "-i", "0", "--pid", pid, NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 0);
+	j = jd_parse(r.out);
+	DT_ASSERT_TRUE(j != NULL);
+	for (long i = 0; i < jd_len(j, "clients"); i++) {
+		const char *pdev, *bus;
+
+		snprintf(p, sizeof(p), "clients.%ld.pdev", i);
+		pdev = jd_str(j, p);
+		snprintf(p, sizeof(p), "clients.%ld.device.bus", i);
+		bus = jd_str(j, p);
+		if (pdev && !strcmp(pdev, bdf)) {
+			seen_pci = true;
+			DT_EXPECT_STREQ(bus, "pci");
+			snprintf(p, sizeof(p), "clients.%ld.device.pci.slot", i);
+			DT_EXPECT_STREQ(jd_str(j, p), bdf);
+			snprintf(p, sizeof(p), "clients.%ld.device.pci.vendor_id", i);
+			DT_EXPECT_EQ(jd_int(j, p, -1), 0x1234);
+			snprintf(p, sizeof(p), "clients.%ld.device.pci.device_id", i);
+			DT_EXPECT_EQ(jd_int(j, p, -1), 0x11e8);
+			snprintf(p, sizeof(p), "clients.%ld.device.name", i);
+			DT_EXPECT_TRUE(jd_str(j, p) && !strncmp(jd_str(j, p), "renderD", 7));
+		} else {
+			seen_platform = true;
+			snprintf(p, sizeof(p), "clients.%ld.device.pci", i);
+			DT_EXPECT_TRUE(jd_is_null(j, p));
+		}
+	}
+	DT_EXPECT_TRUE(seen_pci);
+	DT_EXPECT_TRUE(seen_platform);
+	jd_free(j);
+	free(r.out);
+	close(fd);
+	close(pfd);
+	DT_EXPECT_EQ(sg_sh("rmmod simgpu && modprobe simgpu"), 0);
+}
 
 #define PRIV_BPF_DIR "/sys/fs/bpf/drmacct-cli-vm"
 
@@ -483,6 +542,72 @@ DT_TEST_F_TIMEOUT(privbpf, check_with_nothing_to_compare, 120)
 	DT_EXPECT_TRUE(strstr(r.out, "nothing to compare: no live DRM client") != NULL);
 	DT_EXPECT_TRUE(strstr(r.out, "agree") == NULL);
 	free(r.out);
+
+	drmacct(&r, "check", "-d", PRIV_BPF_DIR, "-i", "200ms", "--json", NULL);
+	DT_EXPECT_EQ(r.status, 4);
+	{
+		struct jd *j = jd_parse(r.out);
+
+		DT_ASSERT_TRUE(j != NULL);
+		DT_EXPECT_STREQ(jd_str(j, "result"), "nothing");
+		DT_EXPECT_EQ(jd_int(j, "compared", -1), 0);
+		DT_EXPECT_EQ(jd_len(j, "pairs"), 0);
+		DT_EXPECT_EQ(jd_u64(j, "interval_ns", 0), (uint64_t)200000000);
+		jd_free(j);
+	}
+	free(r.out);
+}
+
+/*
+ * check --json while our client runs a 600 ms job: our (client, engine 0)
+ * pair is there, fdinfo saw it busy between the samples, BPF agrees.
+ */
+DT_TEST_F_TIMEOUT(privbpf, check_json_pairs, 120)
+{
+	unsigned int n;
+	struct run r;
+	uint64_t id, job;
+	bool found = false;
+	struct jd *j;
+	int fd;
+
+	fd = open_simgpu();
+	id = client_id(fd, &n);
+	DT_ASSERT_GT(n, 0u);
+	job = sg_submit_busy(fd, 0, SIMGPU_INSTANCE_ANY, 600000000ull);
+	drmacct(&r, "check", "-d", PRIV_BPF_DIR, "-i", "200ms", "-j", NULL);
+	sg_wait(fd, job, NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 0);
+	j = jd_parse(r.out);
+	DT_ASSERT_TRUE(j != NULL);
+	DT_EXPECT_STREQ(jd_str(j, "schema"), "drmacct-check/1");
+	DT_EXPECT_STREQ(jd_str(j, "result"), "agree");
+	DT_EXPECT_EQ(jd_int(j, "compared", -1), jd_len(j, "pairs"));
+	DT_EXPECT_EQ(jd_int(j, "disagree", -1), 0);
+	for (long i = 0; i < jd_len(j, "pairs"); i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "pairs.%ld.client_id", i);
+		if (jd_u64(j, p, 0) != id)
+			continue;
+		snprintf(p, sizeof(p), "pairs.%ld.pid", i);
+		DT_EXPECT_EQ(jd_int(j, p, -1), (int64_t)getpid());
+		snprintf(p, sizeof(p), "pairs.%ld.fdinfo_ns", i);
+		if (jd_u64(j, p, 0) > 0) {
+			uint64_t f = jd_u64(j, p, 0), b;
+
+			snprintf(p, sizeof(p), "pairs.%ld.bpf_ns", i);
+			b = jd_u64(j, p, 0);
+			found = true;
+			DT_EXPECT_LE(f, (uint64_t)600000000);
+			DT_EXPECT_GT(b, (uint64_t)0);
+		}
+	}
+	DT_EXPECT_TRUE(found);	/* the busy engine of our client */
+	jd_free(j);
+	free(r.out);
+	close(fd);
 }
 
 /*

@@ -228,13 +228,13 @@ DT_TEARDOWN(rv)
 	unlink(REC_FILE);
 }
 
-/* Starts `drmacct record` every @interval_ms and waits for its file header. */
-static void start_recorder(struct dt_fx_rv *self, const char *interval_ms)
+/* Starts `drmacct record` every @interval and waits for its file header. */
+static void start_recorder(struct dt_fx_rv *self, const char *interval)
 {
 	struct stat st;
 	time_t end = time(NULL) + 60;
 
-	self->rec = spawn(REC_LOG, "record", "-o", REC_FILE, "-i", interval_ms, NULL);
+	self->rec = spawn(REC_LOG, "record", "-o", REC_FILE, "-i", interval, NULL);
 	/* the header is written once BPF is open */
 	while ((stat(REC_FILE, &st) || st.st_size < DREC_FILE_HEADER_SIZE) && time(NULL) < end)
 		usleep(50000);
@@ -299,7 +299,7 @@ DT_TEST_F_TIMEOUT(rv, exit_records_from_bpf, 240)
 	DT_ASSERT_EQ(pipe(q), 0);
 	/* long-lived client: sampled; closes after the short one */
 	pl = client(q[1], 3, 50000000ull, 3000);
-	start_recorder(self, "1000");
+	start_recorder(self, "1s");
 	/* short-lived client: opens and closes, likely between two samples */
 	ps = client(p[1], 1, 100000000ull, 0);
 	get_result(p[0], ps, &shortc);
@@ -413,7 +413,7 @@ DT_TEST_F_TIMEOUT(rv, lost_records_counted, 240)
 	int exits = 0, overflows = 0, others = 0;
 
 	start_own_bpf(self, "4096", "its own 4 KiB ring");
-	start_recorder(self, "500");
+	start_recorder(self, "500ms");
 	DT_ASSERT_EQ(kill(self->rec, SIGSTOP), 0);
 	for (int i = 0; i < N; i++) {
 		struct drm_simgpu_query_device qd = { 0 };
@@ -475,7 +475,7 @@ DT_TEST_F_TIMEOUT(rv, exits_before_the_recording_are_not_in_it, 240)
 	DT_ASSERT_EQ(pipe(p), 0);
 	pid = client(p[1], 1, 20000000ull, 0);
 	get_result(p[0], pid, &before);
-	start_recorder(self, "500");
+	start_recorder(self, "500ms");
 	pid = client(p[1], 1, 20000000ull, 0);
 	get_result(p[0], pid, &after);
 	close(p[0]);

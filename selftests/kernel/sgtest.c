@@ -48,6 +48,41 @@ uint64_t sg_overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 	return hi > lo ? hi - lo : 0;
 }
 
+struct sg_span {
+	uint64_t lo, hi;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct sg_span *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+uint64_t sg_union_ns(const uint64_t *run, const uint64_t *end, size_t n)
+{
+	struct sg_span *s = calloc(n ? n : 1, sizeof(*s));
+	uint64_t total = 0, lo = 0, hi = 0;
+
+	if (!s)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		s[i] = (struct sg_span){ run[i], end[i] };
+	qsort(s, n, sizeof(*s), span_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (i && s[i].lo <= hi) {
+			if (s[i].hi > hi)
+				hi = s[i].hi;
+			continue;
+		}
+		total += hi - lo;
+		lo = s[i].lo;
+		hi = s[i].hi;
+	}
+	free(s);
+	return total + hi - lo;
+}
+
 /* ---- device ----------------------------------------------------------- */
 
 /*

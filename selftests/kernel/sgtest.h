@@ -39,6 +39,11 @@ uint64_t sg_now_ns(void);
 void sg_sleep_ns(uint64_t ns);
 /** sg_overlap() - length of [a0,a1) ∩ [b0,b1), 0 when disjoint. */
 uint64_t sg_overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1);
+/**
+ * sg_union_ns() - length of the union of the intervals [run[i], end[i]),
+ * i < @n (any order, overlapping or not).
+ */
+uint64_t sg_union_ns(const uint64_t *run, const uint64_t *end, size_t n);
 
 /* ---- device ----------------------------------------------------------- */
 

@@ -219,7 +219,7 @@ MUT(gwait_handle, a->gw.handle = 0x7fffffff)
 MUT(gwait_handle0, a->gw.handle = 0)
 MUT(wait_flags, a->wt.flags = 1u << 7)
 MUT(wait_pad, a->wt.pad = 1)
-MUT(wait_res, a->wt.reserved = 1)
+MUT(wait_res, a->wt.run_ns = 1)
 
 static const struct row rows[] = {
 	{ "query_device reserved[0]", B_QDEV, qdev_res0, EINVAL },

@@ -71,9 +71,14 @@ static void sbuf_add(struct sbuf *b, const char *d, size_t n)
 
 void cli_runv(struct cli_result *r, const char *const *args)
 {
+	cli_run_io(r, &(struct cli_io){ 0 }, args);
+}
+
+void cli_run_io(struct cli_result *r, const struct cli_io *io, const char *const *args)
+{
 	const char *bin = cli_bin();
 	struct sbuf bo = { 0 }, be = { 0 };
-	int po[2], pe[2], st;
+	int po[2], pe[2], st, pty = -1;
 	size_t n = 0, i;
 	pid_t pid;
 
@@ -81,19 +86,31 @@ void cli_runv(struct cli_result *r, const char *const *args)
 		n++;
 	DT_ASSERT_EQ(pipe2(po, O_CLOEXEC), 0);
 	DT_ASSERT_EQ(pipe2(pe, O_CLOEXEC), 0);
+	if (io->out == CLI_OUT_PTY) {
+		pty = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+		DT_ASSERT_GE(pty, 0);
+		DT_ASSERT_EQ(grantpt(pty), 0);
+		DT_ASSERT_EQ(unlockpt(pty), 0);
+	}
+	if (io->out == CLI_OUT_CLOSED) {
+		/* A pipe whose reader has gone: every write fails with EPIPE. */
+		close(po[0]);
+		po[0] = -1;
+	}
 	pid = fork();
 	DT_ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		char **argv = calloc(n + 2, sizeof(*argv));
-		int nul = open("/dev/null", O_RDONLY);
+		int in = open(io->in ? io->in : "/dev/null", O_RDONLY);
+		int out = pty >= 0 ? open(ptsname(pty), O_RDWR | O_NOCTTY) : po[1];
 
-		if (!argv || nul < 0)
+		if (!argv || in < 0 || out < 0)
 			_exit(127);
 		argv[0] = (char *)"drmacct";
 		for (i = 0; i < n; i++)
 			argv[i + 1] = (char *)args[i];
-		dup2(nul, 0);
-		dup2(po[1], 1);
+		dup2(in, 0);
+		dup2(out, 1);
 		dup2(pe[1], 2);
 		cli_child_env();
 		execv(bin, argv);
@@ -101,6 +118,10 @@ void cli_runv(struct cli_result *r, const char *const *args)
 	}
 	close(po[1]);
 	close(pe[1]);
+	if (pty >= 0) {
+		close(po[0]);
+		po[0] = -1;
+	}
 	sbuf_add(&bo, "", 0);
 	sbuf_add(&be, "", 0);
 	for (int open_fds = 2; open_fds;) {
@@ -130,6 +151,16 @@ void cli_runv(struct cli_result *r, const char *const *args)
 			break;
 	}
 	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	if (pty >= 0) {
+		/* What went to the terminal (the slave is closed: no blocking). */
+		char buf[4096];
+		ssize_t k;
+
+		fcntl(pty, F_SETFL, O_NONBLOCK);
+		while ((k = read(pty, buf, sizeof(buf))) > 0)
+			sbuf_add(&bo, buf, (size_t)k);
+		close(pty);
+	}
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	r->out = bo.p;
 	r->err = be.p;

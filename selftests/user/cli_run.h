@@ -42,6 +42,20 @@ const char *cli_bin(void);
 void cli_run(struct cli_result *r, const char *arg, ...) __attribute__((sentinel));
 /* Same with an argv vector (NULL-terminated, without argv[0]). */
 void cli_runv(struct cli_result *r, const char *const *args);
+
+enum cli_out {
+	CLI_OUT_PIPE = 0,	/* stdout collected in r->out */
+	CLI_OUT_CLOSED,		/* a pipe whose reader is gone (EPIPE) */
+	CLI_OUT_PTY,		/* a pseudo-terminal (r->out: what it showed) */
+};
+
+struct cli_io {
+	const char *in;		/* file for stdin; NULL: /dev/null */
+	enum cli_out out;
+};
+
+/* cli_runv() with stdin and stdout as @io says. */
+void cli_run_io(struct cli_result *r, const struct cli_io *io, const char *const *args);
 void cli_result_free(struct cli_result *r);
 
 /* Strict JSON syntax check of a whole document (RFC 8259). */

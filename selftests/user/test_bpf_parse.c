@@ -146,6 +146,60 @@ DT_TEST(decode_good_record)
 	DT_EXPECT_EQ(dac_bpf_decode_exit(buf, size, &r, &e, &g), 0);
 }
 
+/* A PROC_EXIT record with @nr rings into @buf; returns its size. */
+static size_t make_proc(void *buf, uint32_t nr)
+{
+	struct dac_rec_proc_exit *r = buf;
+	struct dac_rec_ring *e = (void *)(r + 1);
+	size_t size = sizeof(*r) + nr * sizeof(*e);
+
+	memset(buf, 0, size);
+	r->type = DAC_REC_PROC_EXIT;
+	r->size = size;
+	r->tgid = 77;
+	r->num_rings = nr;
+	for (uint32_t i = 0; i < nr; i++) {
+		e[i].ring_id = i + 1;
+		e[i].busy_ns = 100 * (i + 1);
+		r->busy_ns += e[i].busy_ns;
+	}
+	return size;
+}
+
+DT_TEST(decode_proc_exit_records)
+{
+	static uint64_t buf[256];
+	struct dac_rec_proc_exit *w = (void *)buf;
+	const struct dac_rec_proc_exit *r = NULL;
+	const struct dac_rec_ring *e = NULL;
+	size_t size = make_proc(buf, 3);
+
+	DT_ASSERT_EQ(dac_bpf_decode_proc_exit(buf, size, &r, &e), 0);
+	DT_EXPECT_EQ(r->tgid, 77u);
+	DT_EXPECT_EQ(e[2].ring_id, 3u);
+	DT_EXPECT_EQ(e[2].busy_ns, (uint64_t)300);
+	DT_EXPECT_EQ(r->busy_ns, (uint64_t)600);
+	DT_EXPECT_EQ(dac_bpf_decode_proc_exit(buf, size + 8, &r, &e), 0);
+	size = make_proc(buf, DAC_PROC_MAX_RINGS);
+	DT_EXPECT_EQ(size, DAC_REC_PROC_MAX_SIZE);
+	DT_EXPECT_EQ(dac_bpf_decode_proc_exit(buf, size, &r, &e), 0);
+	/* Bad: no data, short, truncated sample, other type, counts. */
+	DT_EXPECT_EQ(dac_bpf_decode_proc_exit(NULL, 0, &r, &e), -EBADMSG);
+	DT_EXPECT_EQ(dac_bpf_decode_proc_exit(buf, sizeof(*w) - 1, &r, &e), -EBADMSG);
+	DT_EXPECT_EQ(dac_bpf_decode_proc_exit(buf, size - 8, &r, &e), -EBADMSG);
+	w->type = DAC_REC_CLIENT_EXIT;
+	DT_EXPECT_EQ(dac_bpf_decode_proc_exit(buf, size, &r, &e), -EBADMSG);
+	size = make_proc(buf, 2);
+	w->num_rings = 3;
+	DT_EXPECT_EQ(dac_bpf_decode_proc_exit(buf, size, &r, &e), -EBADMSG);
+	make_proc(buf, 0);
+	w->num_rings = UINT32_MAX;
+	DT_EXPECT_EQ(dac_bpf_decode_proc_exit(buf, sizeof(buf), &r, &e), -EBADMSG);
+	make_proc(buf, 0);
+	w->size = sizeof(*w) - 8;
+	DT_EXPECT_EQ(dac_bpf_decode_proc_exit(buf, sizeof(buf), &r, &e), -EBADMSG);
+}
+
 DT_TEST(decode_bad_records)
 {
 	static uint64_t buf[512];

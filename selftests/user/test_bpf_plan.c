@@ -181,7 +181,7 @@ DT_TEST_F(tree, tracefs_61_names_pick_61_tracepoints)
 	DT_EXPECT_EQ(p.sched_set, DAC_SCHED_SET_61);
 	DT_EXPECT_EQ(p.drmacct, -ENOENT);	/* no drmacct system in this tree */
 	DT_EXPECT_EQ(dac_bpf_check_layout(&(struct dac_bpf_env){ .events_root = self->events },
-					  dac_bpf_sched61_fields), 0);
+					  dac_bpf_sched61_fields, NULL), 0);
 }
 
 DT_TEST_F(tree, tracefs_617_names_pick_617_tracepoints)
@@ -193,9 +193,9 @@ DT_TEST_F(tree, tracefs_617_names_pick_617_tracepoints)
 	p = plan(self->events, self->btf, DAC_BPF_ATTACH_AUTO, 0);
 	DT_EXPECT_EQ(p.sched, 0);
 	DT_EXPECT_EQ(p.sched_set, DAC_SCHED_SET_617);
-	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields), 0);
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields, NULL), 0);
 	/* The 6.1 table has nothing to check against here. */
-	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched61_fields), -ENOENT);
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched61_fields, NULL), -ENOENT);
 }
 
 DT_TEST_F(tree, both_names_prefer_617)
@@ -296,6 +296,7 @@ DT_TEST_F(tree, btf_with_neither_typedef_uses_tracefs)
 DT_TEST_F(tree, layout_refuses_other_offsets)
 {
 	struct dac_bpf_env env = { .events_root = self->events };
+	unsigned int shift;
 
 	sched617(self->events);
 	/* client_id moved by 8: a kernel that added a field before it. */
@@ -305,7 +306,7 @@ DT_TEST_F(tree, layout_refuses_other_offsets)
 		     "\tfield:u64 fence_context;\toffset:24;\tsize:8;\tsigned:0;\n"
 		     "\tfield:u64 fence_seqno;\toffset:32;\tsize:8;\tsigned:0;\n"
 		     "\tfield:u64 client_id;\toffset:48;\tsize:8;\tsigned:0;\n");
-	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields), -EPROTO);
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields, &shift), -EPROTO);
 	/* name not a __data_loc string (a fixed char array): refused too. */
 	write_format(self->events, "gpu_scheduler/drm_sched_job_run",
 		     "\tfield:char name[4];\toffset:8;\tsize:4;\tsigned:0;\n"
@@ -313,15 +314,53 @@ DT_TEST_F(tree, layout_refuses_other_offsets)
 		     "\tfield:u64 fence_context;\toffset:24;\tsize:8;\tsigned:0;\n"
 		     "\tfield:u64 fence_seqno;\toffset:32;\tsize:8;\tsigned:0;\n"
 		     "\tfield:u64 client_id;\toffset:40;\tsize:8;\tsigned:0;\n");
-	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields), -EPROTO);
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields, &shift), -EPROTO);
 	/* A field missing altogether. */
 	write_format(self->events, "gpu_scheduler/drm_sched_job_run", F617_DONE);
-	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields), -EPROTO);
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields, &shift), -EPROTO);
 	/* The 6.1 layout refuses a 6.1 record whose fence moved. */
 	sched61(self->events);
 	write_format(self->events, "gpu_scheduler/drm_sched_process_job",
 		     "\tfield:struct dma_fence * fence;\toffset:16;\tsize:8;\tsigned:0;\n");
-	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched61_fields), -EPROTO);
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched61_fields, &shift), -EPROTO);
+}
+
+/* The 6.1 records as a PREEMPT_RT kernel writes them: a 16-byte header. */
+#define F61_RT_JOB \
+	"\tfield:unsigned char common_preempt_lazy_count;\toffset:8;\tsize:1;\tsigned:0;\n" \
+	"\tfield:struct drm_sched_entity * entity;\toffset:16;\tsize:8;\tsigned:0;\n" \
+	"\tfield:struct dma_fence * fence;\toffset:24;\tsize:8;\tsigned:0;\n" \
+	"\tfield:__data_loc char[] name;\toffset:32;\tsize:4;\tsigned:0;\n"
+#define F61_RT_DONE "\tfield:struct dma_fence * fence;\toffset:16;\tsize:8;\tsigned:0;\n"
+
+DT_TEST_F(tree, layout_follows_a_larger_common_header)
+{
+	struct dac_bpf_env env = { .events_root = self->events };
+	unsigned int shift = 99;
+
+	sched61(self->events);
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched61_fields, &shift), 0);
+	DT_EXPECT_EQ(shift, 0u);
+	write_format(self->events, "gpu_scheduler/drm_sched_job", F61_RT_JOB);
+	write_format(self->events, "gpu_scheduler/drm_run_job", F61_RT_JOB);
+	write_format(self->events, "gpu_scheduler/drm_sched_process_job", F61_RT_DONE);
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched61_fields, &shift), 0);
+	DT_EXPECT_EQ(shift, 8u);
+	/* Without a place to put the shift, a shifted layout is another one. */
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched61_fields, NULL), -EPROTO);
+	/* One event not shifted with the others: no common shift. */
+	write_format(self->events, "gpu_scheduler/drm_sched_process_job", F61_DONE);
+	shift = 99;
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched61_fields, &shift), -EPROTO);
+	DT_EXPECT_EQ(shift, 99u);
+	/* Fields before their place (a smaller header) are refused too. */
+	write_format(self->events, "gpu_scheduler/drm_sched_process_job",
+		     "\tfield:struct dma_fence * fence;\toffset:4;\tsize:8;\tsigned:0;\n");
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched61_fields, &shift), -EPROTO);
+	/* A shift beyond any header growth is refused. */
+	write_format(self->events, "gpu_scheduler/drm_sched_process_job",
+		     "\tfield:struct dma_fence * fence;\toffset:4096;\tsize:8;\tsigned:0;\n");
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched61_fields, &shift), -EPROTO);
 }
 
 DT_TEST_F(tree, layout_empty_or_missing_format)
@@ -330,10 +369,10 @@ DT_TEST_F(tree, layout_empty_or_missing_format)
 
 	sched617(self->events);
 	write_file(self->events, "gpu_scheduler/drm_sched_job_done/format", "", 0);
-	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields), -EIO);
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields, NULL), -EIO);
 	DT_ASSERT_EQ(chdir(self->events), 0);
 	DT_ASSERT_EQ(unlink("gpu_scheduler/drm_sched_job_done/format"), 0);
-	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields), -ENOENT);
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields, NULL), -ENOENT);
 }
 
 DT_TEST_F(tree, layout_reads_format_files_beyond_8k)
@@ -354,7 +393,7 @@ DT_TEST_F(tree, layout_reads_format_files_beyond_8k)
 	len = (size_t)(p - text);
 	write_file(self->events, "gpu_scheduler/drm_sched_job_done/format", text, len);
 	free(text);
-	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields), 0);
+	DT_EXPECT_EQ(dac_bpf_check_layout(&env, dac_bpf_sched617_fields, NULL), 0);
 }
 
 DT_MAIN

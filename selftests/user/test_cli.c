@@ -99,6 +99,11 @@ DT_TEST(bad_options_exit_2)
 		{ "list", "--interval=-1", NULL },
 		{ "list", "--interval=abc", NULL },
 		{ "list", "--interval=3601", NULL },
+		{ "list", "--interval=61m", NULL },
+		{ "list", "--interval=0.5ms", NULL },
+		{ "list", "--interval=5x", NULL },
+		{ "list", "--interval=ms", NULL },
+		{ "list", "--source=bpf", "--pid=1", NULL },
 		{ "list", "-i", NULL },
 		{ "list", "--sort=size", NULL },
 		{ "list", "--pid=0", NULL },
@@ -109,14 +114,16 @@ DT_TEST(bad_options_exit_2)
 		{ "top", "-n", "0", NULL },
 		{ "top", "-n", "-3", NULL },
 		{ "top", "-n", "18446744073709551616", NULL },
-		{ "top", "-d", "0", NULL },
-		{ "top", "-d", "nan", NULL },
-		{ "top", "-d", "inf", NULL },
-		{ "top", "-d", "1e3", NULL },
-		{ "top", "-d", ".", NULL },
-		{ "top", "-d", NULL },
+		{ "top", "-i", "0", NULL },
+		{ "top", "-i", "nan", NULL },
+		{ "top", "-i", "inf", NULL },
+		{ "top", "-i", "1e3", NULL },
+		{ "top", "-i", ".", NULL },
+		{ "top", "-i", NULL },
+		{ "top", "-d", "1", NULL },			/* -d is --dir, top has none */
 		{ "top", "--sort=cpu", NULL },
-		{ "top", "--iterations", NULL },
+		{ "top", "--count", NULL },
+		{ "top", "--iterations=3", NULL },		/* renamed --count */
 		{ "top", "--pid=-1", NULL },
 		{ "top", "something", NULL },
 		{ "top", "--batch=1", NULL },
@@ -522,7 +529,7 @@ DT_TEST(top_batch_snapshots)
 	struct cli_result r;
 
 	build_tree(&pt, 5, 6);
-	cli_run(&r, "top", "--proc-root", pt.root, "-n", "3", "-d", "0.05", NULL);
+	cli_run(&r, "top", "--proc-root", pt.root, "-n", "3", "-i", "50ms", NULL);
 	DT_EXPECT_EQ(r.status, 0);
 	DT_EXPECT_EQ(count(r.out, "== drmacct top: update "), (size_t)3);
 	EXPECT_HAS(r.out, "update 3, interval");
@@ -531,7 +538,7 @@ DT_TEST(top_batch_snapshots)
 	EXPECT_HAS(r.out, "util   0.0%");
 	cli_result_free(&r);
 
-	cli_run(&r, "top", "--proc-root", pt.root, "-n", "1", "-d", "0.01", "-p", NULL);
+	cli_run(&r, "top", "--proc-root", pt.root, "-n", "1", "-i", "0.01", "-p", NULL);
 	DT_EXPECT_EQ(r.status, 0);
 	EXPECT_HAS(r.out, "101      child            2");
 	cli_result_free(&r);
@@ -560,7 +567,7 @@ DT_TEST(top_pid_exits_while_watched)
 		nanosleep(&ts, NULL);
 		_exit(proc_tree_remove(&pt, 100, "") ? 1 : 0);
 	}
-	cli_run(&r, "top", "--proc-root", pt.root, "--pid", "100", "-d", "0.1", "-n", "200",
+	cli_run(&r, "top", "--proc-root", pt.root, "--pid", "100", "-i", "100ms", "-n", "200",
 		NULL);
 	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
 	DT_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -705,7 +712,7 @@ static void pty_start(struct ptyrun *p, const char *root)
 		dup2(fd, 1);
 		dup2(fd, 2);
 		cli_child_env();
-		execl(bin, "drmacct", "top", "--proc-root", root, "-d", "0.1", (char *)NULL);
+		execl(bin, "drmacct", "top", "--proc-root", root, "-i", "0.1", (char *)NULL);
 		_exit(127);
 	}
 }

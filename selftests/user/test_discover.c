@@ -7,6 +7,7 @@
 #include "dtest.h"
 #include "proc_tree.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +263,16 @@ DT_TEST_F(tree, permission_denied_counted)
 	DT_ASSERT_EQ(proc_tree_chmod(&self->pt, 600, "fdinfo/3", 0000), 0);
 	DT_ASSERT_EQ(proc_tree_chmod(&self->pt, 600, "fdinfo/4", 0000), 0);
 	{
+		/* An fd whose stat() is denied: not known to be DRM, counted apart. */
+		char locked[PATH_MAX], file[PATH_MAX + 8];
+
+		snprintf(locked, sizeof(locked), "%s/locked", self->pt.base);
+		DT_ASSERT_EQ(mkdir(locked, 0700), 0);
+		snprintf(file, sizeof(file), "%s/x", locked);
+		DT_ASSERT_EQ(close(open(file, O_CREAT | O_WRONLY, 0600)), 0);
+		DT_ASSERT_EQ(proc_tree_add_link_fd(&self->pt, 600, 9, file), 0);
+	}
+	{
 		/*
 		 * Root reads everything: walk as nobody, in a child so that the
 		 * teardown still runs as root and can remove the tree.
@@ -292,11 +303,13 @@ DT_TEST_F(tree, permission_denied_counted)
 	}
 	DT_EXPECT_EQ(st.denied_procs, 1u);
 	DT_EXPECT_EQ(st.denied_fds, 2u);
+	DT_EXPECT_EQ(st.denied_stat_fds, 1u);
 	DT_EXPECT_EQ(st.drm_fds, 4u);
 	DT_EXPECT_EQ(st.gone_procs + st.gone_fds + st.errors, 0u);
 	dac_discover_describe(&st, buf, sizeof(buf));
 	DT_EXPECT_STREQ(buf, "1 process not readable (permission denied), "
-			     "2 DRM fds not readable (permission denied)");
+			     "2 DRM fds not readable (permission denied), "
+			     "1 fd not examined (stat permission denied)");
 	free_list(l);
 	free(l);
 }
@@ -487,6 +500,21 @@ DT_TEST(describe_formats_each_cause)
 			     "1 fd closed during the walk, 2 other errors (last: Input/output error)");
 	dac_discover_describe(&st, tiny, sizeof(tiny));
 	DT_EXPECT_EQ(strlen(tiny), (size_t)7);
+}
+
+/* libdrm knows only DRM devices of this machine: others fall back to names. */
+DT_TEST(identify_unknown_devices_falls_back)
+{
+	struct dac_dev_id id;
+	char buf[32];
+
+	DT_EXPECT_EQ(dac_dev_identify(1, 3, &id), -ENODEV);	/* /dev/null */
+	DT_EXPECT_EQ(dac_dev_identify(226, 255, &id), -ENODEV);	/* no such DRM minor */
+	DT_EXPECT_EQ(dac_dev_identify(261, 0, &id), -ENODEV);	/* accel: not libdrm's */
+	DT_EXPECT_FALSE(id.has_pci);
+	/* asked twice: the cached answer is the same */
+	DT_EXPECT_EQ(dac_dev_identify(226, 255, &id), -ENODEV);
+	DT_EXPECT_STREQ(dac_dev_name(226, 255, buf, sizeof(buf)), "226:255");
 }
 
 /* The kernel's node names: DRM minors 0-63 card, 128-191 renderD; accel. */

@@ -63,7 +63,7 @@ static size_t b_header(struct bb *s)
 	memcpy(s->b + s->n, "DRMACREC", 8);
 	s->n += 8;
 	b_u16(s, 1);
-	b_u16(s, 0);
+	b_u16(s, 1);		/* version 1.1 (HOLDERS) */
 	b_u32(s, 0);		/* header size, patched below */
 	b_u32(s, 0);		/* flags */
 	b_u32(s, 1);		/* one device */
@@ -374,6 +374,80 @@ DT_TEST(huge_client_split_and_rejoined)
 	free(names);
 }
 
+/* HOLDERS: 3000 processes split over records, read back; a bad count rejected. */
+DT_TEST(holders_split_rejoined_and_checked)
+{
+	enum { NH = 3000 };
+	struct drec_holder *h = calloc(NH, sizeof(*h));
+	struct drec_device dev = { .driver = "d", .pdev = "", .major = 226, .minor = 128 };
+	struct drec_file_info fi = { .start_mono_ns = 1 };
+	struct drec_writer w;
+	struct drec_reader r;
+	struct drec_record rec;
+	char *mem = NULL;
+	size_t len = 0, got = 0, nrec = 0;
+	FILE *f = open_memstream(&mem, &len);
+
+	DT_ASSERT_TRUE(h && f);
+	for (int i = 0; i < NH; i++) {
+		h[i].pid = 1000 + (uint32_t)i;
+		char full[48];
+
+		snprintf(full, sizeof(full), "p%d-with-a-long-name", i);
+		memcpy(h[i].comm, full, DREC_COMM_LEN);	/* 16 bytes, no NUL: the limit */
+	}
+	DT_ASSERT_EQ(drec_writer_init(&w, f, &fi, &dev, 1), 0);
+	DT_ASSERT_EQ(drec_write_holders(&w, 5, 0, 42, DREC_C_CLIENT_ID, h, NH), 0);
+	DT_ASSERT_EQ(drec_writer_finish(&w), 0);
+	fclose(f);
+	DT_ASSERT_EQ(drec_reader_init(&r, mem, len), 0);
+	DT_EXPECT_EQ(r.info.version_minor, 1u);
+	while (drec_next(&r, &rec) == 1) {
+		struct drec_holder x;
+
+		nrec++;
+		DT_ASSERT_EQ(rec.type, (uint32_t)DREC_HOLDERS);
+		DT_EXPECT_STREQ(drec_type_name(rec.type), "holders");
+		DT_EXPECT_EQ(rec.client.client_id, 42ull);
+		DT_EXPECT_EQ(rec.client.time_ns, 5ull);
+		for (size_t i = 0; drec_holder(&rec, i, &x); i++, got++) {
+			char want[48];
+
+			DT_ASSERT_EQ(x.pid, 1000 + (uint32_t)got);
+			snprintf(want, sizeof(want), "p%zu-with-a-long-name", got);
+			want[DREC_COMM_LEN] = '\0';
+			DT_ASSERT_STREQ(x.comm, want);
+		}
+		DT_EXPECT_FALSE(drec_holder(&rec, rec.count, &x));
+	}
+	DT_EXPECT_EQ(got, (size_t)NH);
+	DT_EXPECT_EQ(nrec, (size_t)2);	/* 2728 holders fit a record */
+	DT_EXPECT_EQ(r.nproblems, (size_t)0);
+	drec_reader_free(&r);
+
+	/* A count the size does not cover: corrupt, skipped, reported. */
+	{
+		size_t off;
+
+		/* the first record after the header (and its device table) */
+		DT_ASSERT_EQ(drec_reader_init(&r, mem, len), 0);
+		DT_ASSERT_EQ(drec_next(&r, &rec), 1);
+		off = rec.offset;
+		drec_reader_free(&r);
+		mem[off + DREC_HDR_SIZE + 24] = (char)0xff;	/* count low byte */
+		mem[off + DREC_HDR_SIZE + 25] = (char)0xff;
+		DT_ASSERT_EQ(drec_reader_init(&r, mem, len), 0);
+		nrec = 0;
+		while (drec_next(&r, &rec) == 1)
+			nrec++;
+		DT_EXPECT_EQ(nrec, (size_t)1);		/* the second record only */
+		DT_EXPECT_GE(r.nproblems, (size_t)1);
+		drec_reader_free(&r);
+	}
+	free(mem);
+	free(h);
+}
+
 /* ---- damage ---- */
 
 DT_TEST(bad_magic_version_and_short_header)
@@ -389,13 +463,15 @@ DT_TEST(bad_magic_version_and_short_header)
 	drec_reader_free(&r);
 
 	s.b[0] = 'D';
-	s.b[8] = 2;		/* version 2.0 */
+	s.b[8] = 2;		/* version 2.x */
+	s.b[10] = 0;		/* 2.0 */
 	DT_EXPECT_EQ(drec_reader_init(&r, s.b, s.n), -EINVAL);
 	DT_ASSERT_EQ(r.nproblems, (size_t)1);
 	DT_EXPECT_EQ(r.problems[0].offset, (uint64_t)8);
 	DT_EXPECT_NE(strstr(r.problems[0].msg, "version 2.0"), NULL);
 	drec_reader_free(&r);
 	s.b[8] = 1;
+	s.b[10] = 1;
 
 	DT_EXPECT_EQ(drec_reader_init(&r, s.b, 20), -ENODATA);
 	DT_EXPECT_EQ(r.problems[0].kind, DREC_P_TRUNCATED);

@@ -79,7 +79,7 @@ DT_TEST_F(rc, stream_holds_the_fdinfo_values)
 	size_t len, n = 0;
 
 	cli_run(&r, "record", "--no-bpf", "--proc-root", self->pt.root, "-o", self->out,
-		"-i", "50", "-n", "3", NULL);
+		"-i", "50ms", "-n", "3", NULL);
 	DT_ASSERT_EQ(r.status, 0);
 	EXPECT_HAS(r.err, "3 samples, 3 records");
 	cli_result_free(&r);
@@ -157,7 +157,7 @@ DT_TEST_F_TIMEOUT(rc, record_a_command_and_report, 60)
 		 "ln -s /dev/char/226:128 '%s'; sleep 0.3",
 		 newp, tmpp, tmpp, fdinfo, cfd, cfd, cinfo, ffd);
 	cli_run(&r, "record", "--no-bpf", "--proc-root", self->pt.root, "-o", self->out,
-		"-i", "100", "--", "/bin/sh", "-c", script, NULL);
+		"-i", "100ms", "--", "/bin/sh", "-c", script, NULL);
 	DT_ASSERT_EQ(r.status, 0);
 	DT_EXPECT_EQ(strstr(r.err, "BPF collection not available"), NULL);
 	cli_result_free(&r);
@@ -197,7 +197,7 @@ DT_TEST_F(rc, trace_events)
 	FILE *f;
 
 	cli_run(&r, "record", "--no-bpf", "--proc-root", self->pt.root, "-o", self->out,
-		"-i", "20", "-n", "4", NULL);
+		"-i", "20ms", "-n", "4", NULL);
 	DT_ASSERT_EQ(r.status, 0);
 	cli_result_free(&r);
 	snprintf(trace, sizeof(trace), "%s/trace.json", self->dir);
@@ -240,7 +240,7 @@ DT_TEST_F(rc, damaged_files)
 	FILE *f;
 
 	cli_run(&r, "record", "--no-bpf", "--proc-root", self->pt.root, "-o", self->out,
-		"-i", "20", "-n", "3", NULL);
+		"-i", "20ms", "-n", "3", NULL);
 	DT_ASSERT_EQ(r.status, 0);
 	cli_result_free(&r);
 	load(self->out, &buf, &len);
@@ -441,7 +441,7 @@ DT_TEST_F_TIMEOUT(rc, record_exit_status_is_the_commands, 90)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *args[16] = { "record", "--no-bpf", "--proc-root", self->pt.root,
-					 "-o", self->out, "-i", "20", "--" };
+					 "-o", self->out, "-i", "20ms", "--" };
 		struct drec_reader rd;
 		struct drec_record rec;
 		struct cli_result r;
@@ -492,7 +492,7 @@ DT_TEST_F_TIMEOUT(rc, readable_while_recording_and_sigint, 60)
 	argv[5] = "-o";
 	argv[6] = self->out;
 	argv[7] = "-i";
-	argv[8] = "50";
+	argv[8] = "50ms";
 	argv[9] = NULL;
 	DT_ASSERT_EQ(prom_spawn(&ch, argv, logp), 0);
 	/* the header (136 bytes) and at least two SAMPLE records (184 bytes each) */

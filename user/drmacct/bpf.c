@@ -31,6 +31,21 @@ static void usage(FILE *f)
 		"Needs root.\n");
 }
 
+/* Which program set runs, on which kind of attach point. */
+static void print_sources(const struct dac_bpf_info *info)
+{
+	printf("  drmacct tracepoints:       %s\n",
+	       info->drmacct ? (info->drmacct_btf ? "tp_btf" : "tracepoint") : "not attached");
+	printf("  gpu_scheduler tracepoints: %s\n",
+	       info->sched ? (info->sched_btf ? "tp_btf" : "tracepoint") : "not attached");
+	if (info->sched)
+		printf("  scheduler program set:     %s\n", info->sched_617 ?
+		       "6.17+ (drm_sched_job_queue/_run/_done)" :
+		       "6.1 (drm_sched_job, drm_run_job, drm_sched_process_job)");
+	printf("  process exits:             %s\n",
+	       info->proc_exit ? "sched_process_exit (PROC_EXIT records)" : "not attached");
+}
+
 /* Error of opening the pinned collection, with what to do about it. */
 static int open_err(const char *cmd, const char *dir, int err)
 {
@@ -91,10 +106,7 @@ static int do_start(const char *dir, const struct dac_bpf_load_opts *o)
 	else if (seeded < 0)
 		fprintf(stderr, "drmacct bpf: note: could not add the clients already open: %s\n",
 			strerror(-seeded));
-	printf("  drmacct tracepoints:       %s\n",
-	       info.drmacct ? (info.drmacct_btf ? "tp_btf" : "tracepoint") : "not attached");
-	printf("  gpu_scheduler tracepoints: %s\n",
-	       info.sched ? (info.sched_btf ? "tp_btf" : "tracepoint") : "not attached");
+	print_sources(&info);
 	dac_bpf_close(b);
 	return CLI_EXIT_OK;
 }
@@ -140,23 +152,44 @@ static int do_status(const char *dir)
 		return CLI_EXIT_FAIL;
 	}
 	printf("drmacct bpf: running, pinned at %s\n", dir);
-	printf("  drmacct tracepoints:       %s\n",
-	       info.drmacct ? (info.drmacct_btf ? "tp_btf" : "tracepoint") : "not attached");
-	printf("  gpu_scheduler tracepoints: %s\n",
-	       info.sched ? (info.sched_btf ? "tp_btf" : "tracepoint") : "not attached");
+	print_sources(&info);
 	printf("  ring buffer:               %" PRIu32 " bytes\n", info.ringbuf_bytes);
 	printf("  live clients:              %zu\n", n);
-	printf("  exit records:              %" PRIu64 " (%" PRIu64 " dropped)\n",
-	       st.exit_records, st.exit_drops);
-	if (st.clients_full || st.usage_full || st.sched_inflight_full || st.sched_rings_full)
-		printf("  map full:                  clients %" PRIu64 ", usage %" PRIu64
-		       ", sched %" PRIu64 ", rings %" PRIu64 "\n", st.clients_full,
-		       st.usage_full, st.sched_inflight_full, st.sched_rings_full);
+	printf("  exit records:              %" PRIu64 " clients, %" PRIu64 " processes (%"
+	       PRIu64 " dropped)\n", st.exit_records, st.proc_records, st.exit_drops);
 	if (st.job_end_unseen || st.sched_orphans)
 		printf("  started before attach:     %" PRIu64 " job ends, %" PRIu64
 		       " scheduler jobs\n", st.job_end_unseen, st.sched_orphans);
 	if (st.read_faults)
 		printf("  kernel read faults:        %" PRIu64 "\n", st.read_faults);
+	if (st.cas_giveups)
+		printf("  atomic updates given up:   %" PRIu64 "\n", st.cas_giveups);
+	{
+		struct dac_bpf_map_stat *ms = NULL;
+		uint64_t memlock = 0;
+		size_t nm = 0;
+
+		/* full: inserts refused; busy: refused, bucket locked (recursion) */
+		if (!dac_bpf_read_maps(b, &ms, &nm)) {
+			printf("  maps:  %-14s %-14s %9s %9s %10s %6s %6s\n", "NAME", "TYPE",
+			       "ENTRIES", "MAX", "MEMLOCK", "FULL", "BUSY");
+			for (size_t i = 0; i < nm; i++) {
+				char ent[24];
+
+				if (ms[i].entries < 0)
+					snprintf(ent, sizeof(ent), "-");
+				else
+					snprintf(ent, sizeof(ent), "%" PRId64, ms[i].entries);
+				printf("         %-14s %-14s %9s %9" PRIu32 " %10" PRIu64 " %6" PRIu64
+				       " %6" PRIu64 "\n", ms[i].name, ms[i].type, ent,
+				       ms[i].max_entries, ms[i].memlock, ms[i].full, ms[i].busy);
+				memlock += ms[i].memlock;
+			}
+			printf("  memlock used:              %" PRIu64 " bytes (%.1f MiB) in %zu maps\n",
+			       memlock, memlock / 1048576.0, nm);
+		}
+		free(ms);
+	}
 	{
 		struct dac_bpf_prog_stats *ps = NULL;
 		size_t np = 0;
@@ -166,12 +199,13 @@ static int do_status(const char *dir)
 			printf("  programs:\n");
 			for (size_t i = 0; i < np; i++) {
 				if (ps[i].run_cnt)
-					printf("    %-18s %12" PRIu64 " runs %8.1f ns/run\n", ps[i].name,
+					printf("    %-18s %12" PRIu64 " runs %8.1f ns/run", ps[i].name,
 					       ps[i].run_cnt,
 					       (double)ps[i].run_time_ns / ps[i].run_cnt);
 				else
 					printf("    %-18s (no runs counted; sysctl "
-					       "kernel.bpf_stats_enabled=1 to measure)\n", ps[i].name);
+					       "kernel.bpf_stats_enabled=1 to measure)", ps[i].name);
+				printf(" %" PRIu64 " recursion misses\n", ps[i].recursion_misses);
 			}
 		}
 		free(ps);
@@ -225,12 +259,13 @@ static int do_dump(const char *dir)
 	for (size_t i = 0; i < nt; i++)
 		printf("%6u %-12s %16" PRIu64 " %16" PRIu64 " %10" PRIu64 "\n", t[i].device_id,
 		       cli_printable(t[i].name, b1, sizeof(b1)), t[i].busy_ns, t[i].cycles, t[i].jobs);
-	printf("\ngpu_scheduler (%zu):\n%8s %-16s %-16s %16s %10s\n", ns, "TGID", "COMM", "RING",
-	       "BUSY_NS", "JOBS");
+	printf("\ngpu_scheduler (%zu):\n%8s %-16s %-16s %16s %10s %10s\n", ns, "TGID", "COMM",
+	       "RING", "BUSY_NS", "JOBS", "CGROUP_ID");
 	for (size_t i = 0; i < ns; i++)
-		printf("%8u %-16s %-16s %16" PRIu64 " %10" PRIu64 "\n", s[i].tgid,
+		printf("%8u %-16s %-16s %16" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n", s[i].tgid,
 		       cli_printable(s[i].comm, b1, sizeof(b1)),
-		       cli_printable(s[i].ring, b2, sizeof(b2)), s[i].busy_ns, s[i].jobs);
+		       cli_printable(s[i].ring, b2, sizeof(b2)), s[i].busy_ns, s[i].jobs,
+		       s[i].cgroup_id);
 out:
 	free(c);
 	free(u);
@@ -297,6 +332,26 @@ int cli_source_sample(struct dac_bpf *b, struct dac_tracker *t, struct dac_disco
 	return dac_bpf_tracker_sample(b, t, NULL);
 }
 
+int cli_source_cgroup(const char *cmd, struct dac_bpf *b, const char *path)
+{
+	if (!path)
+		return 0;
+	if (!b) {
+		cli_error(cmd, "--cgroup needs the BPF client table (`drmacct bpf start`, "
+			  "--source=bpf): /proc does not say which cgroup opened a client");
+		return -1;
+	}
+	if (path[0] != '/') {
+		cli_error(cmd, "--cgroup: '%s' is not a cgroup v2 path (starts with /)", path);
+		return -1;
+	}
+	if (dac_bpf_set_cgroup_filter(b, path)) {
+		cli_error(cmd, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 const char *cli_source_name(const struct dac_bpf *b)
 {
 	return b ? "BPF client table (no /proc walk)" : "/proc fdinfo";
@@ -319,7 +374,7 @@ static int cmd_bpf(int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":a:r:SDd:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			if (!strcmp(optarg, "auto"))

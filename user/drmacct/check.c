@@ -25,19 +25,29 @@
 
 #include "bpf.h"
 #include "cli.h"
+#include "json.h"
 
-#define CHECK_EXIT_NOTHING	4
+#define CHECK_EXIT_NOTHING	CLI_EXIT_NOTHING
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: drmacct check [--interval SECONDS] [--tolerance PERCENT] [-v] [--dir DIR]\n\n"
+		"Usage: drmacct check [OPTIONS]\n\n"
 		"Compare the busy time fdinfo and the BPF collection report for every\n"
-		"live client and engine over the same interval (default 1 s). Exit 1\n"
-		"with a table when any pair differs by more than PERCENT (default 1)\n"
-		"of the fdinfo value; -v prints the table always. Exit 4 when there\n"
-		"was nothing to compare (no live client open in both samples). Needs\n"
-		"root and `drmacct bpf start`.\n");
+		"live client and engine over the same interval. A table of the pairs\n"
+		"is printed when any pair differs by more than the tolerance of the\n"
+		"fdinfo value (always with -v). Needs root and `drmacct bpf start`.\n\n"
+		"Options:\n"
+		"  -i, --interval=DUR     time between the samples (default 1s; 1ms..1h;\n"
+		"                         500ms, 2s, 1m; a bare number is seconds)\n"
+		"      --tolerance=PCT    allowed difference, 0..100 percent (default 1)\n"
+		"  -v, --verbose          print the table of every pair, also when all agree\n"
+		"  -j, --json             JSON (schema drmacct-check/1) with every pair\n"
+		"  -d, --dir=DIR          BPF pin directory (default /sys/fs/bpf/drmacct)\n"
+		"  -h, --help             this text\n\n"
+		"Exit status: 0 all pairs agree, 1 some pair disagrees or BPF cannot be\n"
+		"read, 2 usage error, 4 nothing to compare (no live client open in both\n"
+		"samples).\n");
 }
 
 struct pair {
@@ -139,10 +149,13 @@ static int cmd_check(int argc, char **argv)
 		{ "tolerance", required_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "dir", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct dac_discover_opts o = { .fd = -1 };
+	struct dac_json j;
+	bool json = false;
 	struct check_state st = { 0 };
 	struct dac_discover_stats ds;
 	struct dac_discover *d;
@@ -154,12 +167,14 @@ static int cmd_check(int argc, char **argv)
 	char cb[CLI_PRINTABLE_MAX], nb[CLI_PRINTABLE_MAX];
 	int c, err;
 
-	while ((c = getopt_long(argc, argv, ":i:t:vd:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:vd:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			if (cli_parse_seconds(optarg, 3600, false, &interval))
-				return cli_usage_error("check", "--interval: '%s' is not 0 < seconds <= 3600",
-						       optarg);
+			if (cli_opt_interval("check", optarg, false, &interval))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 't': {
 			char *end;
@@ -219,18 +234,27 @@ static int cmd_check(int argc, char **argv)
 			continue;
 		compared++;
 	}
-	if (!compared) {
+	if (json) {
+		dac_json_init(&j, stdout, true);
+		dac_json_obj_begin(&j, NULL);
+		dac_json_str(&j, "schema", "drmacct-check/1");
+		dac_json_u64(&j, "interval_ns", interval);
+		dac_json_double(&j, "tolerance_percent", tol);
+		dac_json_arr_begin(&j, "pairs");
+	}
+	if (!compared && !json) {
 		printf("drmacct check: nothing to compare: no live DRM client with engine busy "
 		       "time was open in both samples (%.3f s apart)\n", interval / 1e9);
 		goto out;
 	}
 	for (int pass = 0; pass < 2; pass++) {
-		if (pass == 1)
+		if (pass == 1 && !json)
 			printf("%8s %8s %-16s %-12s %16s %16s %9s\n", "CLIENT", "PID", "COMM",
 			       "ENGINE", "FDINFO_NS", "BPF_NS", "DIFF");
 		for (size_t i = 0; i < st.n; i++) {
 			struct pair *p = &st.p[i];
 			uint64_t df, db, diff, allow;
+			double pct;
 			bool ok;
 
 			if (!p->seen[0] || !p->seen[1])
@@ -241,19 +265,43 @@ static int cmd_check(int argc, char **argv)
 			diff = df > db ? df - db : db - df;
 			allow = (uint64_t)(df * tol / 100.0) + p->slack[0] + p->slack[1];
 			ok = diff <= allow;
+			pct = df ? 100.0 * diff / df : (diff ? 100.0 : 0.0);
 			if (pass == 0) {
 				bad += !ok;
+				continue;
+			}
+			if (json) {
+				dac_json_obj_begin(&j, NULL);
+				dac_json_u64(&j, "client_id", p->client_id);
+				dac_json_i64(&j, "pid", p->pid);
+				dac_json_str(&j, "comm", p->comm);
+				dac_json_str(&j, "engine", p->name);
+				dac_json_u64(&j, "fdinfo_ns", df);
+				dac_json_u64(&j, "bpf_ns", db);
+				dac_json_u64(&j, "allowed_ns", allow);
+				dac_json_double(&j, "diff_percent", pct);
+				dac_json_bool(&j, "agree", ok);
+				dac_json_obj_end(&j);
 				continue;
 			}
 			if (!verbose && ok)
 				continue;
 			printf("%8" PRIu64 " %8d %-16s %-12s %16" PRIu64 " %16" PRIu64 " %8.3f%%%s\n",
 			       p->client_id, (int)p->pid, cli_printable(p->comm, cb, sizeof(cb)),
-			       cli_printable(p->name, nb, sizeof(nb)), df, db,
-			       df ? 100.0 * diff / df : (diff ? 100.0 : 0.0), ok ? "" : "  <-");
+			       cli_printable(p->name, nb, sizeof(nb)), df, db, pct, ok ? "" : "  <-");
 		}
-		if (pass == 0 && !bad && !verbose)
+		if (pass == 0 && !bad && !verbose && !json)
 			break;
+	}
+	if (json) {
+		dac_json_arr_end(&j);
+		dac_json_u64(&j, "compared", compared);
+		dac_json_u64(&j, "disagree", bad);
+		dac_json_str(&j, "result", !compared ? "nothing" : bad ? "disagree" : "agree");
+		dac_json_obj_end(&j);
+		if (cli_output_done("check", dac_json_finish(&j)))
+			err = -EIO;
+		goto out;
 	}
 	printf("drmacct check: %zu client-engine pairs over %.3f s: %s\n", compared,
 	       interval / 1e9, bad ? "DISAGREE" : "fdinfo and BPF agree");

@@ -27,6 +27,10 @@
 #define CLI_EXIT_OK	0
 #define CLI_EXIT_FAIL	1
 #define CLI_EXIT_USAGE	2
+/* check, validate --all: there was nothing to check (kselftest's "skip"). */
+#define CLI_EXIT_NOTHING	4
+/* Standard output's reader went away: as if SIGPIPE had ended us, quietly. */
+#define CLI_EXIT_PIPE	141
 
 struct drmacct_cmd {
 	const char *name;
@@ -62,8 +66,28 @@ int cli_getopt_error(const char *cmd, char **argv, int ret);
 
 /* Strict parsers: whole string, no sign, no overflow. 0 or -EINVAL/-ERANGE. */
 int cli_parse_u64(const char *s, uint64_t *out);
-/* Seconds as a decimal number, 0 <= s <= max; @allow_zero. */
-int cli_parse_seconds(const char *s, double max, bool allow_zero, uint64_t *ns);
+/*
+ * A duration: a decimal number (digits, at most one '.') with an optional
+ * unit ms, s, m or h; a bare number is seconds. 0 or -EINVAL/-ERANGE.
+ * dac_parse_duration() of libdrmacct (duration.h).
+ */
+int cli_parse_duration(const char *s, uint64_t *ns);
+/* "500ms", "2s", "1m", "1h", "1.5s": the shortest exact form. */
+const char *cli_fmt_duration(uint64_t ns, char *buf, size_t len);
+
+/* Every --interval: 1ms to 1h (list also takes 0: one sample). */
+#define CLI_INTERVAL_MIN_NS	1000000ull
+#define CLI_INTERVAL_MAX_NS	3600000000000ull
+/*
+ * A duration option @opt ("interval", "duration") between @min_ns and
+ * @max_ns (0 also when @zero_ok): 0, or the usage error (2) printed.
+ */
+int cli_opt_duration(const char *cmd, const char *opt, const char *arg, uint64_t min_ns,
+		     uint64_t max_ns, bool zero_ok, uint64_t *ns);
+/* -n/--count (top, record): N >= 1. */
+int cli_opt_count(const char *cmd, const char *arg, uint64_t *out);
+/* --interval, the same for every command. */
+int cli_opt_interval(const char *cmd, const char *arg, bool zero_ok, uint64_t *ns);
 
 /*
  * Option arguments shared by several subcommands. Each parses @arg into *@out
@@ -129,8 +153,15 @@ size_t *cli_sorted_procs(const struct dac_tracker *t, enum cli_sort key, bool re
  * Emit the tracker state as the drmacct-list JSON document (see
  * Documentation/json-schema.rst). Returns 0 or -errno.
  */
+struct cli_json_opts {
+	enum cli_sort sort;	/* order of clients[] and processes[] */
+	bool reverse;
+	bool pretty;		/* indented; else one line (JSON lines) */
+	uint64_t update;	/* top: update number, 0: not written */
+};
+
 int cli_json_tracker(FILE *f, const struct dac_tracker *t,
-		     const struct dac_discover_stats *st, bool pretty);
+		     const struct dac_discover_stats *st, const struct cli_json_opts *o);
 
 /*
  * The end of a command's output to stdout: @ret is how writing it went (0 or
@@ -138,6 +169,21 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
  * output failed" on stderr. Returns 0 or a negative errno.
  */
 int cli_output_done(const char *cmd, int ret);
+/*
+ * A write that failed with @err (-errno, or 0 to look at errno): true when it
+ * was EPIPE (the reader of standard output went away). Then nothing is said
+ * and main() exits with CLI_EXIT_PIPE.
+ */
+bool cli_write_failed_epipe(int err);
+/* Flushes stdout; true when a write to it ever failed with EPIPE. */
+bool cli_stdout_closed(void);
+
+/*
+ * Open output file @path for writing, "-" = stdout. @binary: refuse a
+ * terminal. NULL with *@rc set (1: cannot create, 2: terminal) and the
+ * message printed.
+ */
+FILE *cli_open_output(const char *cmd, const char *path, bool binary, int *rc);
 
 /* Print the discovery shortfall (if any) as a note on stderr. */
 void cli_note_discovery(const char *cmd, const struct dac_discover_stats *st);
@@ -154,6 +200,9 @@ enum cli_source {
 	CLI_SOURCE_PROC,
 };
 
+/* --source=bpf with --pid or --proc-root: the usage error (2), else 0. */
+int cli_check_source_conflict(const char *cmd, enum cli_source src,
+			      const struct dac_discover_opts *o);
 /* --source: like cli_opt_pid(). */
 int cli_opt_source(const char *cmd, const char *arg, enum cli_source *out);
 /*
@@ -173,6 +222,13 @@ const char *cli_source_name(const struct dac_bpf *b);
  * --proc-root in @o are options only /proc serves), then cli_open_tracker()
  * for @o. Prints why and returns -1 with nothing left open; 0 on success.
  */
+/*
+ * --cgroup=PATH of list/top: only clients opened in cgroup PATH or below.
+ * The BPF client table knows each opener's cgroup; /proc does not: an
+ * error without @b. Returns 0 or -1 (said why).
+ */
+int cli_source_cgroup(const char *cmd, struct dac_bpf *b, const char *path);
+
 int cli_open_sampler(const char *cmd, enum cli_source src, const struct dac_discover_opts *o,
 		     struct dac_bpf **b, struct dac_discover **d, struct dac_tracker **t);
 /* Close what cli_open_sampler() or cli_open_tracker() opened; NULLs are fine. */

@@ -6,12 +6,14 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -30,7 +32,7 @@ static void usage(FILE *f)
 		"busy seconds, cycles and jobs per engine as counters, memory bytes by region\n"
 		"and kind as gauges, labelled with driver, device, client id, pid and comm.\n\n"
 		"Options:\n"
-		"  -p, --prometheus       print the exposition once to stdout\n"
+		"      --prometheus       print the exposition once to stdout\n"
 		"  -l, --listen=ADDR:PORT serve it at http://ADDR:PORT/metrics until SIGINT or\n"
 		"                         SIGTERM; ADDR must be a loopback address (127.x.x.x\n"
 		"                         or [::1]); PORT 0 picks a free port. The address\n"
@@ -38,7 +40,10 @@ static void usage(FILE *f)
 		"      --pid=PID          only this process\n"
 		"      --spec=PROFILE     parse fdinfo as 'current' (default) or '2022'\n"
 		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
-		"  -h, --help             this text\n");
+		"  -h, --help             this text\n\n"
+		"Exit status: 0 success (--listen: after SIGINT/SIGTERM), 1 /proc, the\n"
+		"--pid process or the port cannot be used, or the output failed, 2 usage\n"
+		"error (also a non-loopback ADDR), 141 the reader of the output went away.\n");
 }
 
 static volatile sig_atomic_t stop_sig;
@@ -257,7 +262,7 @@ static int serve(const char *arg, struct dac_prom *p)
 static int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "prometheus", no_argument, NULL, 'p' },
+		{ "prometheus", no_argument, NULL, 'M' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "pid", required_argument, NULL, 'P' },
 		{ "spec", required_argument, NULL, 'S' },
@@ -278,9 +283,9 @@ static int cmd_export(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":pl:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":l:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p':
+		case 'M':
 			once = true;
 			break;
 		case 'l':
@@ -297,6 +302,18 @@ static int cmd_export(int argc, char **argv)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 	if (once == !!listen_at)
 		return cli_usage_error(CMD, "give exactly one of --prometheus and --listen");
+	if (dopts.pid) {
+		/* As list and top: a --pid that does not exist at the start fails. */
+		char path[PATH_MAX];
+		struct stat sb;
+
+		snprintf(path, sizeof(path), "%s/%d", dopts.proc_root ? dopts.proc_root : "/proc",
+			 (int)dopts.pid);
+		if (stat(path, &sb) || !S_ISDIR(sb.st_mode)) {
+			cli_error(CMD, "no process %d", (int)dopts.pid);
+			return CLI_EXIT_FAIL;
+		}
+	}
 	p = dac_prom_new(&dopts, profile);
 	if (!p) {
 		cli_error(CMD, "cannot open %s: %s", dopts.proc_root ? dopts.proc_root : "/proc",
@@ -308,9 +325,12 @@ static int cmd_export(int argc, char **argv)
 	} else {
 		ret = dac_prom_scrape(p, stdout);
 		rc = ret ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-		if (ret)
-			cli_error(CMD, "%s", ret == -EIO ? "writing the output failed"
-							 : strerror(-ret));
+		if (ret == -ESRCH)
+			cli_error(CMD, "no process %d", (int)dopts.pid);
+		else if (ret == -EIO || ret == -EPIPE)
+			cli_output_done(CMD, ret);
+		else if (ret)
+			cli_error(CMD, "%s", strerror(-ret));
 	}
 	dac_prom_free(p);
 	return rc;

@@ -24,10 +24,11 @@ static void usage(FILE *f)
 		"dup'd or inherited fds are shown once, with every process holding them.\n"
 		"Utilisation is measured over --interval (two samples).\n\n"
 		"Options:\n"
-		"  -j, --json             JSON (Documentation/json-schema.rst)\n"
+		"  -j, --json             JSON in --sort order (Documentation/json-schema.rst)\n"
 		"  -p, --processes        one entry per process instead of per client\n"
-		"  -i, --interval=SEC     sampling interval (default 0.5; 0 = one sample,\n"
-		"                         no utilisation)\n"
+		"  -i, --interval=DUR     sampling interval (default 500ms; 1ms..1h;\n"
+		"                         500ms, 2s, 1m; a bare number is seconds;\n"
+		"                         0 = one sample, no utilisation)\n"
 		"  -s, --sort=KEY         util (default), mem, pid or id\n"
 		"  -r, --reverse          reverse the order\n"
 		"      --pid=PID          only this process\n"
@@ -35,7 +36,11 @@ static void usage(FILE *f)
 		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
 		"      --source=SRC       auto (default: the BPF client table when\n"
 		"                         `drmacct bpf start` runs, else /proc), bpf or proc\n"
-		"  -h, --help             this text\n");
+		"      --cgroup=PATH      only clients opened in cgroup v2 PATH or below\n"
+		"                         (BPF client table only; shows each one's cgroup)\n"
+		"  -h, --help             this text\n\n"
+		"Exit status: 0 success, 1 --pid names no process or sampling failed,\n"
+		"2 usage error.\n");
 }
 
 static void sleep_ns(uint64_t ns)
@@ -59,6 +64,7 @@ static int cmd_list(int argc, char **argv)
 		{ "spec", required_argument, NULL, 'S' },
 		{ "proc-root", required_argument, NULL, 'R' },
 		{ "source", required_argument, NULL, 'O' },
+		{ "cgroup", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -72,6 +78,7 @@ static int cmd_list(int argc, char **argv)
 	struct dac_discover *d = NULL;
 	enum cli_source source = CLI_SOURCE_AUTO;
 	struct dac_bpf *bpf = NULL;
+	const char *cgroup = NULL;
 	const struct cli_common_opts co = {
 		.pid = &dopts.pid, .profile = &profile, .proc_root = &dopts.proc_root,
 		.source = &source, .usage = usage,
@@ -89,9 +96,8 @@ static int cmd_list(int argc, char **argv)
 			procs = true;
 			break;
 		case 'i':
-			if (cli_parse_seconds(optarg, 3600, true, &interval))
-				return cli_usage_error(CMD, "bad interval '%s' (seconds, 0..3600)",
-						       optarg);
+			if (cli_opt_interval(CMD, optarg, true, &interval))
+				return CLI_EXIT_USAGE;
 			break;
 		case 's':
 			if (cli_opt_sort(CMD, optarg, &sort))
@@ -99,6 +105,9 @@ static int cmd_list(int argc, char **argv)
 			break;
 		case 'r':
 			reverse = true;
+			break;
+		case 'C':
+			cgroup = optarg;
 			break;
 		default:
 			opt = cli_common_opt(CMD, &co, argv, c);
@@ -109,9 +118,13 @@ static int cmd_list(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (cli_check_source_conflict(CMD, source, &dopts))
+		return CLI_EXIT_USAGE;
 
 	if (cli_open_sampler(CMD, source, &dopts, &bpf, &d, &t))
 		return CLI_EXIT_FAIL;
+	if (cli_source_cgroup(CMD, bpf, cgroup))
+		goto out;
 	ret = cli_source_sample(bpf, t, d, profile, &st);
 	if (!ret && interval) {
 		sleep_ns(interval);
@@ -126,7 +139,8 @@ static int cmd_list(int argc, char **argv)
 		goto out;
 	}
 	if (json)
-		ret = cli_json_tracker(stdout, t, &st, true);
+		ret = cli_json_tracker(stdout, t, &st, &(struct cli_json_opts){
+			.sort = sort, .reverse = reverse, .pretty = true });
 	else
 		ret = cli_print_table(stdout, t, sort, reverse, procs);
 	if (cli_output_done(CMD, ret))

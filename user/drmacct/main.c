@@ -2,6 +2,7 @@
 /*
  * main.c - drmacct: subcommand dispatch.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,9 @@ static void usage(FILE *f)
 			fprintf(f, "  %-10s %s\n", v[i]->name, v[i]->summary);
 		free(v);
 	}
-	fprintf(f, "\nExit status: 0 success, 1 failure, 2 usage error.\n");
+	fprintf(f, "\nExit status: 0 success, 1 failure, 2 usage error, 4 nothing to check\n"
+		   "(check, validate --all), 141 standard output closed by its reader;\n"
+		   "stat and record -- COMMAND exit with COMMAND's status.\n");
 }
 
 int main(int argc, char **argv)
@@ -58,9 +61,19 @@ int main(int argc, char **argv)
 		printf("drmacct %s\n", DRMACCT_VERSION);
 		return CLI_EXIT_OK;
 	}
+	/*
+	 * A reader of our output that goes away (`| head`) makes writes fail
+	 * with EPIPE instead of killing us mid-way: each command stops, puts
+	 * the terminal back, and we exit CLI_EXIT_PIPE without a message.
+	 * Commands that run a program give it the default disposition back.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	for (c = __start_drmacct_cmds; c < __stop_drmacct_cmds; c++)
-		if (!strcmp(c->name, argv[1]))
-			return c->run(argc - 1, argv + 1);
+		if (!strcmp(c->name, argv[1])) {
+			int rc = c->run(argc - 1, argv + 1);
+
+			return cli_stdout_closed() ? CLI_EXIT_PIPE : rc;
+		}
 	fprintf(stderr, "drmacct: unknown command '%s'\n", argv[1]);
 	fprintf(stderr, "Try 'drmacct --help'.\n");
 	return CLI_EXIT_USAGE;

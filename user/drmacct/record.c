@@ -36,15 +36,20 @@ static void usage(FILE *f)
 		"128 + N killed by signal N). Without: until SIGINT/SIGTERM, --duration\n"
 		"or --count.\n\n"
 		"Options:\n"
-		"  -o, --output=FILE      where to write (default drmacct.rec; '-' = stdout)\n"
-		"  -i, --interval=MS      sampling interval in milliseconds (default 1000)\n"
-		"  -d, --duration=SEC     stop after SEC seconds\n"
+		"  -o, --output=FILE      where to write (default drmacct.rec; '-' = stdout,\n"
+		"                         refused when it is a terminal)\n"
+		"  -i, --interval=DUR     sampling interval (default 1s; 1ms..1h; 500ms,\n"
+		"                         2s, 1m; a bare number is seconds)\n"
+		"      --duration=DUR     stop after DUR (1ms..8760h; 30s, 5m, 2h)\n"
 		"  -n, --count=N          stop after N samples\n"
 		"      --no-bpf           do not use BPF collection even when it runs\n"
 		"      --pid=PID          only this process\n"
 		"      --spec=PROFILE     parse fdinfo as 'current' (default) or '2022'\n"
 		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
-		"  -h, --help             this text\n");
+		"  -h, --help             this text\n\n"
+		"Exit status: with COMMAND, COMMAND's when it ended by itself; else 0;\n"
+		"1 the first sample or writing failed; 2 usage error (also: binary\n"
+		"output to a terminal); 141 the reader of standard output went away.\n");
 }
 
 /* ---- the device table of the stream ---- */
@@ -312,6 +317,40 @@ static int map_client(struct rec_state *s, const struct dac_tk_client *tc, struc
 }
 
 /* Write every client of the tracker's latest sample. */
+/*
+ * A client held by more than one process (fork, fd passing): a HOLDERS
+ * record after its SAMPLE names every one of them (the SAMPLE has the first).
+ */
+static int write_holders(struct rec_state *s, const struct dac_tk_client *c,
+			 const struct drec_client *dc)
+{
+	struct drec_holder *h;
+	size_t n = 0;
+	int ret;
+
+	if (!(dc->flags & DREC_C_CLIENT_ID) || c->nholders < 2)
+		return 0;
+	h = calloc(c->nholders, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	for (size_t k = 0; k < c->nholders; k++) {
+		size_t j;
+
+		for (j = 0; j < n && h[j].pid != (uint32_t)c->holders[k].pid; j++)
+			;
+		if (j < n)
+			continue;	/* another fd of the same process */
+		h[n].pid = (uint32_t)c->holders[k].pid;
+		snprintf(h[n].comm, sizeof(h[n].comm), "%s",
+			 c->holders[k].comm ? c->holders[k].comm : "");
+		n++;
+	}
+	ret = n > 1 ? drec_write_holders(&s->w, dc->time_ns, dc->dev, dc->client_id, dc->flags,
+					 h, n) : 0;
+	free(h);
+	return ret;
+}
+
 static int write_samples(struct rec_state *s, const struct dac_tracker *t)
 {
 	size_t i, n = dac_tracker_nclients(t);
@@ -342,8 +381,11 @@ static int write_samples(struct rec_state *s, const struct dac_tracker *t)
 	}
 	if (!ret)
 		ret = flush_devices(s);
-	for (i = 0; i < n && !ret; i++)
+	for (i = 0; i < n && !ret; i++) {
 		ret = drec_write_client(&s->w, DREC_SAMPLE, &cs[i]);
+		if (!ret)
+			ret = write_holders(s, dac_tracker_client(t, i), &cs[i]);
+	}
 	if (!ret)
 		s->samples++;
 out:
@@ -502,6 +544,7 @@ static pid_t spawn(char **argv)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGCHLD, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
 		e = errno;
 		fprintf(stderr, "drmacct record: cannot run %s: %s\n", argv[0], strerror(e));
@@ -515,7 +558,7 @@ static int cmd_record(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "interval", required_argument, NULL, 'i' },
-		{ "duration", required_argument, NULL, 'd' },
+		{ "duration", required_argument, NULL, 'D' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "no-bpf", no_argument, NULL, 'B' },
 		{ "pid", required_argument, NULL, 'P' },
@@ -527,7 +570,7 @@ static int cmd_record(int argc, char **argv)
 	struct dac_discover_opts dopts = { .proc_root = NULL, .pid = 0, .fd = -1 };
 	enum dac_profile profile = DAC_PROFILE_CURRENT;
 	const char *out = "drmacct.rec";
-	uint64_t interval = 1000000000ull, duration = 0, count = 0, v;
+	uint64_t interval = 1000000000ull, duration = 0, count = 0;
 	struct rec_state s;
 	struct drec_file_info fi;
 	struct dac_discover_stats st;
@@ -548,7 +591,7 @@ static int cmd_record(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:i:d:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:i:n:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!*optarg)
@@ -556,18 +599,17 @@ static int cmd_record(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'i':
-			if (cli_parse_u64(optarg, &v) || !v || v > 3600000)
-				return cli_usage_error(CMD,
-					"bad interval '%s' (milliseconds, 1..3600000)", optarg);
-			interval = v * 1000000ull;
+			if (cli_opt_interval(CMD, optarg, false, &interval))
+				return CLI_EXIT_USAGE;
 			break;
-		case 'd':
-			if (cli_parse_seconds(optarg, 31536000, false, &duration))
-				return cli_usage_error(CMD, "bad duration '%s' (seconds)", optarg);
+		case 'D':
+			if (cli_opt_duration(CMD, "duration", optarg, CLI_INTERVAL_MIN_NS,
+					     8760 * 3600000000000ull, false, &duration))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'n':
-			if (cli_parse_u64(optarg, &count) || !count)
-				return cli_usage_error(CMD, "bad count '%s' (1 or more)", optarg);
+			if (cli_opt_count(CMD, optarg, &count))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'B':
 			use_bpf = false;
@@ -582,6 +624,9 @@ static int cmd_record(int argc, char **argv)
 	if (optind < argc && optind > 0 && strcmp(argv[optind - 1], "--"))
 		return cli_usage_error(CMD, "unexpected argument '%s' (put a command after --)",
 				       argv[optind]);
+	if (!strcmp(out, "-") && isatty(STDOUT_FILENO))
+		return cli_usage_error(CMD, "refusing to write binary data to a terminal; give "
+				       "-o FILE or redirect standard output");
 
 	memset(&s, 0, sizeof(s));
 	s.pid_filter = dopts.pid;
@@ -603,11 +648,10 @@ static int cmd_record(int argc, char **argv)
 		}
 	}
 
-	f = strcmp(out, "-") ? fopen(out, "we") : stdout;
-	if (!f) {
-		cli_error(CMD, "cannot create %s: %s", out, strerror(errno));
+	f = cli_open_output(CMD, out, true, &rc);
+	if (!f)
 		goto done;
-	}
+	rc = CLI_EXIT_FAIL;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
@@ -748,7 +792,8 @@ static int cmd_record(int argc, char **argv)
 	rc = child == 0 ? cli_wait_status(cstatus) : CLI_EXIT_OK;
 	goto done;
 write_err:
-	cli_error(CMD, "writing %s failed: %s", out, strerror(-ret));
+	if (f != stdout || !cli_write_failed_epipe(ret))
+		cli_error(CMD, "writing %s failed: %s", out, strerror(-ret));
 done:
 	if (child > 0) {
 		kill(child, SIGTERM);

@@ -28,10 +28,13 @@ static void usage(FILE *f)
 		"per process. Damaged streams are read as far as possible; every problem is\n"
 		"reported with its byte offset and the exit status is then 1.\n\n"
 		"Options:\n"
-		"  -j, --json               JSON summary\n"
-		"  -t, --trace-events=OUT   write Chrome/Perfetto trace-event JSON to OUT\n"
-		"                           ('-' = stdout): one track per client and engine\n"
-		"  -h, --help               this text\n");
+		"  -j, --json             JSON summary (schema drmacct-report/1)\n"
+		"  -t, --trace-events=OUT write Chrome/Perfetto trace-event JSON to OUT\n"
+		"                         ('-' = stdout): one track per client and engine\n"
+		"  -h, --help             this text\n\n"
+		"Exit status: 0 success, 1 the file cannot be read or has a problem or\n"
+		"an output cannot be written, 2 usage error, 141 the reader of the output\n"
+		"went away.\n");
 }
 
 struct eng_acc {
@@ -46,6 +49,7 @@ struct eng_acc {
 struct reg_acc {
 	uint32_t idx;
 	uint64_t peak_total, peak_resident, last_total, last_resident;
+	bool has_total, has_resident;	/* the driver printed it in some sample */
 };
 
 struct pid_ent {
@@ -158,6 +162,20 @@ static void add_pid(struct rep *rp, struct cl *x, const struct drec_client *c)
 	x->pids[x->npids].pid = c->pid;
 	memcpy(x->pids[x->npids].comm, c->comm, sizeof(c->comm));
 	x->npids++;
+}
+
+/* Every process of a HOLDERS record holds the client. */
+static void on_holders(struct rep *rp, const struct drec_record *rec)
+{
+	struct drec_client c = rec->client;
+	struct drec_holder h;
+	struct cl *x = get_client(rp, &c);
+
+	for (size_t i = 0; x && drec_holder(rec, i, &h); i++) {
+		c.pid = h.pid;
+		memcpy(c.comm, h.comm, sizeof(c.comm));
+		add_pid(rp, x, &c);
+	}
 }
 
 static struct eng_acc *get_eng(struct rep *rp, struct cl *x, uint32_t idx)
@@ -314,12 +332,19 @@ static void on_client(struct rep *rp, const struct drec_record *rec)
 
 		if (!drec_client_region(rec, i, &v) || !(g = get_reg(rp, x, v.region)))
 			continue;
-		g->last_total = v.total;
-		g->last_resident = v.resident;
-		if (v.total > g->peak_total)
-			g->peak_total = v.total;
-		if (v.resident > g->peak_resident)
-			g->peak_resident = v.resident;
+		/* Only what the driver printed: amdgpu's legacy keys are resident only. */
+		if (v.flags & DREC_R_TOTAL) {
+			g->has_total = true;
+			g->last_total = v.total;
+			if (v.total > g->peak_total)
+				g->peak_total = v.total;
+		}
+		if (v.flags & DREC_R_RESIDENT) {
+			g->has_resident = true;
+			g->last_resident = v.resident;
+			if (v.resident > g->peak_resident)
+				g->peak_resident = v.resident;
+		}
 		if (rp->tj && (v.flags & (DREC_R_TOTAL | DREC_R_RESIDENT))) {
 			char name[128];
 
@@ -470,11 +495,21 @@ static void print_text(FILE *f, struct rep *rp)
 				fprintf(f, "  jobs %" PRIu64, e->jobs);
 			fputc('\n', f);
 		}
-		for (k = 0; k < x->nreg; k++)
-			fprintf(f, "    memory %-9s peak %s, last %s\n",
-				cli_printable(reg_name(rp, x->dev, x->reg[k].idx), nb, sizeof(nb)),
-				cli_fmt_bytes(x->reg[k].peak_total, b1, sizeof(b1)),
-				cli_fmt_bytes(x->reg[k].last_total, b2, sizeof(b2)));
+		for (k = 0; k < x->nreg; k++) {
+			const struct reg_acc *g = &x->reg[k];
+			const char *rn = cli_printable(reg_name(rp, x->dev, g->idx), nb, sizeof(nb));
+
+			if (g->has_total)
+				fprintf(f, "    memory %-9s peak %s, last %s\n", rn,
+					cli_fmt_bytes(g->peak_total, b1, sizeof(b1)),
+					cli_fmt_bytes(g->last_total, b2, sizeof(b2)));
+			else if (g->has_resident)
+				fprintf(f, "    memory %-9s peak %s, last %s (resident)\n", rn,
+					cli_fmt_bytes(g->peak_resident, b1, sizeof(b1)),
+					cli_fmt_bytes(g->last_resident, b2, sizeof(b2)));
+			else
+				fprintf(f, "    memory %-9s total and resident not printed\n", rn);
+		}
 	}
 	/* Per process: busy time of the clients it held, by device and engine. */
 	fprintf(f, "\nProcesses: %zu\n", rp->nprocs);
@@ -573,10 +608,20 @@ static int print_json(FILE *f, struct rep *rp)
 		for (k = 0; k < x->nreg; k++) {
 			dac_json_obj_begin(&j, NULL);
 			dac_json_str(&j, "region", reg_name(rp, x->dev, x->reg[k].idx));
-			dac_json_u64(&j, "peak_total", x->reg[k].peak_total);
-			dac_json_u64(&j, "last_total", x->reg[k].last_total);
-			dac_json_u64(&j, "peak_resident", x->reg[k].peak_resident);
-			dac_json_u64(&j, "last_resident", x->reg[k].last_resident);
+			if (x->reg[k].has_total) {
+				dac_json_u64(&j, "peak_total", x->reg[k].peak_total);
+				dac_json_u64(&j, "last_total", x->reg[k].last_total);
+			} else {
+				dac_json_null(&j, "peak_total");
+				dac_json_null(&j, "last_total");
+			}
+			if (x->reg[k].has_resident) {
+				dac_json_u64(&j, "peak_resident", x->reg[k].peak_resident);
+				dac_json_u64(&j, "last_resident", x->reg[k].last_resident);
+			} else {
+				dac_json_null(&j, "peak_resident");
+				dac_json_null(&j, "last_resident");
+			}
 			dac_json_obj_end(&j);
 		}
 		dac_json_arr_end(&j);
@@ -714,6 +759,10 @@ static int cmd_report(int argc, char **argv)
 		case DREC_SAMPLE:
 		case DREC_CLIENT_EXIT:
 			on_client(&rp, &rec);
+			t = rec.client.time_ns;
+			break;
+		case DREC_HOLDERS:
+			on_holders(&rp, &rec);
 			t = rec.client.time_ns;
 			break;
 		case DREC_LOST:

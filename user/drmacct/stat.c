@@ -28,24 +28,42 @@
 
 #include "bpf.h"
 #include "cli.h"
+#include "json.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: drmacct stat [-e ENGINES] [--interval SECONDS] [--no-bpf] [--dir DIR]\n"
-		"                    -- CMD [ARGS...]\n\n"
+		"Usage: drmacct stat [OPTIONS] [--] CMD [ARGS...]\n\n"
 		"Run CMD and report the GPU usage of it and all its children: per\n"
 		"engine busy time, utilisation (busy / elapsed), cycles and jobs, peak\n"
 		"memory per region, and per-ring busy time from gpu_scheduler. Clients\n"
 		"that closed before CMD exited are included. Exact with the BPF\n"
 		"collection running (`drmacct bpf start`); otherwise /proc is polled\n"
-		"every --interval seconds (default 0.1) and the report says what that\n"
-		"can miss.\n\n"
-		"  -e, --engines LIST  only these engines (comma-separated names)\n"
-		"      --no-bpf        poll /proc even when BPF runs\n"
-		"The report goes to stderr. Exit status: CMD's (128 + N when signal N\n"
-		"ended it); 127 when CMD was not found, 126 when it could not be run.\n");
+		"every --interval and the report says what that can miss. The report\n"
+		"goes to standard error (standard output belongs to CMD) or to -o FILE.\n\n"
+		"Options:\n"
+		"  -e, --engines=LIST     only these engines (comma-separated names)\n"
+		"  -i, --interval=DUR     polling interval (default 100ms; 1ms..1h;\n"
+		"                         500ms, 2s, 1m; a bare number is seconds)\n"
+		"  -j, --json             the report as JSON (schema drmacct-stat/1)\n"
+		"  -o, --output=FILE      write the report to FILE ('-' = stdout)\n"
+		"      --no-bpf           poll /proc even when BPF runs\n"
+		"  -d, --dir=DIR          BPF pin directory (default /sys/fs/bpf/drmacct)\n"
+		"  -h, --help             this text\n\n"
+		"Exit status: CMD's (128 + N when signal N ended it); 127 CMD not found,\n"
+		"126 CMD not runnable; 1 stat itself failed; 2 usage error.\n");
 }
+
+/* Where the report goes and in which form (-o, --json). */
+static struct {
+	FILE *f;
+	bool json;
+	char **argv;		/* CMD and its arguments */
+	const char *source;	/* "bpf" or "proc" */
+	uint64_t polls;		/* polling only */
+	size_t clients;		/* polling only */
+	int status;		/* CMD's exit status */
+} out;
 
 static uint64_t mono_ns(void)
 {
@@ -112,14 +130,105 @@ struct report {
 	size_t nrings;
 };
 
+static bool filter_seen(const struct report *r, const char *name)
+{
+	for (size_t j = 0; j < r->nrows; j++)
+		if (!strcmp(r->rows[j].name, name))
+			return true;
+	return false;
+}
+
+static void json_report(const struct report *r, const struct filter *f, uint64_t elapsed_ns)
+{
+	struct dac_json j;
+
+	dac_json_init(&j, out.f, false);
+	dac_json_obj_begin(&j, NULL);
+	dac_json_str(&j, "schema", "drmacct-stat/1");
+	dac_json_arr_begin(&j, "command");
+	for (char **a = out.argv; *a; a++)
+		dac_json_str(&j, NULL, *a);
+	dac_json_arr_end(&j);
+	dac_json_str(&j, "source", out.source);
+	if (!strcmp(out.source, "proc")) {
+		dac_json_u64(&j, "polls", out.polls);
+		dac_json_u64(&j, "clients_seen", out.clients);
+	}
+	dac_json_u64(&j, "elapsed_ns", elapsed_ns);
+	dac_json_i64(&j, "exit_status", out.status);
+	dac_json_arr_begin(&j, "engines");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct row *x = &r->rows[i];
+
+		if (!filter_ok(f, x->name))
+			continue;
+		dac_json_obj_begin(&j, NULL);
+		dac_json_u64(&j, "device", x->device);
+		dac_json_str(&j, "name", x->name);
+		dac_json_u64(&j, "busy_ns", x->busy_ns);
+		dac_json_double(&j, "utilization", elapsed_ns ? (double)x->busy_ns / elapsed_ns : 0);
+		if (x->has_jobs)
+			dac_json_u64(&j, "jobs", x->jobs);
+		else
+			dac_json_null(&j, "jobs");
+		if (x->has_cycles)
+			dac_json_u64(&j, "cycles", x->cycles);
+		else
+			dac_json_null(&j, "cycles");
+		dac_json_obj_end(&j);
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		if (filter_seen(r, f->names[i]))
+			continue;
+		dac_json_obj_begin(&j, NULL);
+		dac_json_null(&j, "device");
+		dac_json_str(&j, "name", f->names[i]);
+		dac_json_u64(&j, "busy_ns", 0);
+		dac_json_double(&j, "utilization", 0);
+		dac_json_null(&j, "jobs");
+		dac_json_null(&j, "cycles");
+		dac_json_obj_end(&j);
+	}
+	dac_json_arr_end(&j);
+	dac_json_arr_begin(&j, "memory");
+	for (size_t i = 0; i < r->nmem; i++) {
+		dac_json_obj_begin(&j, NULL);
+		dac_json_u64(&j, "device", r->mem[i].device);
+		dac_json_str(&j, "region", r->mem[i].name);
+		dac_json_u64(&j, "peak", r->mem[i].peak);
+		dac_json_obj_end(&j);
+	}
+	dac_json_arr_end(&j);
+	dac_json_arr_begin(&j, "rings");
+	for (size_t i = 0; i < r->nrings; i++) {
+		dac_json_obj_begin(&j, NULL);
+		dac_json_u64(&j, "tgid", r->rings[i].tgid);
+		dac_json_str(&j, "comm", r->rings[i].comm);
+		dac_json_str(&j, "ring", r->rings[i].ring);
+		dac_json_u64(&j, "busy_ns", r->rings[i].busy_ns);
+		dac_json_u64(&j, "jobs", r->rings[i].jobs);
+		dac_json_obj_end(&j);
+	}
+	dac_json_arr_end(&j);
+	dac_json_obj_end(&j);
+	if (dac_json_finish(&j))
+		cli_error("stat", "writing the report failed");
+}
+
 static void print_report(const struct report *r, const struct filter *f, const char *cmd,
 			 const char *source, uint64_t elapsed_ns)
 {
 	double el = elapsed_ns / 1e9;
+	FILE *o = out.f;
+
+	if (out.json) {
+		json_report(r, f, elapsed_ns);
+		return;
+	}
 	char b[32], nb[CLI_PRINTABLE_MAX], cb[CLI_PRINTABLE_MAX];
 
-	fprintf(stderr, "\n GPU usage of '%s' and its children (source: %s):\n\n", cmd, source);
-	fprintf(stderr, "  %-6s %-14s %16s %8s %8s %16s\n", "DEVICE", "ENGINE", "BUSY_NS", "UTIL",
+	fprintf(o, "\n GPU usage of '%s' and its children (source: %s):\n\n", cmd, source);
+	fprintf(o, "  %-6s %-14s %16s %8s %8s %16s\n", "DEVICE", "ENGINE", "BUSY_NS", "UTIL",
 		"JOBS", "CYCLES");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct row *x = &r->rows[i];
@@ -131,36 +240,34 @@ static void print_report(const struct report *r, const struct filter *f, const c
 			snprintf(jobs, sizeof(jobs), "%" PRIu64, x->jobs);
 		if (x->has_cycles)
 			snprintf(cyc, sizeof(cyc), "%" PRIu64, x->cycles);
-		fprintf(stderr, "  %-6u %-14s %16" PRIu64 " %7.2f%% %8s %16s\n", x->device,
+		fprintf(o, "  %-6u %-14s %16" PRIu64 " %7.2f%% %8s %16s\n", x->device,
 			cli_printable(x->name, nb, sizeof(nb)), x->busy_ns, elapsed_ns ? 100.0 * x->busy_ns / elapsed_ns : 0.0, jobs, cyc);
 	}
 	for (size_t i = 0; i < f->n; i++) {
-		bool seen = false;
-
-		for (size_t j = 0; j < r->nrows; j++)
-			seen |= !strcmp(r->rows[j].name, f->names[i]);
-		if (!seen)
-			fprintf(stderr, "  %-6s %-14s %16d %7.2f%% %8d %16d\n", "-", f->names[i], 0,
+		if (!filter_seen(r, f->names[i]))
+			fprintf(o, "  %-6s %-14s %16d %7.2f%% %8d %16d\n", "-", f->names[i], 0,
 				0.0, 0, 0);
 	}
 	if (r->nmem) {
-		fprintf(stderr, "\n  %-6s %-14s %16s\n", "DEVICE", "REGION", "PEAK");
+		fprintf(o, "\n  %-6s %-14s %16s\n", "DEVICE", "REGION", "PEAK");
 		for (size_t i = 0; i < r->nmem; i++)
-			fprintf(stderr, "  %-6u %-14s %16s\n", r->mem[i].device,
+			fprintf(o, "  %-6u %-14s %16s\n", r->mem[i].device,
 				cli_printable(r->mem[i].name, nb, sizeof(nb)),
 				cli_fmt_bytes(r->mem[i].peak, b, sizeof(b)));
 	}
 	if (r->nrings) {
-		fprintf(stderr, "\n  gpu_scheduler rings (any drm_sched driver):\n");
-		fprintf(stderr, "  %-8s %-16s %-14s %16s %8s\n", "TGID", "COMM", "RING", "BUSY_NS",
+		fprintf(o, "\n  gpu_scheduler rings (any drm_sched driver):\n");
+		fprintf(o, "  %-8s %-16s %-14s %16s %8s\n", "TGID", "COMM", "RING", "BUSY_NS",
 			"JOBS");
 		for (size_t i = 0; i < r->nrings; i++)
-			fprintf(stderr, "  %-8u %-16s %-14s %16" PRIu64 " %8" PRIu64 "\n",
+			fprintf(o, "  %-8u %-16s %-14s %16" PRIu64 " %8" PRIu64 "\n",
 				r->rings[i].tgid, cli_printable(r->rings[i].comm, cb, sizeof(cb)),
 				cli_printable(r->rings[i].ring, nb, sizeof(nb)),
 				r->rings[i].busy_ns, r->rings[i].jobs);
 	}
-	fprintf(stderr, "\n  %12.6f seconds time elapsed\n\n", el);
+	fprintf(o, "\n  %12.6f seconds time elapsed\n\n", el);
+	if (fflush(o))
+		cli_error("stat", "writing the report failed");
 }
 
 /* ---- running the command --------------------------------------------------- */
@@ -189,6 +296,7 @@ static pid_t spawn(char **argv, int *gate)
 			_exit(127);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)
@@ -295,6 +403,8 @@ static int stat_bpf(struct dac_bpf *b, char **argv, const struct filter *f, cons
 	for (size_t i = 0; i < ns; i++)
 		if (s[i].cookie == cookie)
 			r.rings[r.nrings++] = s[i];
+	out.source = "bpf";
+	out.status = *cmd_status;
 	print_report(&r, f, cmd, "BPF, exact", t1 - t0);
 out:
 	dac_bpf_untrack(b, cookie);
@@ -531,6 +641,10 @@ static int stat_poll(char **argv, const struct filter *f, const char *cmd, uint6
 
 		snprintf(src, sizeof(src), "/proc polling, %" PRIu64 " polls, %zu clients seen",
 			 polls, st.n);
+		out.source = "proc";
+		out.polls = polls;
+		out.clients = st.n;
+		out.status = *cmd_status;
 		print_report(&r, f, cmd, src, t1 - t0);
 	}
 out:
@@ -551,9 +665,12 @@ static int cmd_stat(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "no-bpf", no_argument, NULL, 'N' },
 		{ "dir", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
+	const char *output = NULL;
 	struct filter f = { 0 };
 	const char *dir = DAC_BPF_PIN_DIR;
 	uint64_t interval = 100000000ull;
@@ -563,7 +680,7 @@ static int cmd_stat(int argc, char **argv)
 	int c, ret, cmd_status = 0, err;
 
 	/* "+": stop at the first non-option, the command. */
-	while ((c = getopt_long(argc, argv, "+:e:i:Nd:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:i:Nd:jo:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (filter_parse(&f, optarg)) {
@@ -572,11 +689,20 @@ static int cmd_stat(int argc, char **argv)
 			}
 			break;
 		case 'i':
-			if (cli_parse_seconds(optarg, 60, false, &interval)) {
+			if (cli_opt_interval("stat", optarg, false, &interval)) {
 				free(f.names);
-				return cli_usage_error("stat", "--interval: '%s' is not 0 < seconds <= 60",
-						       optarg);
+				return CLI_EXIT_USAGE;
 			}
+			break;
+		case 'j':
+			out.json = true;
+			break;
+		case 'o':
+			if (!*optarg) {
+				free(f.names);
+				return cli_usage_error("stat", "--output needs a file name");
+			}
+			output = optarg;
 			break;
 		case 'N':
 			no_bpf = true;
@@ -597,6 +723,15 @@ static int cmd_stat(int argc, char **argv)
 		free(f.names);
 		return cli_usage_error("stat", "missing the command to run (drmacct stat -- CMD)");
 	}
+	out.f = stderr;
+	out.argv = argv + optind;
+	if (output) {
+		out.f = cli_open_output("stat", output, false, &ret);
+		if (!out.f) {
+			free(f.names);
+			return ret;
+		}
+	}
 	for (int i = optind; i < argc; i++) {
 		size_t l = strlen(cmd);
 
@@ -616,6 +751,10 @@ static int cmd_stat(int argc, char **argv)
 		dac_bpf_close(b);
 	}
 	free(f.names);
+	if (out.f != stderr && out.f != stdout && fclose(out.f)) {
+		cli_error("stat", "writing %s failed", output);
+		ret = ret ? ret : CLI_EXIT_FAIL;
+	}
 	return ret ? ret : cmd_status;
 }
 

@@ -30,8 +30,9 @@
 
 static const char *const CMD = "top";
 
-#define ENTER_SCREEN "\033[?1049h\033[?25l"
-#define LEAVE_SCREEN "\033[?25h\033[?1049l"
+/* alternate screen, cursor hidden, no autowrap (a long line cannot scroll) */
+#define ENTER_SCREEN "\033[?1049h\033[?25l\033[?7l"
+#define LEAVE_SCREEN "\033[?7h\033[?25h\033[?1049l"
 
 /* Terminal state, also used from signal handlers. */
 static struct termios term_orig;
@@ -156,83 +157,351 @@ struct top {
 	uint64_t count;		/* 0: forever */
 	uint64_t shown;
 	bool quit;
+	/* the full-screen view */
+	size_t scroll;		/* first body line shown */
+	size_t body_rows;	/* body lines that fit at the last draw (PgUp/PgDn) */
+	bool hide_idle;		/* 'i': only clients with utilisation > 0 */
+	bool detail;		/* 'd': a line per engine under each entry */
+	bool editing;		/* '/': typing a filter */
+	char filter[64];	/* pid, or part of comm, driver or device name */
+	char edit[64];
 };
 
-static void fmt_bar(char *buf, size_t width, double u)
+/* Utilisation as shown: unknown stays NaN, else clamped to 0..100 % of capacity. */
+static double shown_util(double u)
 {
-	size_t fill, i;
-
-	if (isnan(u) || u < 0)
-		u = 0;
-	if (u > 1)
-		u = 1;
-	fill = (size_t)(u * (double)width + 0.5);
-	for (i = 0; i < width; i++)
-		buf[i] = i < fill ? '#' : '.';
-	buf[width] = '\0';
-}
-
-/* Emit one screen line, cut to the terminal width. */
-static void line(FILE *f, int cols, int *row, int rows, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static void line(FILE *f, int cols, int *row, int rows, const char *fmt, ...)
-{
-	char buf[1024];
-	bool esc = false;
-	va_list ap;
-	size_t i, vis = 0;
-
-	if (*row >= rows)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	/* Cut at the terminal width counting visible characters only. */
-	for (i = 0; buf[i]; i++) {
-		if (buf[i] == '\033') {
-			esc = true;
-			for (i++; buf[i] && !(buf[i] >= 0x40 && buf[i] <= 0x7e && buf[i] != '['); i++)
-				;
-			if (!buf[i])
-				break;
-			continue;
-		}
-		if (cols > 0 && vis == (size_t)cols) {
-			buf[i] = '\0';
-			break;
-		}
-		vis++;
-	}
-	fprintf(f, "%s%s\033[K\n", buf, esc ? "\033[0m" : "");
-	(*row)++;
-}
-
-static void bar_line(FILE *f, int cols, int *row, int rows, const char *dev, const char *name,
-		     double u)
-{
-	char bar[512], pct[16];
-	int width = cols - 40;
-
-	if (width < 10)
-		width = 10;
-	if (width > (int)sizeof(bar) - 1)
-		width = (int)sizeof(bar) - 1;
-	fmt_bar(bar, (size_t)width, u);
 	if (isnan(u))
-		snprintf(pct, sizeof(pct), "%6s", "-");
+		return u;
+	return u < 0 ? 0 : u > 1 ? 1 : u;
+}
+
+/* ---- body lines ---- */
+
+struct lines {
+	char **v;
+	size_t n, cap;
+};
+
+static void addf(struct lines *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void addf(struct lines *l, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 64;
+		char **nv = realloc(l->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return;
+		l->v = nv;
+		l->cap = nc;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) >= 0)
+		l->v[l->n++] = s;
+	va_end(ap);
+}
+
+static void lines_free(struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+/* Distinct engine names of what is shown, in order of first appearance. */
+struct names {
+	const char **v;
+	size_t n, cap;
+};
+
+static void name_add(struct names *nm, const char *s)
+{
+	for (size_t i = 0; i < nm->n; i++)
+		if (!strcmp(nm->v[i], s))
+			return;
+	if (nm->n == nm->cap) {
+		size_t nc = nm->cap ? nm->cap * 2 : 16;
+		const char **nv = realloc(nm->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return;
+		nm->v = nv;
+		nm->cap = nc;
+	}
+	nm->v[nm->n++] = s;
+}
+
+/* One cell of @w columns: a bar and the percentage, or just the percentage. */
+static void cell(char *buf, size_t w, double u)
+{
+	char pct[16];
+	size_t bw, fill, i, o = 0;
+
+	if (isnan(u))
+		snprintf(pct, sizeof(pct), "-");
 	else
-		snprintf(pct, sizeof(pct), "%5.1f%%", u * 100.0);
-	line(f, cols, row, rows, "  %-10.10s %-14.14s [%s] %s", dev, name, bar, pct);
+		snprintf(pct, sizeof(pct), "%.0f%%", u * 100.0);
+	if (w >= 10) {
+		bw = w - 6;
+		fill = isnan(u) ? 0 : (size_t)(u * (double)bw + 0.5);
+		for (i = 0; i < bw; i++)
+			buf[o++] = i < fill ? '#' : '.';
+		o += (size_t)sprintf(buf + o, " %4s ", pct);
+	} else {
+		o += (size_t)sprintf(buf + o, "%*s ", (int)(w > 1 ? w - 1 : 0), pct);
+	}
+	buf[o] = '\0';
+}
+
+static bool match_filter(const struct top *tp, pid_t pid, const char *comm, const char *driver,
+			 const char *dev)
+{
+	const char *f = tp->filter;
+	char pb[16];
+
+	if (!*f)
+		return true;
+	snprintf(pb, sizeof(pb), "%d", (int)pid);
+	if (strspn(f, "0123456789") == strlen(f))
+		return !strcmp(pb, f);
+	return (comm && strcasestr(comm, f)) || (driver && strcasestr(driver, f)) ||
+	       (dev && strcasestr(dev, f));
+}
+
+static bool client_shown(const struct top *tp, const struct dac_tk_client *c)
+{
+	char dev[32];
+	bool m = false;
+
+	if (tp->hide_idle && !(cli_client_util(c) > 0.0005))
+		return false;
+	dac_dev_name(c->major, c->minor, dev, sizeof(dev));
+	for (size_t k = 0; k < c->nholders && !m; k++)
+		m = match_filter(tp, c->holders[k].pid, c->holders[k].comm, c->driver, dev);
+	return m || (!c->nholders && match_filter(tp, 0, NULL, c->driver, dev));
+}
+
+static bool proc_shown(const struct top *tp, const struct dac_tk_process *p)
+{
+	if (tp->hide_idle && !(cli_agg_util(&p->agg) > 0.0005))
+		return false;
+	return match_filter(tp, p->pid, p->comm, NULL, NULL);
+}
+
+/* Max utilisation of engine @name over the entry's engines (or devices). */
+static double client_engine_util(const struct dac_tk_client *c, const char *name, bool *has)
+{
+	for (size_t k = 0; k < c->nengines; k++)
+		if (c->engines[k].present && !strcmp(c->engines[k].name, name)) {
+			*has = true;
+			return c->engines[k].util;
+		}
+	*has = false;
+	return NAN;
+}
+
+static double agg_engine_util(const struct dac_tk_agg *a, const char *name, bool *has)
+{
+	double m = NAN;
+
+	*has = false;
+	for (size_t k = 0; k < a->nengines; k++)
+		if (!strcmp(a->engines[k].name, name)) {
+			*has = true;
+			if (!isnan(a->engines[k].util) && (isnan(m) || a->engines[k].util > m))
+				m = a->engines[k].util;
+		}
+	return m;
+}
+
+/* The engine cells of a client @c or process aggregate @a, at @row + @o. */
+static void engine_cells(char *row, size_t size, size_t o, const struct names *nm, size_t ne,
+			 size_t w, const struct dac_tk_client *c, const struct dac_tk_agg *a)
+{
+	for (size_t e = 0; e < ne && o + w < size; e++) {
+		bool has;
+		double u = shown_util(c ? client_engine_util(c, nm->v[e], &has)
+					: agg_engine_util(a, nm->v[e], &has));
+
+		if (has)
+			cell(row + o, w, u);
+		else
+			snprintf(row + o, size - o, "%*s", (int)w, "");
+		o += strlen(row + o);
+	}
+}
+
+/*
+ * The table: @hdr gets the header line, @l one line per entry (and per
+ * engine in detail mode), every line at most @cols wide before cutting.
+ */
+static void build(struct top *tp, int cols, char *hdr, size_t hlen, struct lines *l)
+{
+	size_t n = tp->procs ? dac_tracker_nprocs(tp->t) : dac_tracker_nclients(tp->t);
+	size_t *order = tp->procs ? cli_sorted_procs(tp->t, tp->sort, tp->reverse)
+				  : cli_sorted_clients(tp->t, tp->sort, tp->reverse);
+	bool wide = cols >= 100, wider = cols >= 120;
+	struct names nm = { 0 };
+	size_t fixed, area, ne, w = 0, o;
+	char cb[CLI_PRINTABLE_MAX], db[CLI_PRINTABLE_MAX], nb[CLI_PRINTABLE_MAX];
+	char row[1024], c1[64], mem[32], dev[32];
+
+	if (!order)
+		return;
+	/* the engine columns: engines that exist among what is shown */
+	for (size_t i = 0; i < n; i++) {
+		if (tp->procs) {
+			const struct dac_tk_process *p = dac_tracker_proc(tp->t, order[i]);
+
+			if (proc_shown(tp, p))
+				for (size_t k = 0; k < p->agg.nengines; k++)
+					name_add(&nm, p->agg.engines[k].name);
+		} else {
+			const struct dac_tk_client *c = dac_tracker_client(tp->t, order[i]);
+
+			if (client_shown(tp, c))
+				for (size_t k = 0; k < c->nengines; k++)
+					if (c->engines[k].present)
+						name_add(&nm, c->engines[k].name);
+		}
+	}
+	fixed = tp->procs ? 8 + 16 + 8 + 7 : 8 + 16 + (wide ? 20 : 0) + (wider ? 9 : 0) + 7;
+	area = (size_t)cols > fixed ? (size_t)cols - fixed : 0;
+	ne = nm.n;
+	if (ne) {
+		w = area / ne;
+		if (w < 6) {	/* as many engines as fit at 6 columns */
+			ne = area / 6;
+			w = ne ? area / ne : 0;
+		}
+		if (w > 30)
+			w = 30;
+	}
+	if (tp->procs)
+		o = (size_t)snprintf(hdr, hlen, "%-7s %-15s %-7s %6s ", "PID", "COMM", "CLIENTS",
+				     "MEMORY");
+	else
+		o = (size_t)snprintf(hdr, hlen, "%-7s %-15s %s%s%6s ", "PID", "COMM",
+				     wide ? "DRIVER   DEVICE     " : "",
+				     wider ? "CLIENT   " : "", "MEMORY");
+	for (size_t e = 0; e < ne && o < hlen; e++)
+		o += (size_t)snprintf(hdr + o, hlen - o, "%-*.*s", (int)w, (int)(w ? w - 1 : 0),
+				      cli_printable(nm.v[e], nb, sizeof(nb)));
+	if (ne < nm.n && o < hlen)
+		snprintf(hdr + o, hlen - o, "+%zu", nm.n - ne);
+
+	for (size_t i = 0; i < n; i++) {
+		if (tp->procs) {
+			const struct dac_tk_process *p = dac_tracker_proc(tp->t, order[i]);
+
+			if (!proc_shown(tp, p))
+				continue;
+			o = (size_t)snprintf(row, sizeof(row), "%-7d %-15.15s %-7zu %6s ",
+					     (int)p->pid, cli_printable(p->comm, cb, sizeof(cb)),
+					     p->nclients,
+					     cli_fmt_bytes(cli_agg_mem(&p->agg), mem, sizeof(mem)));
+			engine_cells(row, sizeof(row), o, &nm, ne, w, NULL, &p->agg);
+			addf(l, "%s", row);
+			if (!tp->detail)
+				continue;
+			for (size_t k = 0; k < p->agg.nengines; k++) {
+				const struct dac_tk_agg_engine *e = &p->agg.engines[k];
+				double u = shown_util(e->util);
+
+				addf(l, "    %-10s %-14.14s busy %.6f s  util %s", dac_dev_name(
+				     major(e->rdev), minor(e->rdev), dev, sizeof(dev)),
+				     cli_printable(e->name, nb, sizeof(nb)), e->busy_ns / 1e9,
+				     isnan(u) ? "-" : (snprintf(c1, sizeof(c1), "%.1f%%", u * 100),
+						       c1));
+			}
+		} else {
+			const struct dac_tk_client *c = dac_tracker_client(tp->t, order[i]);
+			char pid[32], id[32];
+
+			if (!client_shown(tp, c))
+				continue;
+			snprintf(pid, sizeof(pid), "%d%s", c->nholders ? (int)c->holders[0].pid : 0,
+				 c->nholders > 1 && c->holders[c->nholders - 1].pid !=
+				 c->holders[0].pid ? "+" : "");
+			if (c->has_client_id)
+				snprintf(id, sizeof(id), "%llu", (unsigned long long)c->client_id);
+			else
+				snprintf(id, sizeof(id), "-");
+			dac_dev_name(c->major, c->minor, dev, sizeof(dev));
+			o = (size_t)snprintf(row, sizeof(row), "%-7s %-15.15s ", pid,
+					     cli_printable(c->nholders ? c->holders[0].comm : "", cb,
+							   sizeof(cb)));
+			if (wide)
+				o += (size_t)snprintf(row + o, sizeof(row) - o, "%-8.8s %-10.10s ",
+						      c->driver ? cli_printable(c->driver, db,
+										sizeof(db)) : "-",
+						      dev);
+			if (wider)
+				o += (size_t)snprintf(row + o, sizeof(row) - o, "%-8.8s ", id);
+			o += (size_t)snprintf(row + o, sizeof(row) - o, "%6s ",
+					      cli_fmt_bytes(cli_client_mem(c), mem, sizeof(mem)));
+			engine_cells(row, sizeof(row), o, &nm, ne, w, c, NULL);
+			addf(l, "%s", row);
+			if (!tp->detail)
+				continue;
+			addf(l, "    %s on %s, client %s%s%s", c->driver ? cli_printable(c->driver, db,
+			     sizeof(db)) : "-", dev, id, c->client_name ? ", name " : "",
+			     c->client_name ? cli_printable(c->client_name, nb, sizeof(nb)) : "");
+			for (size_t k = 0; k < c->nengines; k++) {
+				const struct dac_tk_engine *e = &c->engines[k];
+				double u = shown_util(e->util);
+
+				if (!e->present)
+					continue;
+				addf(l, "    %-14.14s busy %.6f s  util %s%s", cli_printable(e->name, nb,
+				     sizeof(nb)), e->busy.value / 1e9, isnan(u) ? "-" :
+				     (snprintf(c1, sizeof(c1), "%.1f%%", u * 100), c1),
+				     e->capacity > 1 ? (snprintf(db, sizeof(db), "  capacity %llu",
+				     (unsigned long long)e->capacity), db) : "");
+			}
+		}
+	}
+	free(nm.v);
+	free(order);
+}
+
+/* ---- the screen ---- */
+
+/*
+ * Row @r (0-based) of the screen: @text cut to @cols columns (UTF-8 aware),
+ * @pad: filled with spaces to the full width (the inverse header), rest of
+ * the row erased. Rows are addressed absolutely and no newline is written,
+ * so nothing ever scrolls the terminal.
+ */
+static void put_row(FILE *f, int r, int cols, const char *attr, const char *text, bool pad)
+{
+	int vis = 0;
+
+	fprintf(f, "\033[%d;1H%s", r + 1, attr ? attr : "");
+	for (const unsigned char *s = (const unsigned char *)text; *s; s++) {
+		if ((*s & 0xc0) != 0x80) {	/* not a continuation byte */
+			if (vis == cols)
+				break;
+			vis++;
+		}
+		fputc(*s, f);
+	}
+	for (; pad && vis < cols; vis++)
+		fputc(' ', f);
+	fputs(attr ? "\033[0m\033[K" : "\033[K", f);
 }
 
 static void draw(struct top *tp)
 {
 	struct winsize ws = { 0 };
-	int rows = 24, cols = 80, row = 0;
-	char *buf = NULL, dev[32], mem[32], id[32];
-	char cb[CLI_PRINTABLE_MAX], db[CLI_PRINTABLE_MAX], nb[CLI_PRINTABLE_MAX];
-	size_t len = 0, i, k, *order;
+	int rows = 24, cols = 80, r = 0;
+	struct lines l = { 0 };
+	char *buf = NULL, title[512], keys[256], hdr[1024] = "", foot[256];
+	char cb[CLI_PRINTABLE_MAX];
+	size_t len = 0, body, last, max_scroll;
 	FILE *f;
 
 	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row && ws.ws_col) {
@@ -242,80 +511,147 @@ static void draw(struct top *tp)
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return;
+	build(tp, cols, hdr, sizeof(hdr), &l);
+	body = rows > 4 ? (size_t)rows - 4 : 0;
+	max_scroll = l.n > body ? l.n - body : 0;
+	if (tp->scroll > max_scroll)
+		tp->scroll = max_scroll;
+	tp->body_rows = body;
+
+	snprintf(title, sizeof(title), "drmacct top  %zu client%s, %zu process%s  interval %.2fs  "
+		 "sort %s%s  source %s", dac_tracker_nclients(tp->t),
+		 dac_tracker_nclients(tp->t) == 1 ? "" : "s", dac_tracker_nprocs(tp->t),
+		 dac_tracker_nprocs(tp->t) == 1 ? "" : "es", (double)tp->interval / 1e9,
+		 cli_sort_name(tp->sort), tp->reverse ? " (reversed)" : "",
+		 tp->bpf ? "BPF" : "/proc");
+	if (tp->editing)
+		snprintf(keys, sizeof(keys), "filter (pid, name, driver; Enter apply, Esc cancel): "
+			 "%s_", cli_printable(tp->edit, cb, sizeof(cb)));
+	else
+		snprintf(keys, sizeof(keys), "q quit  u/m/p/c sort  r reverse  P processes  "
+			 "i %s idle  d detail  / filter  arrows PgUp PgDn scroll",
+			 tp->hide_idle ? "show" : "hide");
+
 	fputs("\033[H", f);
-	line(f, cols, &row, rows, "\033[1mdrmacct top\033[0m  %zu client%s, %zu process%s  "
-	     "interval %.2fs  sort %s%s  source %s", dac_tracker_nclients(tp->t),
-	     dac_tracker_nclients(tp->t) == 1 ? "" : "s", dac_tracker_nprocs(tp->t),
-	     dac_tracker_nprocs(tp->t) == 1 ? "" : "es", (double)tp->interval / 1e9,
-	     cli_sort_name(tp->sort), tp->reverse ? " (reversed)" : "",
-	     tp->bpf ? "BPF" : "/proc");
-	if (tp->st.denied_procs || tp->st.denied_fds)
-		line(f, cols, &row, rows, "(%llu processes / %llu fds not readable: run as root)",
-		     (unsigned long long)tp->st.denied_procs,
-		     (unsigned long long)tp->st.denied_fds);
-	line(f, cols, &row, rows, "keys: q quit  u/m/p/c sort by util/mem/pid/client  "
-	     "r reverse  P per-process");
-	if (tp->procs) {
-		order = cli_sorted_procs(tp->t, tp->sort, tp->reverse);
-		line(f, cols, &row, rows, "\033[7m%-8s %-16s %-8s %-8s\033[0m", "PID", "COMM",
-		     "CLIENTS", "MEMORY");
-		for (i = 0; order && i < dac_tracker_nprocs(tp->t); i++) {
-			const struct dac_tk_process *p = dac_tracker_proc(tp->t, order[i]);
+	put_row(f, r++, cols, "\033[1m", title, false);
+	if (r < rows)
+		put_row(f, r++, cols, NULL, keys, false);
+	if (r < rows)
+		put_row(f, r++, cols, "\033[7m", hdr, true);
+	last = tp->scroll + body < l.n ? tp->scroll + body : l.n;
+	for (size_t i = tp->scroll; i < last; i++)
+		put_row(f, r++, cols, NULL, l.v[i], false);
+	while (r < rows - 1)
+		put_row(f, r++, cols, NULL, "", false);
+	if (r < rows) {
+		size_t o = 0;
 
-			line(f, cols, &row, rows, "%-8d %-16s %-8zu %-8s", (int)p->pid,
-			     cli_printable(p->comm, cb, sizeof(cb)),
-			     p->nclients, cli_fmt_bytes(cli_agg_mem(&p->agg), mem, sizeof(mem)));
-			for (k = 0; k < p->agg.nengines; k++) {
-				const struct dac_tk_agg_engine *e = &p->agg.engines[k];
-
-				bar_line(f, cols, &row, rows,
-					 dac_dev_name(major(e->rdev), minor(e->rdev), dev,
-						      sizeof(dev)),
-					 cli_printable(e->name, nb, sizeof(nb)), e->util);
-			}
-		}
-	} else {
-		order = cli_sorted_clients(tp->t, tp->sort, tp->reverse);
-		line(f, cols, &row, rows, "\033[7m%-8s %-16s %-10s %-11s %-8s %-8s\033[0m", "PID",
-		     "COMM", "DRIVER", "DEVICE", "CLIENT", "MEMORY");
-		for (i = 0; order && i < dac_tracker_nclients(tp->t); i++) {
-			const struct dac_tk_client *c = dac_tracker_client(tp->t, order[i]);
-			char pid[32];
-
-			snprintf(pid, sizeof(pid), "%d%s", c->nholders ? (int)c->holders[0].pid : 0,
-				 c->nholders > 1 && c->holders[c->nholders - 1].pid !=
-				 c->holders[0].pid ? "+" : "");
-			if (c->has_client_id)
-				snprintf(id, sizeof(id), "%llu", (unsigned long long)c->client_id);
-			else
-				snprintf(id, sizeof(id), "-");
-			line(f, cols, &row, rows, "%-8s %-16s %-10s %-11s %-8s %-8s", pid,
-			     cli_printable(c->nholders ? c->holders[0].comm : "", cb, sizeof(cb)),
-			     c->driver ? cli_printable(c->driver, db, sizeof(db)) : "-",
-			     dac_dev_name(c->major, c->minor, dev, sizeof(dev)), id,
-			     cli_fmt_bytes(cli_client_mem(c), mem, sizeof(mem)));
-			for (k = 0; k < c->nengines; k++)
-				if (c->engines[k].present)
-					bar_line(f, cols, &row, rows, "",
-						 cli_printable(c->engines[k].name, nb,
-							       sizeof(nb)),
-						 c->engines[k].util);
-		}
+		foot[0] = '\0';
+		if (tp->scroll)
+			o += (size_t)snprintf(foot + o, sizeof(foot) - o, "%zu more above  ",
+					      tp->scroll);
+		if (last < l.n)
+			o += (size_t)snprintf(foot + o, sizeof(foot) - o, "%zu more below  ",
+					      l.n - last);
+		if (!l.n)
+			o += (size_t)snprintf(foot + o, sizeof(foot) - o, "nothing to show  ");
+		if (*tp->filter && o < sizeof(foot))
+			o += (size_t)snprintf(foot + o, sizeof(foot) - o, "filter '%s'  ",
+					      cli_printable(tp->filter, cb, sizeof(cb)));
+		if (tp->hide_idle && o < sizeof(foot))
+			o += (size_t)snprintf(foot + o, sizeof(foot) - o, "idle hidden  ");
+		if ((tp->st.denied_procs || tp->st.denied_fds) && o < sizeof(foot))
+			snprintf(foot + o, sizeof(foot) - o, "%llu processes, %llu DRM fds not "
+				 "readable%s", (unsigned long long)tp->st.denied_procs,
+				 (unsigned long long)tp->st.denied_fds,
+				 geteuid() ? " (run as root)" : "");
+		put_row(f, r, cols, "\033[2m", foot, false);
 	}
-	free(order);
-	fputs("\033[J", f);
+	lines_free(&l);
 	if (fclose(f) == 0 && buf)
 		write_all(STDOUT_FILENO, buf, len);
 	free(buf);
 }
 
+static void scroll_by(struct top *tp, long d)
+{
+	if (d < 0 && (size_t)-d > tp->scroll)
+		tp->scroll = 0;
+	else
+		tp->scroll += (size_t)d;	/* draw() clamps at the end */
+}
+
+/* One key of the filter line being typed. */
+static void edit_key(struct top *tp, unsigned char c)
+{
+	size_t n = strlen(tp->edit);
+
+	if (c == '\r' || c == '\n') {
+		snprintf(tp->filter, sizeof(tp->filter), "%s", tp->edit);
+		tp->editing = false;
+		tp->scroll = 0;
+	} else if (c == 0x7f || c == 0x08) {
+		if (n)
+			tp->edit[n - 1] = '\0';
+	} else if (c == 0x1b) {
+		tp->editing = false;
+	} else if (c >= 0x20 && n + 1 < sizeof(tp->edit)) {
+		tp->edit[n] = (char)c;
+		tp->edit[n + 1] = '\0';
+	}
+}
+
+/*
+ * An escape sequence at @s (@n bytes, s[0] = ESC): the keys we use are
+ * ESC [ A/B (arrows), ESC [ 5~/6~ (PgUp/PgDn), ESC [ H/F or 1~/4~ (Home/End),
+ * also with O instead of [. Returns the bytes it used.
+ */
+static size_t escape_key(struct top *tp, const char *s, size_t n)
+{
+	size_t i = 2;
+	long page = tp->body_rows ? (long)tp->body_rows : 1;
+
+	if (n < 2 || (s[1] != '[' && s[1] != 'O')) {
+		if (tp->editing)
+			tp->editing = false;	/* a lone Esc cancels the filter */
+		return 1;
+	}
+	while (i < n && !(s[i] >= 0x40 && s[i] <= 0x7e))
+		i++;
+	if (i == n)
+		return n;
+	if (s[i] == 'A')
+		scroll_by(tp, -1);
+	else if (s[i] == 'B')
+		scroll_by(tp, 1);
+	else if (s[i] == 'H' || (s[i] == '~' && s[2] == '1'))
+		tp->scroll = 0;
+	else if (s[i] == 'F' || (s[i] == '~' && s[2] == '4'))
+		tp->scroll = SIZE_MAX / 2;
+	else if (s[i] == '~' && s[2] == '5')
+		scroll_by(tp, -page);
+	else if (s[i] == '~' && s[2] == '6')
+		scroll_by(tp, page);
+	return i + 1;
+}
+
 static void handle_keys(struct top *tp, bool *redraw)
 {
-	char buf[64];
+	char buf[256];
 	ssize_t n, i;
 
 	n = read(STDIN_FILENO, buf, sizeof(buf));
 	for (i = 0; i < n; i++) {
+		if (buf[i] == '\033') {
+			i += (ssize_t)escape_key(tp, buf + i, (size_t)(n - i)) - 1;
+			*redraw = true;
+			continue;
+		}
+		if (tp->editing) {
+			edit_key(tp, (unsigned char)buf[i]);
+			*redraw = true;
+			continue;
+		}
 		switch (buf[i]) {
 		case 'q':
 		case 'Q':
@@ -326,9 +662,16 @@ static void handle_keys(struct top *tp, bool *redraw)
 		case 'p': tp->sort = CLI_SORT_PID; break;
 		case 'c': tp->sort = CLI_SORT_ID; break;
 		case 'r': tp->reverse = !tp->reverse; break;
-		case 'P': tp->procs = !tp->procs; break;
-		case '\033':
-			return;	/* escape sequence (arrows, F-keys): ignore the rest */
+		case 'P': tp->procs = !tp->procs; tp->scroll = 0; break;
+		case 'i': tp->hide_idle = !tp->hide_idle; tp->scroll = 0; break;
+		case 'd': tp->detail = !tp->detail; break;
+		case 'k': scroll_by(tp, -1); break;
+		case 'j': scroll_by(tp, 1); break;
+		case ' ': scroll_by(tp, tp->body_rows ? (long)tp->body_rows : 1); break;
+		case '/':
+			tp->editing = true;
+			snprintf(tp->edit, sizeof(tp->edit), "%s", tp->filter);
+			break;
 		default:
 			continue;
 		}
@@ -367,13 +710,18 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: drmacct top [OPTIONS]\n\n"
 		"Live per-client engine utilisation. On a terminal: a full-screen view,\n"
-		"keys q quit, u/m/p/c sort by utilisation/memory/pid/client id,\n"
-		"r reverse, P per-process view. Otherwise (or with --batch): a plain\n"
-		"snapshot every interval.\n\n"
+		"one line per client with a bar per engine (clamped at 100%% of the\n"
+		"engine's capacity); keys q quit, u/m/p/c sort by utilisation/memory/\n"
+		"pid/client id, r reverse, P per-process view, i hide idle clients,\n"
+		"d details, / filter by pid, name or driver, arrows PgUp PgDn Home End\n"
+		"scroll. Otherwise (or with --batch): a plain snapshot every interval.\n\n"
 		"Options:\n"
-		"  -d, --interval=SEC     update interval (default 1, > 0, <= 3600)\n"
-		"  -n, --iterations=N     stop after N updates (default: run until quit)\n"
+		"  -i, --interval=DUR     update interval (default 1s; 1ms..1h; 500ms,\n"
+		"                         2s, 1m; a bare number is seconds)\n"
+		"  -n, --count=N          stop after N updates (default: run until quit)\n"
 		"  -b, --batch            plain snapshots even on a terminal\n"
+		"  -j, --json             JSON lines: one drmacct-list document per update\n"
+		"                         (implies --batch)\n"
 		"  -s, --sort=KEY         util (default), mem, pid or id\n"
 		"  -r, --reverse          reverse the order\n"
 		"  -p, --processes        per-process view\n"
@@ -383,15 +731,21 @@ static void usage(FILE *f)
 		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
 		"      --source=SRC       auto (default: the BPF client table when\n"
 		"                         `drmacct bpf start` runs, else /proc), bpf or proc\n"
-		"  -h, --help             this text\n");
+		"      --cgroup=PATH      only clients opened in cgroup v2 PATH or below\n"
+		"                         (BPF client table only)\n"
+		"  -h, --help             this text\n\n"
+		"Exit status: 0 after q, --count updates or the end of the --pid process;\n"
+		"1 sampling failed; 2 usage error; 141 the reader of the output went\n"
+		"away; 128 + N after signal N.\n");
 }
 
 static int cmd_top(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "interval", required_argument, NULL, 'd' },
-		{ "iterations", required_argument, NULL, 'n' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
 		{ "batch", no_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "reverse", no_argument, NULL, 'r' },
 		{ "processes", no_argument, NULL, 'p' },
@@ -399,13 +753,15 @@ static int cmd_top(int argc, char **argv)
 		{ "spec", required_argument, NULL, 'S' },
 		{ "proc-root", required_argument, NULL, 'R' },
 		{ "source", required_argument, NULL, 'O' },
+		{ "cgroup", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dac_discover_opts dopts = { .fd = -1 };
 	struct top tp = { .profile = DAC_PROFILE_CURRENT, .interval = 1000000000ull };
+	const char *cgroup = NULL;
 	enum cli_source source = CLI_SOURCE_AUTO;
-	bool batch = false, gone = false, tty;
+	bool batch = false, json = false, gone = false, tty;
 	char *comm = NULL;	/* --pid: its name, for the message when it exits */
 	char nbuf[CLI_PRINTABLE_MAX];
 	uint64_t next;
@@ -417,20 +773,21 @@ static int cmd_top(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:n:bs:rph", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:n:bjs:rph", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd':
-			if (cli_parse_seconds(optarg, 3600, false, &tp.interval))
-				return cli_usage_error(CMD, "bad interval '%s' (seconds, > 0, "
-							    "<= 3600)", optarg);
+		case 'i':
+			if (cli_opt_interval(CMD, optarg, false, &tp.interval))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'n':
-			if (cli_parse_u64(optarg, &tp.count) || !tp.count)
-				return cli_usage_error(CMD, "bad iteration count '%s' (a number "
-							    ">= 1)", optarg);
+			if (cli_opt_count(CMD, optarg, &tp.count))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'b':
 			batch = true;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 's':
 			if (cli_opt_sort(CMD, optarg, &tp.sort))
@@ -442,6 +799,9 @@ static int cmd_top(int argc, char **argv)
 		case 'p':
 			tp.procs = true;
 			break;
+		case 'C':
+			cgroup = optarg;
+			break;
 		default:
 			opt = cli_common_opt(CMD, &co, argv, c);
 			if (opt != CLI_OPT_NEXT)
@@ -451,11 +811,17 @@ static int cmd_top(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (cli_check_source_conflict(CMD, source, &dopts))
+		return CLI_EXIT_USAGE;
 
 	if (cli_open_sampler(CMD, source, &dopts, &tp.bpf, &tp.d, &tp.t))
 		return CLI_EXIT_FAIL;
+	if (cli_source_cgroup(CMD, tp.bpf, cgroup)) {
+		cli_close_sampler(tp.bpf, tp.d, tp.t);
+		return CLI_EXIT_FAIL;
+	}
 
-	tty = !batch && isatty(STDOUT_FILENO);
+	tty = !batch && !json && isatty(STDOUT_FILENO);
 	tp.keys = tty && isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &term_orig);
 	install_handlers(tty);
 	if (tty)
@@ -489,6 +855,12 @@ static int cmd_top(int argc, char **argv)
 		tp.shown++;
 		if (tty) {
 			draw(&tp);
+		} else if (json) {
+			/* JSON lines: one drmacct-list document per update. */
+			ret = cli_json_tracker(stdout, tp.t, &tp.st, &(struct cli_json_opts){
+				.sort = tp.sort, .reverse = tp.reverse, .update = tp.shown });
+			if (ret)
+				break;
 		} else {
 			printf("== drmacct top: update %llu, interval %.3f s, source: %s\n",
 			       (unsigned long long)tp.shown,
@@ -498,7 +870,7 @@ static int cmd_top(int argc, char **argv)
 				ret = -ENOMEM;
 			printf("\n");
 			if (fflush(stdout)) {
-				ret = -EIO;	/* e.g. the reader of a pipe went away */
+				ret = errno == EPIPE ? -EPIPE : -EIO;
 				break;
 			}
 		}
@@ -522,6 +894,8 @@ static int cmd_top(int argc, char **argv)
 	}
 	if (ret == -ESRCH)
 		cli_error(CMD, "no process %d", (int)dopts.pid);
+	else if (ret && cli_write_failed_epipe(ret))
+		;	/* the reader went away: quietly, main() exits CLI_EXIT_PIPE */
 	else if (ret)
 		cli_error(CMD, "%s", strerror(-ret));
 	else
@@ -533,7 +907,7 @@ static int cmd_top(int argc, char **argv)
 		       (unsigned long long)tp.shown, tp.shown == 1 ? "" : "s");
 		if (cli_output_done(CMD, 0))
 			rc = CLI_EXIT_FAIL;
-	} else if (!tty && !ret) {
+	} else if (!tty && !ret && !json) {
 		cli_note_discovery(CMD, &tp.st);
 	}
 	free(comm);

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * util.c - helpers shared by the drmacct subcommands: option errors, strict
- * number parsing, formatting, sorting and the list JSON document.
+ * util.c - helpers shared by the drmacct subcommands: exit statuses of
+ * children, opening the /proc walk, formatting, sorting and the list JSON
+ * document. Option parsing is in opts.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "bpf.h"
 #include "cli.h"
@@ -29,162 +29,6 @@ int cli_wait_status(int wstatus)
 	if (WIFSIGNALED(wstatus))
 		return 128 + WTERMSIG(wstatus);
 	return CLI_EXIT_FAIL;
-}
-
-static void vmsg(const char *cmd, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "drmacct %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(cmd, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "Try 'drmacct %s --help'.\n", cmd);
-	return CLI_EXIT_USAGE;
-}
-
-void cli_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(cmd, fmt, ap);
-	va_end(ap);
-}
-
-int cli_getopt_error(const char *cmd, char **argv, int ret)
-{
-	const char *arg = optind > 0 ? argv[optind - 1] : NULL;
-
-	if (arg && !strncmp(arg, "--", 2)) {
-		if (ret == ':')
-			return cli_usage_error(cmd, "option '%s' needs an argument", arg);
-		return cli_usage_error(cmd, "unknown option or unexpected argument: '%s'", arg);
-	}
-	if (ret == ':')
-		return cli_usage_error(cmd, "option '-%c' needs an argument", optopt);
-	if (optopt > 32 && optopt < 127)
-		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
-	return cli_usage_error(cmd, "unknown option '%s'", arg ? arg : "?");
-}
-
-int cli_parse_u64(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!s || !*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -ERANGE;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-int cli_parse_seconds(const char *s, double max, bool allow_zero, uint64_t *ns)
-{
-	const char *p = s;
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return -EINVAL;
-	/* digits with at most one '.', nothing else (no sign, exponent, nan) */
-	for (bool dot = false; *p; p++) {
-		if (*p == '.' && !dot)
-			dot = true;
-		else if (*p < '0' || *p > '9')
-			return -EINVAL;
-	}
-	if (!strcmp(s, "."))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v))
-		return -EINVAL;
-	if (v > max)
-		return -ERANGE;
-	*ns = (uint64_t)(v * 1e9 + 0.5);
-	if (!*ns && !allow_zero)
-		return -ERANGE;
-	return 0;
-}
-
-int cli_opt_pid(const char *cmd, const char *arg, pid_t *out)
-{
-	uint64_t v;
-
-	if (cli_parse_u64(arg, &v) || !v || v > 0x7fffffff)
-		return cli_usage_error(cmd, "bad pid '%s'", arg);
-	*out = (pid_t)v;
-	return 0;
-}
-
-int cli_opt_spec(const char *cmd, const char *arg, enum dac_profile *out)
-{
-	if (dac_profile_parse(arg, out))
-		return cli_usage_error(cmd, "unknown spec '%s' (use 'current' or '2022')", arg);
-	return 0;
-}
-
-int cli_opt_proc_root(const char *cmd, const char *arg, const char **out)
-{
-	if (!*arg)
-		return cli_usage_error(cmd, "--proc-root needs a directory");
-	*out = arg;
-	return 0;
-}
-
-int cli_opt_sort(const char *cmd, const char *arg, enum cli_sort *out)
-{
-	if (cli_parse_sort(arg, out))
-		return cli_usage_error(cmd, "unknown sort key '%s' (util, mem, pid, id)", arg);
-	return 0;
-}
-
-int cli_common_opt(const char *cmd, const struct cli_common_opts *co, char **argv, int c)
-{
-	int ret = -1;
-
-	switch (c) {
-	case 'P':
-		if (co->pid)
-			ret = cli_opt_pid(cmd, optarg, co->pid);
-		break;
-	case 'S':
-		if (co->profile)
-			ret = cli_opt_spec(cmd, optarg, co->profile);
-		break;
-	case 'R':
-		if (co->proc_root)
-			ret = cli_opt_proc_root(cmd, optarg, co->proc_root);
-		break;
-	case 'O':
-		if (co->source)
-			ret = cli_opt_source(cmd, optarg, co->source);
-		break;
-	case 'h':
-		if (co->usage) {
-			co->usage(stdout);
-			return CLI_EXIT_OK;
-		}
-		break;
-	default:
-		break;
-	}
-	if (ret < 0)
-		return cli_getopt_error(cmd, argv, c);
-	return ret ? CLI_EXIT_USAGE : CLI_OPT_NEXT;
 }
 
 struct dac_discover *cli_open_discover(const char *cmd, const struct dac_discover_opts *o)
@@ -445,15 +289,6 @@ size_t *cli_sorted_procs(const struct dac_tracker *t, enum cli_sort key, bool re
 	return sorted(t, dac_tracker_nprocs(t), key, reverse, cmp_procs);
 }
 
-int cli_output_done(const char *cmd, int ret)
-{
-	if (!ret && fflush(stdout))
-		ret = -EIO;
-	if (ret)
-		cli_error(cmd, "writing the output failed");
-	return ret;
-}
-
 void cli_note_discovery(const char *cmd, const struct dac_discover_stats *st)
 {
 	char buf[512];
@@ -461,20 +296,39 @@ void cli_note_discovery(const char *cmd, const struct dac_discover_stats *st)
 	dac_discover_describe(st, buf, sizeof(buf));
 	if (!buf[0])
 		return;
+	/* The root hint only when it would help. */
 	fprintf(stderr, "drmacct %s: note: %s%s\n", cmd, buf,
-		st->denied_procs || st->denied_fds ? "; run as root to see every client" : "");
+		geteuid() && (st->denied_procs || st->denied_fds || st->denied_stat_fds) ?
+		"; run as root to see every client" : "");
 }
 
 /* ---- JSON ---- */
 
 static void json_device(struct dac_json *j, dev_t rdev)
 {
+	struct dac_dev_id id;
 	char name[32];
+	bool known = !dac_dev_identify(major(rdev), minor(rdev), &id);
 
 	dac_json_obj_begin(j, "device");
 	dac_json_u64(j, "major", major(rdev));
 	dac_json_u64(j, "minor", minor(rdev));
 	dac_json_str(j, "name", dac_dev_name(major(rdev), minor(rdev), name, sizeof(name)));
+	if (known && id.bus[0])
+		dac_json_str(j, "bus", id.bus);
+	else
+		dac_json_null(j, "bus");
+	if (known && id.has_pci) {
+		dac_json_obj_begin(j, "pci");
+		dac_json_str(j, "slot", id.slot);
+		dac_json_u64(j, "vendor_id", id.vendor_id);
+		dac_json_u64(j, "device_id", id.device_id);
+		dac_json_u64(j, "subvendor_id", id.subvendor_id);
+		dac_json_u64(j, "subdevice_id", id.subdevice_id);
+		dac_json_obj_end(j);
+	} else {
+		dac_json_null(j, "pci");
+	}
 	dac_json_obj_end(j);
 }
 
@@ -586,14 +440,30 @@ static void json_agg(struct dac_json *j, const struct dac_tk_agg *a)
 }
 
 int cli_json_tracker(FILE *f, const struct dac_tracker *t,
-		     const struct dac_discover_stats *st, bool pretty)
+		     const struct dac_discover_stats *st, const struct cli_json_opts *o)
 {
+	size_t nc = dac_tracker_nclients(t), np = dac_tracker_nprocs(t);
+	size_t *corder = cli_sorted_clients(t, o->sort, o->reverse);
+	size_t *porder = cli_sorted_procs(t, o->sort, o->reverse);
+	size_t *pos = malloc((nc ? nc : 1) * sizeof(*pos));	/* tracker index -> output */
 	struct dac_json j;
 	size_t i, k;
 
-	dac_json_init(&j, f, pretty);
+	if (!corder || !porder || !pos) {
+		free(corder);
+		free(porder);
+		free(pos);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nc; i++)
+		pos[corder[i]] = i;
+	dac_json_init(&j, f, o->pretty);
 	dac_json_obj_begin(&j, NULL);
 	dac_json_str(&j, "schema", "drmacct-list/1");
+	if (o->update)
+		dac_json_u64(&j, "update", o->update);
+	dac_json_str(&j, "sort", cli_sort_name(o->sort));
+	dac_json_bool(&j, "reverse", o->reverse);
 	if (dac_tracker_interval_ns(t))
 		dac_json_u64(&j, "interval_ns", dac_tracker_interval_ns(t));
 	else
@@ -604,14 +474,15 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 	dac_json_u64(&j, "drm_fds", st->drm_fds);
 	dac_json_u64(&j, "denied_processes", st->denied_procs);
 	dac_json_u64(&j, "denied_fds", st->denied_fds);
+	dac_json_u64(&j, "unexamined_fds", st->denied_stat_fds);
 	dac_json_u64(&j, "exited_processes", st->gone_procs);
 	dac_json_u64(&j, "closed_fds", st->gone_fds);
 	dac_json_u64(&j, "errors", st->errors);
 	dac_json_obj_end(&j);
 
 	dac_json_arr_begin(&j, "clients");
-	for (i = 0; i < dac_tracker_nclients(t); i++) {
-		const struct dac_tk_client *c = dac_tracker_client(t, i);
+	for (i = 0; i < nc; i++) {
+		const struct dac_tk_client *c = dac_tracker_client(t, corder[i]);
 
 		dac_json_obj_begin(&j, NULL);
 		dac_json_u64(&j, "index", i);
@@ -623,6 +494,8 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 		else
 			dac_json_null(&j, "client_id");
 		dac_json_str(&j, "client_name", c->client_name);
+		if (c->cgroup)
+			dac_json_str(&j, "cgroup", c->cgroup);
 		dac_json_u64(&j, "spec_errors", c->spec_errors);
 		if (c->interval_ns)
 			dac_json_u64(&j, "interval_ns", c->interval_ns);
@@ -644,15 +517,15 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 	dac_json_arr_end(&j);
 
 	dac_json_arr_begin(&j, "processes");
-	for (i = 0; i < dac_tracker_nprocs(t); i++) {
-		const struct dac_tk_process *p = dac_tracker_proc(t, i);
+	for (i = 0; i < np; i++) {
+		const struct dac_tk_process *p = dac_tracker_proc(t, porder[i]);
 
 		dac_json_obj_begin(&j, NULL);
 		dac_json_i64(&j, "pid", p->pid);
 		dac_json_str(&j, "comm", p->comm);
 		dac_json_arr_begin(&j, "clients");
 		for (k = 0; k < p->nclients; k++)
-			dac_json_u64(&j, NULL, p->clients[k]);
+			dac_json_u64(&j, NULL, p->clients[k] < nc ? pos[p->clients[k]] : p->clients[k]);
 		dac_json_arr_end(&j);
 		json_agg(&j, &p->agg);
 		dac_json_obj_end(&j);
@@ -665,5 +538,8 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 	json_agg(&j, dac_tracker_totals(t));
 	dac_json_obj_end(&j);
 	dac_json_obj_end(&j);
+	free(corder);
+	free(porder);
+	free(pos);
 	return dac_json_finish(&j);
 }

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "json.h"
@@ -43,6 +44,7 @@ struct vstate {
 	struct dac_json j;
 	const char *proc_root;
 	size_t checked, errors, warnings, notes, read_failures, no_stats, dup_fds;
+	bool all_unreadable;	/* --all: something could not be read */
 	/* checked: sources read and checked; read_failures: operands or sources not read */
 	struct vclient *clients;	/* of the walk in progress */
 	size_t nclients, cap_clients;
@@ -55,16 +57,18 @@ static void usage(FILE *f)
 		"       drmacct validate [OPTIONS] --all\n\n"
 		"Check DRM fdinfo texts against the client usage stats spec.\n"
 		"Operands made only of digits (PID or PID:FD) name /proc/PID/fdinfo;\n"
-		"anything else is a file (write ./123 for a file named 123).\n\n"
+		"'-' is standard input; anything else is a file (write ./123 for a\n"
+		"file named 123).\n\n"
 		"Options:\n"
 		"  -a, --all              every DRM/accel fd of every process\n"
-		"  -s, --spec=PROFILE     'current' (default) or '2022'\n"
+		"      --spec=PROFILE     'current' (default) or '2022'\n"
 		"  -j, --json             machine-readable output\n"
 		"  -q, --quiet            print only errors and the summary\n"
 		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
 		"  -h, --help             this text\n\n"
 		"Exit status: 0 no errors (warnings and notes allowed), 1 an error was\n"
-		"found or a source could not be read, 2 usage error.\n");
+		"found or a source could not be read (--all: nothing could be read),\n"
+		"2 usage error, 4 --all found no DRM client to check.\n");
 }
 
 /* Where operand @s points: 1 = PID[:FD] (filled), 0 = file. */
@@ -356,7 +360,7 @@ static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
 		cli_error(CMD, "%s: not a DRM or accel device", operand);
 	else if (ret < 0)
 		cli_error(CMD, "%s: %s", operand, strerror(-ret));
-	else if (st.denied_procs || st.denied_fds)
+	else if (pid > 0 && (st.denied_procs || st.denied_fds || st.denied_stat_fds))
 		cli_error(CMD, "%s: permission denied", operand);
 	else if (reported(vs) == before && pid > 0 && !st.gone_fds && !st.gone_procs)
 		cli_error(CMD, "%s: process has no DRM or accel fds", operand);
@@ -365,6 +369,8 @@ static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
 	if (ret < 0 || (pid > 0 && reported(vs) == before))
 		vs->read_failures++;
 	if (pid == 0) {
+		vs->all_unreadable = st.denied_procs || st.denied_fds || st.denied_stat_fds ||
+				     st.errors;
 		if (!vs->json)
 			cli_note_discovery(CMD, &st);
 		if (!vs->json && !st.drm_fds)
@@ -373,14 +379,57 @@ static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
 	return 0;
 }
 
+/*
+ * Standard input, whatever it is (a pipe, a file, a terminal, /dev/null):
+ * read to the end and parse. 0 or -errno.
+ */
+static int read_stdin(enum dac_profile profile, struct dac_fdinfo *fi)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	int ret;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap ? cap * 2 : 4096);
+
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap = cap ? cap * 2 : 4096;
+		}
+		n = read(STDIN_FILENO, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			free(buf);
+			return ret;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	ret = dac_fdinfo_parse(buf, len, profile, fi);
+	free(buf);
+	return ret;
+}
+
 static int check_file(struct vstate *vs, const char *path)
 {
+	bool in = !strcmp(path, "-");
 	struct dac_fdinfo fi;
-	int ret = dac_fdinfo_read_file(path, vs->profile, &fi);
+	int ret = in ? read_stdin(vs->profile, &fi) :
+		       dac_fdinfo_read_file(path, vs->profile, &fi);
 
 	if (ret == -ENOMEM)
 		return ret;
-	report(vs, path, NULL, 0, &fi, ret);
+	report(vs, in ? "<stdin>" : path, NULL, 0, &fi, ret);
 	if (!ret)
 		dac_fdinfo_free(&fi);
 	return 0;
@@ -390,7 +439,7 @@ static int cmd_validate(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "all", no_argument, NULL, 'a' },
-		{ "spec", required_argument, NULL, 's' },
+		{ "spec", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "proc-root", required_argument, NULL, 'R' },
@@ -398,20 +447,17 @@ static int cmd_validate(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vstate vs = { .profile = DAC_PROFILE_CURRENT, .proc_root = "/proc" };
-	/* --spec is -s here, its own case below, not the shared 'S'. */
-	const struct cli_common_opts co = { .proc_root = &vs.proc_root, .usage = usage };
+	const struct cli_common_opts co = {
+		.profile = &vs.profile, .proc_root = &vs.proc_root, .usage = usage,
+	};
 	int c, opt, i, ret = 0;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":as:jqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ajqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			vs.all = true;
-			break;
-		case 's':
-			if (cli_opt_spec(CMD, optarg, &vs.profile))
-				return CLI_EXIT_USAGE;
 			break;
 		case 'j':
 			vs.json = true;
@@ -494,7 +540,19 @@ static int cmd_validate(int argc, char **argv)
 		if (cli_output_done(CMD, 0))
 			return CLI_EXIT_FAIL;
 	}
-	return vs.errors || vs.read_failures ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	if (vs.errors || vs.read_failures)
+		return CLI_EXIT_FAIL;
+	if (vs.all && !vs.checked) {
+		/* Nothing was validated: not a pass. */
+		if (vs.all_unreadable) {
+			cli_error(CMD, "nothing could be validated: no readable DRM client "
+				  "(see the note above)");
+			return CLI_EXIT_FAIL;
+		}
+		cli_error(CMD, "nothing to validate: no DRM client with usage stats");
+		return CLI_EXIT_NOTHING;
+	}
+	return CLI_EXIT_OK;
 }
 
 DRMACCT_COMMAND(validate, cmd_validate, "check fdinfo against the usage stats spec");

@@ -146,6 +146,8 @@ int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, boo
 				dac_dev_name(c->major, c->minor, dev, sizeof(dev)), id,
 				cli_fmt_bytes(cli_client_mem(c), mem, sizeof(mem)),
 				cli_printable(c->client_name, nb, sizeof(nb)));
+			if (c->cgroup)
+				fprintf(f, "    cgroup %s\n", cli_printable(c->cgroup, nb, sizeof(nb)));
 			for (k = 0; k < c->nengines; k++)
 				if (c->engines[k].present)
 					print_engine(f, &c->engines[k]);

@@ -36,6 +36,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    rec.payload != data + rec.offset + DREC_HDR_SIZE)
 				abort();
 			next_min = rec.offset + rec.size;
+			if (rec.type == DREC_HOLDERS) {
+				struct drec_holder h;
+
+				/* every holder the count names lies inside the record */
+				for (i = 0; drec_holder(&rec, i, &h); i++)
+					if (!memchr(h.comm, 0, sizeof(h.comm)))
+						abort();
+				if (i != rec.count || !drec_device(&r, rec.client.dev) ||
+				    DREC_HDR_SIZE + DREC_HOLDERS_FIXED + i * DREC_HOLDER_ENTRY !=
+				    rec.size)
+					abort();
+				continue;
+			}
 			if (rec.type != DREC_SAMPLE && rec.type != DREC_CLIENT_EXIT)
 				continue;
 			d = drec_device(&r, rec.client.dev);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,17 +33,31 @@
 #include "drmacct.skel.h"
 
 enum dac_map_idx {
-	M_CLIENTS, M_USAGE, M_MEM, M_TOTALS, M_RECORDS, M_STATS, M_MUTED, M_NAMES,
-	M_TRACKED, M_RINGS, M_SCHED, M_COOKIE_USAGE, M_COOKIE_MEM, M_SCHED_CLIENTS, M__COUNT
+	M_META, M_CLIENTS, M_USAGE, M_MEM, M_TOTALS, M_RECORDS, M_STATS, M_MUTED, M_NAMES,
+	M_TRACKED, M_RINGS, M_SCHED, M_COOKIE_USAGE, M_COOKIE_MEM, M_SCHED_CLIENTS, M_PROCS,
+	M__COUNT
 };
 
+/* The pinned maps; meta first: it says whether the rest can be trusted. */
 static const char *const map_names[M__COUNT] = {
+	[M_META] = "meta",
 	[M_CLIENTS] = "clients", [M_USAGE] = "usage", [M_MEM] = "mem",
 	[M_TOTALS] = "totals", [M_RECORDS] = "records", [M_STATS] = "stats",
 	[M_MUTED] = "muted", [M_NAMES] = "names", [M_TRACKED] = "tracked",
 	[M_RINGS] = "rings", [M_SCHED] = "sched_usage",
 	[M_COOKIE_USAGE] = "cookie_usage", [M_COOKIE_MEM] = "cookie_mem",
-	[M_SCHED_CLIENTS] = "sched_clients",
+	[M_SCHED_CLIENTS] = "sched_clients", [M_PROCS] = "procs",
+};
+
+/* Names of enum dac_map_id (the maps with full/busy counters). */
+static const char *const counted_maps[DAC_MAP__COUNT] = {
+	[DAC_MAP_CLIENTS] = "clients", [DAC_MAP_USAGE] = "usage", [DAC_MAP_MEM] = "mem",
+	[DAC_MAP_TOTALS] = "totals", [DAC_MAP_COOKIE_USAGE] = "cookie_usage",
+	[DAC_MAP_COOKIE_MEM] = "cookie_mem", [DAC_MAP_TRACKED] = "tracked",
+	[DAC_MAP_RINGS] = "rings", [DAC_MAP_RING_IDS] = "ring_ids",
+	[DAC_MAP_INFLIGHT] = "inflight", [DAC_MAP_SCHED_USAGE] = "sched_usage",
+	[DAC_MAP_INFLIGHT617] = "inflight617", [DAC_MAP_SCHED_CLIENTS] = "sched_clients",
+	[DAC_MAP_PROCS] = "procs",
 };
 
 struct dac_bpf {
@@ -60,7 +75,13 @@ struct dac_bpf {
 	size_t eng_cap;
 	struct dac_bpf_region_mem *reg;
 	size_t reg_cap;
+	struct dac_bpf_proc_ring *rings;
+	size_t rings_cap;
 	char *pin_dir;			/* when opened pinned */
+	char *cgroup_filter;		/* dac_bpf_set_cgroup_filter() */
+	uint64_t *cg_ids;		/* cgroup paths found so far */
+	char **cg_paths;
+	size_t ncg;
 	/* devices whose names we tried to learn */
 	uint32_t *learned;
 	size_t nlearned;
@@ -195,8 +216,14 @@ void dac_bpf_close(struct dac_bpf *b)
 	}
 	free(b->eng);
 	free(b->reg);
+	free(b->rings);
 	free(b->learned);
 	free(b->pin_dir);
+	free(b->cgroup_filter);
+	for (size_t i = 0; i < b->ncg; i++)
+		free(b->cg_paths[i]);
+	free(b->cg_ids);
+	free(b->cg_paths);
 	free(b);
 }
 
@@ -213,6 +240,9 @@ const char *dac_bpf_strerror(int err)
 		       "(kernel lockdown or a security module?)";
 	case -EEXIST:
 		return "a BPF collection is already pinned there";
+	case -ESTALE:
+		return "an older drmacct collection is pinned (another map layout): "
+		       "run `drmacct bpf stop`, then start it again";
 	case -ENODEV:
 		return "no tracepoints to attach to (drmacct and gpu_sched modules not loaded)";
 	case -EPROTO:
@@ -334,6 +364,7 @@ static void take_fds(struct dac_bpf *b)
 {
 	struct drmacct_bpf *s = b->skel;
 	struct bpf_map *m[M__COUNT] = {
+		[M_META] = s->maps.meta, [M_PROCS] = s->maps.procs,
 		[M_CLIENTS] = s->maps.clients, [M_USAGE] = s->maps.usage, [M_MEM] = s->maps.mem,
 		[M_TOTALS] = s->maps.totals, [M_RECORDS] = s->maps.records,
 		[M_STATS] = s->maps.stats, [M_MUTED] = s->maps.muted, [M_NAMES] = s->maps.names,
@@ -346,19 +377,54 @@ static void take_fds(struct dac_bpf *b)
 		b->fd[i] = bpf_map__fd(m[i]);
 }
 
+/*
+ * Maps of a source or scheduler set that is not loaded get one entry: the
+ * kernel still wants them (the object references them), but they cost
+ * nothing. (Hash maps of the drmacct source are not preallocated anyway.)
+ */
+static void size_maps(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
+{
+	struct bpf_map *acct[] = {
+		s->maps.clients, s->maps.usage, s->maps.mem, s->maps.totals, s->maps.muted,
+		s->maps.names, s->maps.cookie_usage, s->maps.cookie_mem, s->maps.exit_scratch,
+	};
+	struct bpf_map *sched[] = {
+		s->maps.rings, s->maps.ring_ids, s->maps.sched_usage, s->maps.procs,
+	};
+	bool s61 = p->sched >= 0 && p->sched_set == DAC_SCHED_SET_61;
+	bool s617 = p->sched >= 0 && p->sched_set == DAC_SCHED_SET_617;
+
+	for (size_t i = 0; p->drmacct < 0 && i < N(acct); i++)
+		bpf_map__set_max_entries(acct[i], 1);
+	for (size_t i = 0; p->sched < 0 && i < N(sched); i++)
+		bpf_map__set_max_entries(sched[i], 1);
+	if (!s61)
+		bpf_map__set_max_entries(s->maps.inflight, 1);
+	if (!s617) {
+		bpf_map__set_max_entries(s->maps.inflight617, 1);
+		bpf_map__set_max_entries(s->maps.sched_clients, 1);
+	}
+}
+
 /* Load and attach the programs @plan asks for; *@out only on success. */
 static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan *plan,
 		    struct dac_bpf **out)
 {
+	unsigned int shift_drmacct = 0, shift_sched = 0;
 	struct dac_bpf *b;
 	int err;
 
-	/* Plain tracepoints: the record layouts must be the ones we read. */
-	if (plan->drmacct == 0 && (err = dac_bpf_check_layout(NULL, dac_bpf_drmacct_fields)))
+	/*
+	 * Plain tracepoints: the record layouts must be the ones we read, up
+	 * to a common shift the programs add (a larger common header).
+	 */
+	if (plan->drmacct == 0 &&
+	    (err = dac_bpf_check_layout(NULL, dac_bpf_drmacct_fields, &shift_drmacct)))
 		return err;
 	if (plan->sched == 0 &&
 	    (err = dac_bpf_check_layout(NULL, plan->sched_set == DAC_SCHED_SET_617 ?
-					dac_bpf_sched617_fields : dac_bpf_sched61_fields)))
+					dac_bpf_sched617_fields : dac_bpf_sched61_fields,
+					&shift_sched)))
 		return err;
 
 	b = dac_bpf_alloc();
@@ -370,6 +436,8 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 		goto fail;
 	}
 	set_groups(b->skel, plan);
+	b->skel->rodata->tp_shift_drmacct = shift_drmacct;
+	b->skel->rodata->tp_shift_sched = shift_sched;
 	if (o->test_break_btf) {
 		/* A log buffer below the kernel's minimum: BPF_PROG_LOAD says EINVAL. */
 		static char tiny_log[8];
@@ -388,15 +456,26 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 		bpf_map__set_max_entries(b->skel->maps.records, o->ringbuf_bytes);
 	if (o->max_clients)
 		bpf_map__set_max_entries(b->skel->maps.clients, o->max_clients);
+	size_maps(b->skel, plan);
 	err = drmacct_bpf__load(b->skel);
 	if (err)
 		goto fail;
 	take_fds(b);
+	{
+		struct dac_meta m = { .magic = DAC_LAYOUT_MAGIC, .version = DAC_LAYOUT_VERSION };
+		uint32_t zero = 0;
+
+		if (bpf_map_update_elem(b->fd[M_META], &zero, &m, BPF_ANY)) {
+			err = -errno;
+			goto fail;
+		}
+	}
 	b->info.drmacct = plan->drmacct >= 0;
 	b->info.drmacct_btf = plan->drmacct == 1;
 	b->info.sched = plan->sched >= 0;
 	b->info.sched_btf = plan->sched == 1;
 	b->info.sched_617 = plan->sched >= 0 && plan->sched_set == DAC_SCHED_SET_617;
+	b->info.proc_exit = true;
 	b->info.ringbuf_bytes = bpf_map__max_entries(b->skel->maps.records);
 	/*
 	 * Clients already open go into the table before the job programs
@@ -649,6 +728,47 @@ int dac_bpf_unpin(const char *dir)
 	return err ? err : e2;
 }
 
+/*
+ * Whether the pinned maps are the ones this library reads: the meta stamp,
+ * then type, key and value size of every map against this build's object
+ * (opened, not loaded). -ESTALE when not: reading another layout could
+ * overrun the reader's buffers.
+ */
+static int check_pinned_layout(struct dac_bpf *b)
+{
+	struct dac_meta m = { 0 };
+	struct drmacct_bpf *s;
+	uint32_t zero = 0;
+	int err = 0;
+
+	if (bpf_map_lookup_elem(b->fd[M_META], &zero, &m))
+		return -errno;
+	if (m.magic != DAC_LAYOUT_MAGIC || m.version != DAC_LAYOUT_VERSION)
+		return -ESTALE;
+	s = drmacct_bpf__open();
+	if (!s)
+		return -errno;
+	for (int i = 0; i < M__COUNT && !err; i++) {
+		struct bpf_map *want = bpf_object__find_map_by_name(s->obj, map_names[i]);
+		struct bpf_map_info mi = {};
+		__u32 len = sizeof(mi);
+
+		if (!want) {
+			err = -ESTALE;
+			break;
+		}
+		if (bpf_obj_get_info_by_fd(b->fd[i], &mi, &len)) {
+			err = -errno;
+			break;
+		}
+		if (mi.type != bpf_map__type(want) || mi.key_size != bpf_map__key_size(want) ||
+		    mi.value_size != bpf_map__value_size(want))
+			err = -ESTALE;
+	}
+	drmacct_bpf__destroy(s);
+	return err;
+}
+
 int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out)
 {
 	struct bpf_map_info mi = {};
@@ -671,9 +791,15 @@ int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out)
 		b->fd[i] = bpf_obj_get(p);
 		if (b->fd[i] < 0) {
 			err = -errno;
+			/* No meta (older) or a map missing: another layout. */
+			if (err == -ENOENT)
+				err = -ESTALE;
 			goto fail;
 		}
 	}
+	err = check_pinned_layout(b);
+	if (err)
+		goto fail;
 	join(p, sizeof(p), dir, "links/btf_job_end", NULL);
 	b->info.drmacct_btf = path_exists(p);
 	join(p, sizeof(p), dir, "links/tp_job_end", NULL);
@@ -686,6 +812,8 @@ int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out)
 	b->info.sched_btf = b->info.sched_btf || path_exists(p);
 	join(p, sizeof(p), dir, "links/tp_process_job", NULL);
 	b->info.sched = b->info.sched_btf || b->info.sched_617 || path_exists(p);
+	join(p, sizeof(p), dir, "links/track_exit", NULL);
+	b->info.proc_exit = path_exists(p);
 	if (!bpf_obj_get_info_by_fd(b->fd[M_RECORDS], &mi, &len))
 		b->info.ringbuf_bytes = mi.max_entries;
 	b->pin_dir = strdup(dir);
@@ -719,15 +847,18 @@ int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st)
 		if (bpf_map_lookup_elem(b->fd[M_STATS], &i, &v[i]))
 			return -errno;
 	}
+	memset(st, 0, sizeof(*st));
 	st->exit_records = v[DAC_STAT_EXIT_RECORDS];
+	st->proc_records = v[DAC_STAT_PROC_RECORDS];
 	st->exit_drops = v[DAC_STAT_EXIT_DROPS];
-	st->clients_full = v[DAC_STAT_CLIENTS_FULL];
-	st->usage_full = v[DAC_STAT_USAGE_FULL];
 	st->job_end_unseen = v[DAC_STAT_JOB_END_UNSEEN];
-	st->sched_inflight_full = v[DAC_STAT_SCHED_INFLIGHT_FULL];
 	st->sched_orphans = v[DAC_STAT_SCHED_ORPHAN_DONE];
-	st->sched_rings_full = v[DAC_STAT_SCHED_RINGS_FULL];
 	st->read_faults = v[DAC_STAT_READ_FAULT];
+	st->cas_giveups = v[DAC_STAT_CAS_GIVEUP];
+	for (int i = 0; i < DAC_MAP__COUNT; i++) {
+		st->full += v[DAC_STAT_FULL + i];
+		st->busy += v[DAC_STAT_BUSY + i];
+	}
 	return 0;
 }
 
@@ -918,6 +1049,65 @@ static int grow(void **p, size_t *cap, size_t want, size_t elem)
 	return 0;
 }
 
+/* Hand @ev to the poll callback; its non-zero return stops the poll. */
+static int deliver(struct dac_bpf *b, const struct dac_bpf_event *ev)
+{
+	int ret = b->cb(b->cb_ctx, ev);
+
+	b->delivered++;
+	if (ret) {
+		b->cb_ret = ret;
+		return -ECANCELED;	/* stops ring_buffer__poll; the record is consumed */
+	}
+	return 0;
+}
+
+/* Name of ring @id into @buf ("ring<N>" when the ring is not known). */
+static void ring_name(struct dac_bpf *b, uint32_t id, char *buf, size_t len)
+{
+	struct dac_ring_val r;
+
+	if (!bpf_map_lookup_elem(b->fd[M_RINGS], &id, &r))
+		copy_str(buf, len, r.name, sizeof(r.name));
+	else
+		snprintf(buf, len, "ring%u", id);
+}
+
+static int on_proc_record(struct dac_bpf *b, const void *data, size_t size)
+{
+	const struct dac_rec_proc_exit *r;
+	const struct dac_rec_ring *rr;
+	struct dac_bpf_event ev = { .type = DAC_BPF_PROC_EXIT };
+	struct dac_bpf_proc_exit *x = &ev.proc;
+
+	if (dac_bpf_decode_proc_exit(data, size, &r, &rr))
+		return 0;	/* not ours: skip */
+	if (grow((void **)&b->rings, &b->rings_cap, r->num_rings + 1, sizeof(*b->rings))) {
+		b->cb_ret = -ENOMEM;
+		return -ENOMEM;
+	}
+	x->tgid = r->tgid;
+	x->flags = r->flags & DAC_EXIT_F_TRUNCATED ? DAC_BPF_EXIT_TRUNCATED : 0;
+	x->seq = r->seq;
+	x->exit_ns = r->exit_ns;
+	x->busy_ns = r->busy_ns;
+	x->jobs = r->jobs;
+	x->acct_busy_ns = r->acct_busy_ns;
+	x->acct_jobs = r->acct_jobs;
+	x->cookie = r->cookie;
+	x->cgroup_id = r->cgroup_id;
+	copy_str(x->comm, sizeof(x->comm), r->comm, sizeof(r->comm));
+	x->num_rings = r->num_rings;
+	x->rings = b->rings;
+	for (uint32_t i = 0; i < r->num_rings; i++) {
+		b->rings[i].ring_id = rr[i].ring_id;
+		ring_name(b, rr[i].ring_id, b->rings[i].ring, sizeof(b->rings[i].ring));
+		b->rings[i].busy_ns = rr[i].busy_ns;
+		b->rings[i].jobs = rr[i].jobs;
+	}
+	return deliver(b, &ev);
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct dac_bpf *b = ctx;
@@ -926,8 +1116,9 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct dac_bpf_client_exit *x = &ev.exit;
 	const struct dac_rec_engine *re;
 	const struct dac_rec_region *rr;
-	int ret;
 
+	if (size >= sizeof(uint32_t) && *(const uint32_t *)data == DAC_REC_PROC_EXIT)
+		return on_proc_record(b, data, size);
 	if (dac_bpf_decode_exit(data, size, &r, &re, &rr))
 		return 0;	/* not ours: skip, never trust its sizes */
 	if (grow((void **)&b->eng, &b->eng_cap, r->num_engines + 1, sizeof(*b->eng)) ||
@@ -962,13 +1153,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		b->reg[i].peak = rr[i].peak;
 		b->reg[i].total = rr[i].total;
 	}
-	ret = b->cb(b->cb_ctx, &ev);
-	b->delivered++;
-	if (ret) {
-		b->cb_ret = ret;
-		return -ECANCELED;	/* stops ring_buffer__poll; the record is consumed */
-	}
-	return 0;
+	return deliver(b, &ev);
 }
 
 int dac_bpf_poll(struct dac_bpf *b, int timeout_ms, dac_bpf_event_fn cb, void *ctx)
@@ -1096,6 +1281,7 @@ static int client_cb(const void *key, const void *val, void *arg)
 	o->device_id = c->device_id;
 	o->pid = c->pid;
 	o->tgid = c->tgid;
+	o->cgroup_id = c->cgroup_id;
 	copy_str(o->comm, sizeof(o->comm), c->comm, sizeof(c->comm));
 	copy_str(o->driver, sizeof(o->driver), c->driver, sizeof(c->driver));
 	copy_str(o->name, sizeof(o->name), c->name, sizeof(c->name));
@@ -1110,19 +1296,47 @@ int dac_bpf_read_clients(struct dac_bpf *b, struct dac_bpf_client **out, size_t 
 				   sizeof(struct dac_client_val), client_cb, &v), out, n);
 }
 
-struct usage_raw {
-	struct dac_usage_key k;
-	struct dac_usage_val v;
-};
+/*
+ * One usage entry as of one moment: two copies that agree, taken while no
+ * program was writing it (struct dac_usage_val). A copy by the bpf()
+ * syscall is not atomic, so a single one can pair start_sum from before a
+ * job's begin with running from after it. -ENOENT when the entry is gone;
+ * -EAGAIN when writers kept it busy for every try (practically never: a
+ * write takes well under a microsecond).
+ */
+#define USAGE_READ_TRIES	1000
 
-static int usage_cb(const void *key, const void *val, void *arg)
+static int usage_lookup(int fd, const struct dac_usage_key *k, struct dac_usage_val *v)
 {
-	struct usage_raw *o = vec_push(arg);
+	struct dac_usage_val again;
 
+	for (int i = 0; i < USAGE_READ_TRIES; i++) {
+		if (bpf_map_lookup_elem(fd, k, v) || bpf_map_lookup_elem(fd, k, &again))
+			return -errno;
+		if (v->wr_begun == v->wr_done && !memcmp(v, &again, sizeof(again)))
+			return 0;
+		sched_yield();
+	}
+	return -EAGAIN;
+}
+
+/* Busy time of @v at @now: finished jobs plus the running ones so far. */
+static uint64_t usage_busy_at(const struct dac_usage_val *v, uint64_t now)
+{
+	/* A job that began after @now was taken has no in-flight part yet. */
+	if (v->running && v->running * now > v->start_sum)
+		return v->busy_ns + (v->running * now - v->start_sum);
+	return v->busy_ns;
+}
+
+static int usage_key_cb(const void *key, const void *val, void *arg)
+{
+	struct dac_usage_key *o = vec_push(arg);
+
+	(void)val;
 	if (!o)
 		return -ENOMEM;
-	memcpy(&o->k, key, sizeof(o->k));
-	memcpy(&o->v, val, sizeof(o->v));
+	memcpy(o, key, sizeof(*o));
 	return 0;
 }
 
@@ -1134,48 +1348,77 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+static void usage_fill(struct dac_bpf *b, const struct dac_usage_key *k,
+		       const struct dac_usage_val *v, uint64_t now, struct dac_bpf_usage *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->client_id = k->client_id;
+	o->device_id = v->device_id;
+	o->engine = k->engine;
+	dac_bpf_name(b, v->device_id, false, k->engine, o->name, sizeof(o->name));
+	o->busy_ns = usage_busy_at(v, now);
+	o->cycles = v->cycles;
+	o->jobs = v->jobs;
+	o->running = (uint32_t)v->running;
+}
+
 int dac_bpf_read_usage(struct dac_bpf *b, uint64_t *now_ns, struct dac_bpf_usage **out,
 		       size_t *n)
 {
-	struct vec raw = { .elem = sizeof(struct usage_raw) };
+	struct vec keys = { .elem = sizeof(struct dac_usage_key) };
+	struct dac_usage_val *vals;
 	struct dac_bpf_usage *u;
+	size_t nu = 0;
 	uint64_t now;
 	int err;
 
 	*out = NULL;
 	*n = 0;
 	err = map_walk(b->fd[M_USAGE], sizeof(struct dac_usage_key),
-		       sizeof(struct dac_usage_val), usage_cb, &raw);
-	now = mono_ns();
+		       sizeof(struct dac_usage_val), usage_key_cb, &keys);
 	if (err) {
-		free(raw.p);
+		free(keys.p);
 		return err;
 	}
-	u = calloc(raw.n ? raw.n : 1, sizeof(*u));
+	u = calloc(keys.n ? keys.n : 1, sizeof(*u));
 	if (!u) {
-		free(raw.p);
+		free(keys.p);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < raw.n; i++) {
-		const struct usage_raw *r = (const struct usage_raw *)raw.p + i;
-		uint64_t inflight = 0;
-
-		/* A job that began during the read has no in-flight part yet. */
-		if (r->v.running && r->v.running * now > r->v.start_sum)
-			inflight = r->v.running * now - r->v.start_sum;
-		u[i].client_id = r->k.client_id;
-		u[i].device_id = r->v.device_id;
-		u[i].engine = r->k.engine;
-		dac_bpf_name(b, r->v.device_id, false, r->k.engine, u[i].name, sizeof(u[i].name));
-		u[i].busy_ns = r->v.busy_ns + inflight;
-		u[i].cycles = r->v.cycles;
-		u[i].jobs = r->v.jobs;
-		u[i].running = (uint32_t)r->v.running;
+	/*
+	 * Each entry is taken at its own moment and its in-flight part
+	 * computed at the one @now taken after all of them: a job counts as
+	 * running at most until @now, never longer than it can have run.
+	 */
+	vals = calloc(keys.n ? keys.n : 1, sizeof(*vals));
+	if (!vals) {
+		free(keys.p);
+		free(u);
+		return -ENOMEM;
 	}
-	*n = raw.n;
+	for (size_t i = 0; i < keys.n; i++) {
+		err = usage_lookup(b->fd[M_USAGE], (struct dac_usage_key *)keys.p + i, &vals[nu]);
+		if (err == -ENOENT)
+			continue;	/* the client closed meanwhile */
+		if (err)
+			break;
+		((struct dac_usage_key *)keys.p)[nu] = ((struct dac_usage_key *)keys.p)[i];
+		nu++;
+	}
+	now = mono_ns();
+	if (err && err != -ENOENT) {
+		free(keys.p);
+		free(vals);
+		free(u);
+		return err;
+	}
+	for (size_t i = 0; i < nu; i++)
+		usage_fill(b, (struct dac_usage_key *)keys.p + i, &vals[i], now, &u[i]);
+	*n = nu;
 	*out = u;
 	*now_ns = now;
-	free(raw.p);
+	free(keys.p);
+	free(vals);
 	return 0;
 }
 
@@ -1185,21 +1428,12 @@ int dac_bpf_lookup_usage(struct dac_bpf *b, uint64_t client_id, uint32_t engine,
 	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
 	struct dac_usage_val v;
 	uint64_t now;
+	int err = usage_lookup(b->fd[M_USAGE], &k, &v);
 
-	if (bpf_map_lookup_elem(b->fd[M_USAGE], &k, &v))
-		return -errno;
+	if (err)
+		return err;
 	now = mono_ns();
-	memset(out, 0, sizeof(*out));
-	out->client_id = client_id;
-	out->device_id = v.device_id;
-	out->engine = engine;
-	dac_bpf_name(b, v.device_id, false, engine, out->name, sizeof(out->name));
-	out->busy_ns = v.busy_ns;
-	if (v.running && v.running * now > v.start_sum)
-		out->busy_ns += v.running * now - v.start_sum;
-	out->cycles = v.cycles;
-	out->jobs = v.jobs;
-	out->running = (uint32_t)v.running;
+	usage_fill(b, &k, &v, now, out);
 	*now_ns = now;
 	return 0;
 }
@@ -1270,18 +1504,15 @@ static int sched_cb(const void *key, const void *val, void *arg)
 	const struct dac_sched_key *k = key;
 	const struct dac_sched_val *s = val;
 	struct dac_bpf_sched *o = vec_push(&a->v);
-	struct dac_ring_val r;
 
 	if (!o)
 		return -ENOMEM;
 	o->tgid = k->tgid;
 	o->ring_id = k->ring_id;
 	o->cookie = s->cookie;
+	o->cgroup_id = s->cgroup_id;
 	copy_str(o->comm, sizeof(o->comm), s->comm, sizeof(s->comm));
-	if (!bpf_map_lookup_elem(a->b->fd[M_RINGS], &k->ring_id, &r))
-		copy_str(o->ring, sizeof(o->ring), r.name, sizeof(r.name));
-	else
-		snprintf(o->ring, sizeof(o->ring), "ring%u", k->ring_id);
+	ring_name(a->b, k->ring_id, o->ring, sizeof(o->ring));
 	o->busy_ns = s->busy_ns;
 	o->jobs = s->jobs;
 	return 0;
@@ -1309,13 +1540,21 @@ static int prog_stats_fd(int fd, const char *name, struct vec *v)
 	snprintf(o->name, sizeof(o->name), "%s", name);
 	o->run_cnt = info.run_cnt;
 	o->run_time_ns = info.run_time_ns;
+	o->recursion_misses = info.recursion_misses;
 	return 0;
 }
 
-int dac_bpf_read_prog_stats(struct dac_bpf *b, struct dac_bpf_prog_stats **out, size_t *n)
+/*
+ * Call @fn(prog fd, name, @arg) for every program of the collection that
+ * runs: loaded by us (autoload on), or attached through a pinned link.
+ */
+static int for_each_prog(struct dac_bpf *b, int (*fn)(int fd, const char *name, void *arg),
+			 void *arg)
 {
-	struct vec v = { .elem = sizeof(**out) };
+	char p[PATH_MAX];
+	struct dirent *de;
 	int err = 0;
+	DIR *dir;
 
 	if (b->skel) {
 		struct bpf_program *prog;
@@ -1323,49 +1562,199 @@ int dac_bpf_read_prog_stats(struct dac_bpf *b, struct dac_bpf_prog_stats **out, 
 		bpf_object__for_each_program(prog, b->skel->obj) {
 			if (bpf_program__fd(prog) < 0)
 				continue;	/* not loaded (the other variant) */
-			err = prog_stats_fd(bpf_program__fd(prog), bpf_program__name(prog), &v);
+			err = fn(bpf_program__fd(prog), bpf_program__name(prog), arg);
 			if (err)
-				break;
+				return err;
 		}
-	} else {
-		char p[PATH_MAX];
-		struct dirent *de;
-		DIR *dir;
-
-		join(p, sizeof(p), b->pin_dir, "links", NULL);
-		dir = opendir(p);
-		if (!dir)
-			return finish(&v, -errno, out, n);
-		while (!err && (de = readdir(dir))) {
-			struct bpf_link_info li = {};
-			__u32 len = sizeof(li);
-			int lfd, pfd;
-
-			if (de->d_name[0] == '.')
-				continue;
-			if (join(p, sizeof(p), b->pin_dir, "links", de->d_name))
-				continue;
-			lfd = bpf_obj_get(p);
-			if (lfd < 0) {
-				err = -errno;
-				break;
-			}
-			if (bpf_obj_get_info_by_fd(lfd, &li, &len)) {
-				err = -errno;
-				close(lfd);
-				break;
-			}
-			close(lfd);
-			pfd = bpf_prog_get_fd_by_id(li.prog_id);
-			if (pfd < 0) {
-				err = -errno;
-				break;
-			}
-			err = prog_stats_fd(pfd, de->d_name, &v);
-			close(pfd);
-		}
-		closedir(dir);
+		return 0;
 	}
+	join(p, sizeof(p), b->pin_dir, "links", NULL);
+	dir = opendir(p);
+	if (!dir)
+		return -errno;
+	while (!err && (de = readdir(dir))) {
+		struct bpf_link_info li = {};
+		__u32 len = sizeof(li);
+		int lfd, pfd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (join(p, sizeof(p), b->pin_dir, "links", de->d_name))
+			continue;
+		lfd = bpf_obj_get(p);
+		if (lfd < 0) {
+			err = -errno;
+			break;
+		}
+		if (bpf_obj_get_info_by_fd(lfd, &li, &len)) {
+			err = -errno;
+			close(lfd);
+			break;
+		}
+		close(lfd);
+		pfd = bpf_prog_get_fd_by_id(li.prog_id);
+		if (pfd < 0) {
+			err = -errno;
+			break;
+		}
+		err = fn(pfd, de->d_name, arg);
+		close(pfd);
+	}
+	closedir(dir);
+	return err;
+}
+
+static int prog_stats_cb(int fd, const char *name, void *arg)
+{
+	return prog_stats_fd(fd, name, arg);
+}
+
+int dac_bpf_read_prog_stats(struct dac_bpf *b, struct dac_bpf_prog_stats **out, size_t *n)
+{
+	struct vec v = { .elem = sizeof(**out) };
+
+	return finish(&v, for_each_prog(b, prog_stats_cb, &v), out, n);
+}
+
+/* ---- maps: what each holds and costs ------------------------------------ */
+
+/* The ids of the maps program @fd uses, appended to @ids (no duplicates). */
+static int prog_map_ids_cb(int fd, const char *name, void *arg)
+{
+	struct vec *ids = arg;
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), nr;
+	uint32_t *m;
+	int err = 0;
+
+	(void)name;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	nr = info.nr_map_ids;
+	if (!nr)
+		return 0;
+	m = calloc(nr, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	memset(&info, 0, sizeof(info));
+	info.nr_map_ids = nr;
+	info.map_ids = (uintptr_t)m;
+	len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		err = -errno;
+	for (__u32 i = 0; !err && i < nr && i < info.nr_map_ids; i++) {
+		bool have = false;
+		uint32_t *o;
+
+		for (size_t k = 0; k < ids->n; k++)
+			have |= ((uint32_t *)ids->p)[k] == m[i];
+		if (have)
+			continue;
+		o = vec_push(ids);
+		if (!o)
+			err = -ENOMEM;
+		else
+			*o = m[i];
+	}
+	free(m);
+	return err;
+}
+
+/* "memlock:" of a map's fdinfo: what the kernel charges for it. */
+static uint64_t fd_memlock(int fd)
+{
+	unsigned long long v = 0;
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* Entries of a hash map by walking its keys; -1 when it cannot be read. */
+static int64_t count_entries(int fd, const struct bpf_map_info *mi)
+{
+	unsigned char *key, *next;
+	int64_t n = 0;
+
+	switch (mi->type) {
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+		return mi->max_entries;
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+		break;
+	default:
+		return -1;
+	}
+	key = calloc(2, mi->key_size ? mi->key_size : 1);
+	if (!key)
+		return -1;
+	next = key + mi->key_size;
+	for (bool first = true; !bpf_map_get_next_key(fd, first ? NULL : key, next); first = false) {
+		memcpy(key, next, mi->key_size);
+		n++;
+	}
+	if (errno != ENOENT)
+		n = -1;		/* write-only: the kernel will not say */
+	free(key);
+	return n;
+}
+
+int dac_bpf_read_maps(struct dac_bpf *b, struct dac_bpf_map_stat **out, size_t *n)
+{
+	struct vec ids = { .elem = sizeof(uint32_t) }, v = { .elem = sizeof(**out) };
+	uint64_t st[DAC_STAT__COUNT] = { 0 };
+	int err = for_each_prog(b, prog_map_ids_cb, &ids);
+
+	for (uint32_t i = 0; i < DAC_STAT__COUNT; i++)
+		bpf_map_lookup_elem(b->fd[M_STATS], &i, &st[i]);
+	for (size_t i = 0; !err && i < ids.n; i++) {
+		struct bpf_map_info mi = {};
+		__u32 len = sizeof(mi);
+		struct dac_bpf_map_stat *o;
+		const char *t;
+		int fd = bpf_map_get_fd_by_id(((uint32_t *)ids.p)[i]);
+
+		if (fd < 0) {
+			if (errno == ENOENT)
+				continue;	/* gone meanwhile */
+			err = -errno;
+			break;
+		}
+		if (bpf_obj_get_info_by_fd(fd, &mi, &len)) {
+			err = -errno;
+			close(fd);
+			break;
+		}
+		o = vec_push(&v);
+		if (!o) {
+			err = -ENOMEM;
+			close(fd);
+			break;
+		}
+		copy_str(o->name, sizeof(o->name), mi.name, sizeof(mi.name));
+		t = libbpf_bpf_map_type_str(mi.type);
+		snprintf(o->type, sizeof(o->type), "%s", t ? t : "?");
+		o->max_entries = mi.max_entries;
+		o->entries = count_entries(fd, &mi);
+		o->memlock = fd_memlock(fd);
+		for (int k = 0; k < DAC_MAP__COUNT; k++) {
+			if (strcmp(o->name, counted_maps[k]))
+				continue;
+			o->full = st[DAC_STAT_FULL + k];
+			o->busy = st[DAC_STAT_BUSY + k];
+		}
+		close(fd);
+	}
+	free(ids.p);
 	return finish(&v, err, out, n);
 }
 
@@ -1494,6 +1883,21 @@ static int cookie_keys_cb(const void *key, const void *val, void *arg)
 	return 0;
 }
 
+static int sched_cookie_cb(const void *key, const void *val, void *arg)
+{
+	struct untrack_arg *a = arg;
+	const struct dac_sched_val *sv = val;
+	struct dac_sched_key *o;
+
+	if (sv->cookie != a->cookie)
+		return 0;
+	o = vec_push(&a->v);
+	if (!o)
+		return -ENOMEM;
+	memcpy(o, key, sizeof(*o));
+	return 0;
+}
+
 /* Delete every key of @fd that @fn collects for @cookie. */
 static int delete_matching(int fd, size_t ksize, size_t vsize, walk_fn fn, uint64_t cookie)
 {
@@ -1515,8 +1919,11 @@ int dac_bpf_untrack(struct dac_bpf *b, uint64_t cookie)
 				 sizeof(struct dac_cookie_val), cookie_keys_cb, cookie);
 	int e3 = delete_matching(b->fd[M_COOKIE_MEM], sizeof(struct dac_cookie_key),
 				 sizeof(struct dac_cookie_val), cookie_keys_cb, cookie);
+	/* The scheduler entries its exited processes left for the reader. */
+	int e4 = delete_matching(b->fd[M_SCHED], sizeof(struct dac_sched_key),
+				 sizeof(struct dac_sched_val), sched_cookie_cb, cookie);
 
-	return err ? err : e2 ? e2 : e3;
+	return err ? err : e2 ? e2 : e3 ? e3 : e4;
 }
 
 struct cookie_arg {
@@ -1580,4 +1987,122 @@ int dac_bpf_read_cookie(struct dac_bpf *b, uint64_t cookie,
 		*neng = 0;
 	}
 	return err;
+}
+
+/* ---- cgroups ------------------------------------------------------------------ */
+
+int dac_bpf_set_cgroup_filter(struct dac_bpf *b, const char *path)
+{
+	char *dup = NULL;
+
+	if (path && !(dup = strdup(path)))
+		return -ENOMEM;
+	free(b->cgroup_filter);
+	b->cgroup_filter = dup;
+	return 0;
+}
+
+const char *dac_bpf_cgroup_filter(const struct dac_bpf *b)
+{
+	return b->cgroup_filter;
+}
+
+/* Where cgroup2 is mounted (mountinfo), else the usual place. */
+static void cgroup2_root(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[1024];
+
+	snprintf(buf, len, "/sys/fs/cgroup");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		/* id parent maj:min root mountpoint opts ... - fstype source opts */
+		char mnt[512], *dash = strstr(line, " - cgroup2 ");
+
+		if (dash && sscanf(line, "%*s %*s %*s %*s %511s", mnt) == 1) {
+			snprintf(buf, len, "%s", mnt);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/*
+ * Find the directory with inode @id under @dir (a path buffer of PATH_MAX
+ * holding @len bytes; on success it holds the match), @depth levels deep
+ * at most. Does not cross into other file systems.
+ */
+static bool cgroup_find(char *dir, size_t len, dev_t fs, uint64_t id, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+	bool found = false;
+
+	if (depth < 0 || !(d = opendir(dir)))
+		return false;
+	while (!found && (de = readdir(d))) {
+		struct stat st;
+		int n;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		n = snprintf(dir + len, PATH_MAX - len, "/%s", de->d_name);
+		if (n < 0 || (size_t)n >= PATH_MAX - len)
+			continue;
+		if (lstat(dir, &st) || st.st_dev != fs || !S_ISDIR(st.st_mode))
+			continue;
+		found = (uint64_t)st.st_ino == id ||
+			cgroup_find(dir, len + n, fs, id, depth - 1);
+	}
+	closedir(d);
+	if (!found)
+		dir[len] = '\0';
+	return found;
+}
+
+const char *dac_bpf_cgroup_path(struct dac_bpf *b, uint64_t id, char *buf, size_t len)
+{
+	char dir[PATH_MAX];
+	size_t rlen;
+	struct stat st;
+
+	for (size_t i = 0; i < b->ncg; i++) {
+		if (b->cg_ids[i] == id) {
+			snprintf(buf, len, "%s", b->cg_paths[i]);
+			return buf;
+		}
+	}
+	cgroup2_root(dir, sizeof(dir));
+	rlen = strlen(dir);
+	if (id && !stat(dir, &st)) {
+		const char *found = NULL;
+
+		if ((uint64_t)st.st_ino == id)
+			found = "/";
+		else if (cgroup_find(dir, rlen, st.st_dev, id, 32))
+			found = dir + rlen;
+		if (found) {
+			uint64_t *ids = realloc(b->cg_ids, (b->ncg + 1) * sizeof(*ids));
+			char **paths = ids ? realloc(b->cg_paths, (b->ncg + 1) * sizeof(*paths)) : NULL;
+
+			/* Remembered: a cgroup id is never reused while it exists. */
+			if (ids)
+				b->cg_ids = ids;
+			if (paths) {
+				b->cg_paths = paths;
+				paths[b->ncg] = strdup(found);
+				if (paths[b->ncg])
+					ids[b->ncg++] = id;
+			}
+			snprintf(buf, len, "%s", found);
+			return buf;
+		}
+	}
+	/* cgroup2 not mounted: the root's id is still known (kernfs root, 1). */
+	if (id == 1)
+		snprintf(buf, len, "/");
+	else
+		snprintf(buf, len, "cgroup:%llu", (unsigned long long)id);
+	return buf;
 }

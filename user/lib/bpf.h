@@ -131,7 +131,9 @@ int dac_bpf_unpin(const char *dir);
 
 /*
  * Open a pinned collection. -ENOENT when nothing is pinned (BPF not
- * running), -EACCES/-EPERM when the caller may not open it (not root).
+ * running), -EACCES/-EPERM when the caller may not open it (not root),
+ * -ESTALE when what is pinned has another layout than this library reads
+ * (an older drmacct's collection: `drmacct bpf stop`, then start again).
  */
 int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out);
 
@@ -144,6 +146,7 @@ struct dac_bpf_info {
 	bool drmacct_btf;		/* ... as tp_btf (else plain tracepoint) */
 	bool sched_btf;
 	bool sched_617;			/* the 6.17+ scheduler set (renamed events) */
+	bool proc_exit;			/* sched_process_exit program attached */
 	uint32_t ringbuf_bytes;
 	char note[256];			/* load: a fallback that happened, else "" */
 };
@@ -154,6 +157,7 @@ int dac_bpf_info(struct dac_bpf *b, struct dac_bpf_info *info);
 enum dac_bpf_event_type {
 	DAC_BPF_CLIENT_EXIT = 1,
 	DAC_BPF_LOST = 2,
+	DAC_BPF_PROC_EXIT = 3,
 };
 
 struct dac_bpf_engine_usage {
@@ -188,12 +192,43 @@ struct dac_bpf_client_exit {
 	struct dac_bpf_region_mem *regions;
 };
 
+/* A process's gpu_scheduler usage, one per ring it used. */
+struct dac_bpf_proc_ring {
+	uint32_t ring_id;
+	char ring[DAC_BPF_NAME_LEN];	/* drm_gpu_scheduler name */
+	uint64_t busy_ns, jobs;
+};
+
+/*
+ * A process that had GPU jobs exited (its last thread) and its last
+ * gpu_scheduler job in flight completed: its gpu_scheduler sums over all
+ * rings and per ring, and the exact sums of its clients' jobs from
+ * drmacct's events (clients it opened; jobs that end after its exit, when
+ * its files close, are only in their CLIENT_EXIT records). TRUNCATED: it
+ * used more rings than a record lists (its total still counts them all).
+ */
+struct dac_bpf_proc_exit {
+	uint32_t tgid;			/* 0: kernel threads (DAC_BPF_TGID_KERNEL) */
+	uint32_t flags;			/* DAC_BPF_EXIT_TRUNCATED */
+	uint64_t seq;			/* process exit sequence number */
+	uint64_t exit_ns;		/* CLOCK_MONOTONIC */
+	uint64_t busy_ns, jobs;		/* gpu_scheduler path, all rings */
+	uint64_t acct_busy_ns;		/* drmacct path (exact): its clients' jobs */
+	uint64_t acct_jobs;
+	uint64_t cookie;
+	uint64_t cgroup_id;		/* cgroup v2 id at its first job */
+	char comm[DAC_BPF_COMM_LEN];	/* the process's (group leader's) name */
+	uint32_t num_rings;
+	struct dac_bpf_proc_ring *rings;	/* valid during the callback only */
+};
+
 struct dac_bpf_event {
 	enum dac_bpf_event_type type;
 	union {
 		struct dac_bpf_client_exit exit;
+		struct dac_bpf_proc_exit proc;
 		struct {
-			uint64_t count;	/* CLIENT_EXIT records dropped (ring full) */
+			uint64_t count;	/* records (either kind) dropped: ring full */
 		} lost;
 	};
 };
@@ -218,6 +253,7 @@ struct dac_bpf_client {
 	uint64_t cookie;
 	uint32_t device_id;
 	uint32_t pid, tgid;
+	uint64_t cgroup_id;			/* cgroup v2 id of the opener; 0 unknown */
 	char comm[DAC_BPF_COMM_LEN];
 	char driver[DAC_BPF_NAME_LEN];
 	char name[DAC_BPF_CLIENT_NAME_LEN];	/* drm-client-name; "" unknown (see below) */
@@ -271,12 +307,16 @@ struct dac_bpf_total {
 };
 int dac_bpf_read_totals(struct dac_bpf *b, struct dac_bpf_total **out, size_t *n);
 
+/* tgid of the jobs kernel threads queued: all of them are "the kernel". */
+#define DAC_BPF_TGID_KERNEL	0
+
 /* gpu_scheduler path: busy time per (process, ring). */
 struct dac_bpf_sched {
-	uint32_t tgid;
+	uint32_t tgid;			/* DAC_BPF_TGID_KERNEL: kernel threads */
 	uint32_t ring_id;
 	uint64_t cookie;
-	char comm[DAC_BPF_COMM_LEN];
+	uint64_t cgroup_id;		/* cgroup v2 id of the process at its first job */
+	char comm[DAC_BPF_COMM_LEN];	/* the process's (group leader's) name */
 	char ring[DAC_BPF_NAME_LEN];	/* drm_gpu_scheduler name, e.g. "render0" */
 	uint64_t busy_ns, jobs;
 };
@@ -285,16 +325,32 @@ int dac_bpf_read_sched(struct dac_bpf *b, struct dac_bpf_sched **out, size_t *n)
 /* Counters the programs keep about themselves. */
 struct dac_bpf_stats {
 	uint64_t exit_records;		/* CLIENT_EXIT records attempted */
-	uint64_t exit_drops;		/* ... dropped because the ring was full */
-	uint64_t clients_full;		/* client table full */
-	uint64_t usage_full;		/* usage map full */
+	uint64_t proc_records;		/* PROC_EXIT records attempted */
+	uint64_t exit_drops;		/* records of either kind dropped: ring full */
 	uint64_t job_end_unseen;	/* job ends whose begin was not seen */
-	uint64_t sched_inflight_full;
 	uint64_t sched_orphans;		/* completions of jobs queued before attach */
-	uint64_t sched_rings_full;
 	uint64_t read_faults;
+	uint64_t cas_giveups;		/* atomic updates given up under contention */
+	uint64_t full;			/* inserts refused, every map: map full */
+	uint64_t busy;			/* ... bucket busy (recursion miss) */
 };
 int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st);
+
+/*
+ * Every map of the collection (the unpinned join maps too, found through
+ * the programs): what it holds and costs. entries is -1 where the bpf()
+ * syscall cannot count them (write-only maps, the ring buffer).
+ */
+struct dac_bpf_map_stat {
+	char name[DAC_BPF_NAME_LEN];
+	char type[16];			/* "hash", "lru_hash", "array", "ringbuf", ... */
+	uint32_t max_entries;
+	int64_t entries;
+	uint64_t memlock;		/* bytes the kernel charges for it */
+	uint64_t full;			/* inserts refused: full (LRU maps evict instead) */
+	uint64_t busy;			/* inserts refused: bucket busy (recursion miss) */
+};
+int dac_bpf_read_maps(struct dac_bpf *b, struct dac_bpf_map_stat **out, size_t *n);
 
 /*
  * Cost of each attached program, from the kernel's BPF statistics: counted
@@ -305,6 +361,7 @@ struct dac_bpf_prog_stats {
 	char name[64];			/* program (= link pin) name, e.g. btf_job_end */
 	uint64_t run_cnt;
 	uint64_t run_time_ns;
+	uint64_t recursion_misses;	/* runs skipped: it was already running on that CPU */
 };
 int dac_bpf_read_prog_stats(struct dac_bpf *b, struct dac_bpf_prog_stats **out, size_t *n);
 
@@ -371,8 +428,9 @@ struct dac_tracker;
 
 /*
  * One whole tracker sample from the BPF tables, no /proc walk: every live
- * client of the client table becomes one observation (holder: its opener's
- * tgid and comm, fd -1 because the programs do not know it) with the keys
+ * client of the client table (of the cgroup filter, if set) becomes one
+ * observation (holder: its opener's tgid and comm, fd -1 because the
+ * programs do not know it; its opener's cgroup path) with the keys
  * fdinfo would print that the programs know -- drm-driver, drm-client-id,
  * drm-engine-<e> (busy incl. in-flight), drm-engine-capacity-<e>,
  * drm-cycles-<e>, drm-total-<r>. The device node comes from name learning;
@@ -380,6 +438,21 @@ struct dac_tracker;
  * Returns 0 or -errno.
  */
 int dac_bpf_tracker_sample(struct dac_bpf *b, struct dac_tracker *t, size_t *nclients);
+
+/*
+ * Only clients whose opener's cgroup is @path (a cgroup v2 path such as
+ * "/system.slice/x.service", relative to the cgroup2 mount) or below it
+ * from now on in dac_bpf_tracker_sample(); NULL: all. 0 or -ENOMEM.
+ */
+int dac_bpf_set_cgroup_filter(struct dac_bpf *b, const char *path);
+
+/*
+ * The cgroup v2 path of cgroup @id into @buf: "/" for the root (id 1, also
+ * when cgroup2 is not mounted), else the directory under the cgroup2 mount
+ * whose inode is @id; "cgroup:<id>" when none is found (not mounted, or the
+ * cgroup is gone). Returns @buf.
+ */
+const char *dac_bpf_cgroup_path(struct dac_bpf *b, uint64_t id, char *buf, size_t len);
 
 /*
  * Human-readable reason for an error of dac_bpf_open_pinned() and the

@@ -234,12 +234,16 @@ long dac_bpf_format_offset(const char *text, const char *field, const char *type
 	return -1;
 }
 
-int dac_bpf_check_layout(const struct dac_bpf_env *env, const struct dac_tp_field *f)
+int dac_bpf_check_layout(const struct dac_bpf_env *env, const struct dac_tp_field *f,
+			 unsigned int *shift)
 {
 	const char *one[2] = { env && env->events_root ? env->events_root : NULL, NULL };
 	const char *const *roots = one[0] ? one : default_events;
+	long first = -1;
 
 	for (; f->event; f++) {
+		long at;
+
 		char path[4096], *text = NULL;
 		size_t len = 0, cap = 0;
 		int fd = -1;
@@ -287,12 +291,21 @@ int dac_bpf_check_layout(const struct dac_bpf_env *env, const struct dac_tp_fiel
 			return -EIO;
 		}
 		text[len] = '\0';
-		if (dac_bpf_format_offset(text, f->field, f->type) != (long)f->offset) {
-			free(text);
-			return -EPROTO;
-		}
+		at = dac_bpf_format_offset(text, f->field, f->type);
 		free(text);
+		/*
+		 * A kernel whose common header is larger (PREEMPT_RT adds
+		 * preempt-lazy and migrate-disable counts) moves every field
+		 * by the same amount; anything else is another layout.
+		 */
+		if (at < (long)f->offset || at - (long)f->offset > DAC_TP_MAX_SHIFT ||
+		    (first >= 0 && at - (long)f->offset != first) ||
+		    (!shift && at != (long)f->offset))
+			return -EPROTO;
+		first = at - (long)f->offset;
 	}
+	if (shift)
+		*shift = first > 0 ? (unsigned int)first : 0;
 	return 0;
 }
 
@@ -316,6 +329,22 @@ int dac_bpf_decode_exit(const void *data, size_t size, const struct dac_rec_exit
 	*hdr = r;
 	*eng = (const void *)(r + 1);
 	*reg = (const void *)(*eng + r->num_engines);
+	return 0;
+}
+
+int dac_bpf_decode_proc_exit(const void *data, size_t size,
+			     const struct dac_rec_proc_exit **hdr, const struct dac_rec_ring **ring)
+{
+	const struct dac_rec_proc_exit *r = data;
+
+	if (!data || size < sizeof(*r))
+		return -EBADMSG;
+	if (r->type != DAC_REC_PROC_EXIT || r->size > size || r->size < sizeof(*r) ||
+	    r->num_rings > DAC_PROC_MAX_RINGS ||
+	    sizeof(*r) + (size_t)r->num_rings * sizeof(**ring) > r->size)
+		return -EBADMSG;
+	*hdr = r;
+	*ring = (const void *)(r + 1);
 	return 0;
 }
 

@@ -30,6 +30,9 @@ int dac_bpf_client_insert(struct dac_bpf *b, uint64_t client_id,
  */
 int dac_bpf_mem_seed(struct dac_bpf *b, uint64_t client_id, uint32_t region, uint64_t total);
 
+/* The cgroup path dac_bpf_set_cgroup_filter() set, NULL for none. */
+const char *dac_bpf_cgroup_filter(const struct dac_bpf *b);
+
 /* Clients the seeding inside dac_bpf_load() added, not yet reported. */
 int dac_bpf_take_load_seeded(struct dac_bpf *b);
 
@@ -107,12 +110,18 @@ extern const struct dac_tp_field dac_bpf_sched617_fields[];
  */
 long dac_bpf_format_offset(const char *text, const char *field, const char *type);
 
+/* The largest common-header growth the plain tracepoint programs follow. */
+#define DAC_TP_MAX_SHIFT	64
+
 /*
  * dac_bpf_check_layout - check every entry of @f against the format files
- * under @env's events root(s): 0, -ENOENT (no format file), -EIO (empty),
- * -EPROTO (another layout), -ENOMEM.
+ * under @env's events root(s). Every field must sit at its offset in @f
+ * plus one common shift (a larger common header, as on PREEMPT_RT), stored
+ * in *@shift; with @shift NULL the shift must be 0. Returns 0, -ENOENT (no
+ * format file), -EIO (empty), -EPROTO (another layout), -ENOMEM.
  */
-int dac_bpf_check_layout(const struct dac_bpf_env *env, const struct dac_tp_field *f);
+int dac_bpf_check_layout(const struct dac_bpf_env *env, const struct dac_tp_field *f,
+			 unsigned int *shift);
 
 struct dac_rec_exit;
 struct dac_rec_engine;
@@ -125,6 +134,13 @@ struct dac_rec_region;
  */
 int dac_bpf_decode_exit(const void *data, size_t size, const struct dac_rec_exit **hdr,
 			const struct dac_rec_engine **eng, const struct dac_rec_region **reg);
+
+struct dac_rec_proc_exit;
+struct dac_rec_ring;
+
+/* The same for a PROC_EXIT record and its ring entries. */
+int dac_bpf_decode_proc_exit(const void *data, size_t size,
+			     const struct dac_rec_proc_exit **hdr, const struct dac_rec_ring **ring);
 
 /* What the name probe learns from its own fdinfo. */
 struct dac_probe_names {

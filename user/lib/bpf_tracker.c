@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/sysmacros.h>
 
 #include "bpf.h"
@@ -118,6 +119,18 @@ static void client_text(struct dac_bpf *b, const struct dac_bpf_client *c,
 	}
 }
 
+/* Is cgroup @cg @top or below it? ("/a" holds "/a" and "/a/b", not "/ab") */
+static bool cgroup_under(const char *cg, const char *top)
+{
+	size_t n = strlen(top);
+
+	while (n > 1 && top[n - 1] == '/')
+		n--;
+	if (n == 1 && top[0] == '/')
+		return cg[0] == '/';
+	return !strncmp(cg, top, n) && (cg[n] == '\0' || cg[n] == '/');
+}
+
 int dac_bpf_tracker_sample(struct dac_bpf *b, struct dac_tracker *t, size_t *nclients)
 {
 	struct dac_bpf_client *c = NULL;
@@ -144,8 +157,15 @@ int dac_bpf_tracker_sample(struct dac_bpf *b, struct dac_tracker *t, size_t *ncl
 	if (err)
 		goto out;
 	for (size_t i = 0; i < nc; i++) {
+		const char *filter = dac_bpf_cgroup_filter(b);
 		struct dac_fdinfo fi;
+		char cg[PATH_MAX] = "";
+		dev_t rdev;
 
+		if (c[i].cgroup_id)
+			dac_bpf_cgroup_path(b, c[i].cgroup_id, cg, sizeof(cg));
+		if (filter && !cgroup_under(cg, filter))
+			continue;
 		txt.len = 0;
 		client_text(b, &c[i], u, nu, m, nm, &txt);
 		if (txt.err) {
@@ -155,11 +175,15 @@ int dac_bpf_tracker_sample(struct dac_bpf *b, struct dac_tracker *t, size_t *ncl
 		err = dac_fdinfo_parse(txt.p, txt.len, DAC_PROFILE_CURRENT, &fi);
 		if (err)
 			break;
-		err = dac_tracker_add_at(t, (pid_t)c[i].tgid, -1, c[i].comm,
-					 device_rdev(b, c[i].device_id), &fi, now);
+		rdev = device_rdev(b, c[i].device_id);
+		err = dac_tracker_add_at(t, (pid_t)c[i].tgid, -1, c[i].comm, rdev, &fi, now);
+		if (!err && fi.has_client_id)
+			err = dac_tracker_set_cgroup(t, rdev, fi.client_id, cg[0] ? cg : NULL);
 		dac_fdinfo_free(&fi);
 		if (err)
 			break;
+		if (nclients)
+			(*nclients)++;
 	}
 	/* End the sample even after an error, so the tracker stays usable. */
 	{
@@ -168,8 +192,6 @@ int dac_bpf_tracker_sample(struct dac_bpf *b, struct dac_tracker *t, size_t *ncl
 		if (!err)
 			err = e2;
 	}
-	if (!err && nclients)
-		*nclients = nc;
 out:
 	free(txt.p);
 	free(c);

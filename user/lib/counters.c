@@ -100,7 +100,7 @@ static int reading(struct dac_pc *pc, bool baseline)
 		ret = 0;
 	if (ret)
 		return fail(pc, -ret);
-	if (!pc->o.allow_partial && (st.denied_procs || st.denied_fds))
+	if (!pc->o.allow_partial && (st.denied_procs || st.denied_fds || st.denied_stat_fds))
 		return fail(pc, EACCES);
 	for (i = 0; i < pc->ndevs; i++) {
 		pc->devs[i].mem = 0;
@@ -368,7 +368,7 @@ struct dac_pc *dac_pc_open(const struct dac_pc_opts *opts)
 		ret = dac_tracker_sample_proc(pc->t, pc->d, opts->profile, dac_now_ns(), &st);
 		if (ret == -ESRCH)	/* that process is gone: no counters but the total */
 			ret = 0;
-		if (!ret && !opts->allow_partial && (st.denied_procs || st.denied_fds))
+		if (!ret && !opts->allow_partial && (st.denied_procs || st.denied_fds || st.denied_stat_fds))
 			pc->err = EACCES;	/* every call reports it */
 	}
 	if (!ret)

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include <xf86drm.h>
 
 struct dbuf {
 	char *p;
@@ -236,8 +238,9 @@ static int visit_fd(struct dac_discover *d, int dirfd, const char *name, pid_t p
 		   synthetic_char_link(dirfd, name, &maj, &min)) {
 		/* marked DRM fd of a synthetic tree, see discover.h */
 	} else {
+		/* Not known to be a DRM fd: counted apart from DRM fds denied. */
 		ret = -errno;
-		count_failure(st, -ret, &st->gone_fds, &st->denied_fds);
+		count_failure(st, -ret, &st->gone_fds, &st->denied_stat_fds);
 		return ret;
 	}
 	if (!dac_is_drm_rdev(maj))
@@ -385,9 +388,108 @@ static size_t add_part(char *buf, size_t len, size_t pos, const char *fmt, uint6
 	return w < 0 ? pos : pos + (size_t)w;
 }
 
+/* ---- device identity through libdrm ---- */
+
+#define DEV_ID_TTL_NS	5000000000ull	/* a device may come and go: re-ask */
+
+struct dev_id_ent {
+	dev_t rdev;
+	int ret;
+	uint64_t when_ns;
+	struct dac_dev_id id;
+};
+
+static pthread_mutex_t dev_id_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dev_id_ent *dev_id_cache;
+static size_t dev_id_n, dev_id_cap;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int dev_id_probe(dev_t rdev, struct dac_dev_id *out)
+{
+	static const char *const buses[] = {
+		[DRM_BUS_PCI] = "pci", [DRM_BUS_USB] = "usb",
+		[DRM_BUS_PLATFORM] = "platform", [DRM_BUS_HOST1X] = "host1x",
+	};
+	drmDevicePtr d = NULL;
+	int type = minor(rdev) < 64 ? DRM_NODE_PRIMARY : DRM_NODE_RENDER;
+
+	memset(out, 0, sizeof(*out));
+	if (major(rdev) != DAC_DRM_MAJOR || drmGetDeviceFromDevId(rdev, 0, &d) || !d)
+		return -ENODEV;
+	if ((d->available_nodes & (1 << type)) && d->nodes[type]) {
+		const char *slash = strrchr(d->nodes[type], '/');
+
+		snprintf(out->node, sizeof(out->node), "%s", slash ? slash + 1 : d->nodes[type]);
+	}
+	if (d->bustype >= 0 && (size_t)d->bustype < sizeof(buses) / sizeof(buses[0]))
+		snprintf(out->bus, sizeof(out->bus), "%s", buses[d->bustype]);
+	if (d->bustype == DRM_BUS_PCI && d->businfo.pci && d->deviceinfo.pci) {
+		out->has_pci = true;
+		snprintf(out->slot, sizeof(out->slot), "%04x:%02x:%02x.%u", d->businfo.pci->domain,
+			 d->businfo.pci->bus, d->businfo.pci->dev, d->businfo.pci->func);
+		out->vendor_id = d->deviceinfo.pci->vendor_id;
+		out->device_id = d->deviceinfo.pci->device_id;
+		out->subvendor_id = d->deviceinfo.pci->subvendor_id;
+		out->subdevice_id = d->deviceinfo.pci->subdevice_id;
+	}
+	drmFreeDevice(&d);
+	return 0;
+}
+
+int dac_dev_identify(unsigned int maj, unsigned int min, struct dac_dev_id *out)
+{
+	dev_t rdev = makedev(maj, min);
+	uint64_t now = mono_ns();
+	struct dev_id_ent *e = NULL;
+	int ret;
+
+	pthread_mutex_lock(&dev_id_lock);
+	for (size_t i = 0; i < dev_id_n; i++)
+		if (dev_id_cache[i].rdev == rdev)
+			e = &dev_id_cache[i];
+	if (!e && dev_id_n == dev_id_cap) {
+		size_t nc = dev_id_cap ? dev_id_cap * 2 : 8;
+		struct dev_id_ent *nv = realloc(dev_id_cache, nc * sizeof(*nv));
+
+		if (nv) {
+			dev_id_cache = nv;
+			dev_id_cap = nc;
+		}
+	}
+	if (!e && dev_id_n < dev_id_cap) {
+		e = &dev_id_cache[dev_id_n++];
+		e->rdev = rdev;
+		e->when_ns = 0;
+	}
+	if (e && e->when_ns && now - e->when_ns < DEV_ID_TTL_NS) {
+		*out = e->id;
+		ret = e->ret;
+	} else {
+		ret = dev_id_probe(rdev, out);	/* also without a cache slot (ENOMEM) */
+		if (e) {
+			e->ret = ret;
+			e->id = *out;
+			e->when_ns = now ? now : 1;
+		}
+	}
+	pthread_mutex_unlock(&dev_id_lock);
+	return ret;
+}
+
 const char *dac_dev_name(unsigned int maj, unsigned int min, char *buf, size_t len)
 {
-	if (maj == DAC_DRM_MAJOR && min < 64)
+	struct dac_dev_id id;
+
+	if (!dac_dev_identify(maj, min, &id) && id.node[0])
+		snprintf(buf, len, "%s", id.node);
+	else if (maj == DAC_DRM_MAJOR && min < 64)
 		snprintf(buf, len, "card%u", min);
 	else if (maj == DAC_DRM_MAJOR && min >= 128 && min < 192)
 		snprintf(buf, len, "renderD%u", min);
@@ -411,6 +513,9 @@ void dac_discover_describe(const struct dac_discover_stats *st, char *buf, size_
 	pos = add_part(buf, len, pos, "%s%llu %s", st->denied_fds,
 		       st->denied_fds == 1 ? "DRM fd not readable (permission denied)"
 					   : "DRM fds not readable (permission denied)");
+	pos = add_part(buf, len, pos, "%s%llu %s", st->denied_stat_fds,
+		       st->denied_stat_fds == 1 ? "fd not examined (stat permission denied)"
+						: "fds not examined (stat permission denied)");
 	pos = add_part(buf, len, pos, "%s%llu %s", st->gone_procs,
 		       st->gone_procs == 1 ? "process exited during the walk"
 					   : "processes exited during the walk");

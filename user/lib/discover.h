@@ -56,6 +56,8 @@ struct dac_discover_stats {
 	uint64_t drm_fds;	/* DRM/accel fds whose fdinfo was read */
 	uint64_t denied_procs;	/* fd directory not readable (EACCES/EPERM) */
 	uint64_t denied_fds;	/* fdinfo of a DRM fd not readable */
+	uint64_t denied_stat_fds; /* fd entries whose stat() was denied: device unknown,
+				   * so not known to be DRM fds */
 	uint64_t gone_procs;	/* process exited during the walk */
 	uint64_t gone_fds;	/* fd closed during the walk */
 	uint64_t errors;	/* anything else; last_errno says what */
@@ -98,9 +100,30 @@ bool dac_is_drm_rdev(unsigned int major);
 void dac_discover_describe(const struct dac_discover_stats *st, char *buf, size_t len);
 
 /*
+ * What libdrm's device API (drmGetDeviceFromDevId()) knows about a DRM
+ * device of this machine: its node name, bus and, for PCI, the slot and ids.
+ */
+struct dac_dev_id {
+	char node[32];		/* "renderD128", "card0" */
+	char bus[16];		/* "pci", "platform", "usb", "host1x" */
+	bool has_pci;
+	char slot[16];		/* PCI "0000:03:00.0" */
+	uint16_t vendor_id, device_id, subvendor_id, subdevice_id;
+};
+
+/*
+ * Identify DRM device @major:@minor through libdrm. Results (also "not
+ * found") are cached for a few seconds per device, so callers may ask for
+ * every client of every sample. Returns 0, or -ENODEV when libdrm does not
+ * know the device (not on this machine: a synthetic tree; accel nodes).
+ */
+int dac_dev_identify(unsigned int major, unsigned int minor, struct dac_dev_id *out);
+
+/*
  * The /dev/dri or /dev/accel name of device @major:@minor in @buf (cut to
- * @len - 1 bytes): "card0" (DRM minors 0..63), "renderD128" (128..191),
- * "accel0", or "MAJOR:MINOR" for anything else. Returns @buf.
+ * @len - 1 bytes): libdrm's node name when dac_dev_identify() knows the
+ * device, else from the minor: "card0" (DRM minors 0..63), "renderD128"
+ * (128..191), "accel0", or "MAJOR:MINOR" for anything else. Returns @buf.
  */
 const char *dac_dev_name(unsigned int major, unsigned int minor, char *buf, size_t len);
 

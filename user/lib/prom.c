@@ -185,6 +185,12 @@ static void client_labels(FILE *f, const char *name, const struct dac_tk_client 
 	fputc('"', f);
 	if (!c->has_client_id && c->nholders)
 		fprintf(f, ",fd=\"%d\"", c->holders[0].fd);
+	/* Known from the BPF client table only (--source=bpf). */
+	if (c->cgroup) {
+		fputs(",cgroup=\"", f);
+		dac_prom_label_value(f, c->cgroup);
+		fputc('"', f);
+	}
 }
 
 static void ns_seconds(FILE *f, uint64_t ns)
@@ -368,6 +374,8 @@ static void write_all(const struct dac_prom *p, FILE *f)
 		p->st.denied_procs);
 	fprintf(f, "drmacct_discovery_unreadable{what=\"denied_fds\"} %" PRIu64 "\n",
 		p->st.denied_fds);
+	fprintf(f, "drmacct_discovery_unreadable{what=\"unexamined_fds\"} %" PRIu64 "\n",
+		p->st.denied_stat_fds);
 	fprintf(f, "drmacct_discovery_unreadable{what=\"exited_processes\"} %" PRIu64 "\n",
 		p->st.gone_procs);
 	fprintf(f, "drmacct_discovery_unreadable{what=\"closed_fds\"} %" PRIu64 "\n",

@@ -68,6 +68,8 @@ const char *drec_type_name(uint32_t type)
 		return "overflow";
 	case DREC_DEVICE:
 		return "device";
+	case DREC_HOLDERS:
+		return "holders";
 	}
 	return "unknown";
 }
@@ -109,7 +111,7 @@ static int wout(struct drec_writer *w, const void *p, size_t len)
 	if (w->err)
 		return w->err;
 	if (len && fwrite(p, 1, len, w->f) != len) {
-		w->err = -EIO;
+		w->err = errno == EPIPE ? -EPIPE : -EIO;
 		return w->err;
 	}
 	w->bytes += len;
@@ -348,6 +350,41 @@ int drec_write_lost(struct drec_writer *w, uint64_t time_ns, uint32_t source, ui
 	return drec_write_raw(w, DREC_LOST, pl, sizeof(pl));
 }
 
+int drec_write_holders(struct drec_writer *w, uint64_t time_ns, uint32_t dev,
+		       uint64_t client_id, uint32_t flags, const struct drec_holder *h, size_t n)
+{
+	const size_t per = (DREC_MAX_RECORD - DREC_HDR_SIZE - DREC_HOLDERS_FIXED) /
+			   DREC_HOLDER_ENTRY;
+
+	do {
+		size_t k = n < per ? n : per;
+		size_t len = DREC_HOLDERS_FIXED + k * DREC_HOLDER_ENTRY;
+		unsigned char *pl = calloc(1, len);
+		int ret;
+
+		if (!pl)
+			return w->err ? w->err : (w->err = -ENOMEM);
+		put64(pl, time_ns);
+		put64(pl + 8, client_id);
+		put32(pl + 16, dev);
+		put32(pl + 20, flags);
+		put32(pl + 24, (uint32_t)k);
+		for (size_t i = 0; i < k; i++) {
+			unsigned char *q = pl + DREC_HOLDERS_FIXED + i * DREC_HOLDER_ENTRY;
+
+			put32(q, h[i].pid);
+			memcpy(q + 8, h[i].comm, strnlen(h[i].comm, DREC_COMM_LEN));
+		}
+		ret = drec_write_raw(w, DREC_HOLDERS, pl, len);
+		free(pl);
+		if (ret)
+			return ret;
+		h += k;
+		n -= k;
+	} while (n);
+	return 0;
+}
+
 int drec_write_overflow(struct drec_writer *w, uint64_t time_ns, uint32_t source)
 {
 	unsigned char pl[16] = { 0 };
@@ -360,14 +397,14 @@ int drec_write_overflow(struct drec_writer *w, uint64_t time_ns, uint32_t source
 int drec_writer_flush(struct drec_writer *w)
 {
 	if (!w->err && w->f && fflush(w->f))
-		w->err = -EIO;
+		w->err = errno == EPIPE ? -EPIPE : -EIO;
 	return w->err;
 }
 
 int drec_writer_finish(struct drec_writer *w)
 {
 	if (!w->err && w->f && fflush(w->f))
-		w->err = -EIO;
+		w->err = errno == EPIPE ? -EPIPE : -EIO;
 	free(w->buf);
 	w->buf = NULL;
 	w->cap = 0;
@@ -685,6 +722,46 @@ bool drec_client_region(const struct drec_record *rec, size_t i, struct drec_reg
 	return true;
 }
 
+static bool dec_holders(struct drec_reader *r, struct drec_record *rec, const char **why)
+{
+	const unsigned char *q = rec->payload;
+	size_t n;
+
+	if (rec->payload_len < DREC_HOLDERS_FIXED) {
+		*why = "HOLDERS record shorter than its fixed part";
+		return false;
+	}
+	n = get32(q + 24);
+	if (n > (rec->payload_len - DREC_HOLDERS_FIXED) / DREC_HOLDER_ENTRY ||
+	    rec->payload_len != DREC_HOLDERS_FIXED + n * DREC_HOLDER_ENTRY) {
+		*why = "holder count does not match the record size";
+		return false;
+	}
+	rec->client.time_ns = rec->time_ns = get64(q);
+	rec->client.client_id = get64(q + 8);
+	rec->client.dev = get32(q + 16);
+	rec->client.flags = get32(q + 20);
+	rec->count = n;
+	if (!drec_device(r, rec->client.dev)) {
+		*why = "HOLDERS record names a device that was not described";
+		return false;
+	}
+	return true;
+}
+
+bool drec_holder(const struct drec_record *rec, size_t i, struct drec_holder *out)
+{
+	const unsigned char *q;
+
+	if (rec->type != DREC_HOLDERS || i >= rec->count)
+		return false;
+	q = rec->payload + DREC_HOLDERS_FIXED + i * DREC_HOLDER_ENTRY;
+	out->pid = get32(q);
+	memcpy(out->comm, q + 8, DREC_COMM_LEN);
+	out->comm[DREC_COMM_LEN] = 0;
+	return true;
+}
+
 /*
  * Decodes the record at r->pos whose framing was checked. Returns 1 valid,
  * 0 invalid (@why says why), -ENOMEM.
@@ -724,6 +801,8 @@ static int decode(struct drec_reader *r, struct drec_record *rec, bool install,
 		rec->time_ns = get64(rec->payload);
 		rec->source = get32(rec->payload + 8);
 		return 1;
+	case DREC_HOLDERS:
+		return dec_holders(r, rec, why);
 	case DREC_DEVICE:
 		ret = parse_desc(rec->payload, rec->payload_len, &d, why);
 		if (ret)
@@ -762,7 +841,7 @@ static bool plausible(struct drec_reader *r, size_t pos)
 		return false;
 	type = get32(p);
 	size = get16(p + 6);
-	if (type < DREC_SAMPLE || type > DREC_DEVICE || size < DREC_HDR_SIZE || size % 8 ||
+	if (type < DREC_SAMPLE || type > DREC_HOLDERS || size < DREC_HDR_SIZE || size % 8 ||
 	    size > r->len - pos)
 		return false;
 	r->pos = pos;

@@ -29,7 +29,7 @@
 
 #define DREC_MAGIC		"DRMACREC"	/* 8 bytes, no NUL */
 #define DREC_VERSION_MAJOR	1u	/* incompatible layout changes */
-#define DREC_VERSION_MINOR	0u	/* compatible additions */
+#define DREC_VERSION_MINOR	1u	/* compatible additions: 1 = HOLDERS */
 #define DREC_FILE_HEADER_SIZE	48u	/* fixed part of the file header */
 #define DREC_HDR_SIZE		8u	/* record header */
 #define DREC_MAX_RECORD		65528u	/* largest size that is a multiple of 8 */
@@ -39,6 +39,8 @@
 #define DREC_CLIENT_FIXED	48u	/* fixed part of SAMPLE / CLIENT_EXIT */
 #define DREC_ENGINE_ENTRY	40u
 #define DREC_REGION_ENTRY	48u
+#define DREC_HOLDERS_FIXED	32u	/* fixed part of HOLDERS */
+#define DREC_HOLDER_ENTRY	24u	/* per holder: pid, comm */
 
 /* File header flags. */
 #define DREC_F_BPF		(1u << 0)	/* CLIENT_EXIT/LOST come from BPF */
@@ -49,7 +51,8 @@ enum drec_type {
 	DREC_LOST = 3,		/* records dropped before they reached us */
 	DREC_OVERFLOW = 4,	/* a buffer filled */
 	DREC_DEVICE = 5,	/* a device described (new, or more engines) */
-	/* 6..0xffffffff: reserved; readers skip them by size */
+	DREC_HOLDERS = 6,	/* every process holding a client (version 1.1) */
+	/* 7..0xffffffff: reserved; readers skip them by size */
 };
 
 /* Sources of LOST / OVERFLOW. */
@@ -115,6 +118,12 @@ struct drec_client {
 	const struct drec_region_val *regions;
 };
 
+/* One process holding a client (HOLDERS). */
+struct drec_holder {
+	uint32_t pid;
+	char comm[DREC_COMM_LEN + 1];
+};
+
 struct drec_file_info {
 	uint32_t version_major, version_minor;
 	uint32_t flags;		/* DREC_F_* */
@@ -147,6 +156,12 @@ int drec_write_device(struct drec_writer *w, const struct drec_device *d);
  */
 int drec_write_client(struct drec_writer *w, uint32_t type, const struct drec_client *c);
 int drec_write_lost(struct drec_writer *w, uint64_t time_ns, uint32_t source, uint64_t count);
+/*
+ * HOLDERS: the @n processes holding client @client_id (@flags DREC_C_*) of
+ * device @dev at @time_ns; split over several records when they do not fit one.
+ */
+int drec_write_holders(struct drec_writer *w, uint64_t time_ns, uint32_t dev,
+		       uint64_t client_id, uint32_t flags, const struct drec_holder *h, size_t n);
 int drec_write_overflow(struct drec_writer *w, uint64_t time_ns, uint32_t source);
 /* Any record, for tests and future types: @payload of @len bytes, padded. */
 int drec_write_raw(struct drec_writer *w, uint32_t type, const void *payload, size_t len);
@@ -176,11 +191,12 @@ struct drec_record {
 	const unsigned char *payload;
 	size_t payload_len;
 	/* decoded, depending on type: */
-	struct drec_client client;		/* SAMPLE, CLIENT_EXIT */
+	struct drec_client client;		/* SAMPLE, CLIENT_EXIT; HOLDERS: time,
+						 * id, dev, flags */
 	const struct drec_device *device;	/* DEVICE (valid until the next DEVICE) */
 	uint64_t time_ns;			/* LOST, OVERFLOW (and client.time_ns) */
 	uint32_t source;			/* LOST, OVERFLOW */
-	uint64_t count;				/* LOST */
+	uint64_t count;				/* LOST; HOLDERS: holders */
 	bool known;				/* type known to this decoder */
 };
 
@@ -213,6 +229,8 @@ int drec_next(struct drec_reader *r, struct drec_record *rec);
 /* Engine @i / region @i of a decoded client record (bounds-checked). */
 bool drec_client_engine(const struct drec_record *rec, size_t i, struct drec_engine_val *out);
 bool drec_client_region(const struct drec_record *rec, size_t i, struct drec_region_val *out);
+/* Holder @i of a decoded HOLDERS record (bounds-checked). */
+bool drec_holder(const struct drec_record *rec, size_t i, struct drec_holder *out);
 /* The device with index @dev, or NULL. */
 const struct drec_device *drec_device(const struct drec_reader *r, uint32_t dev);
 void drec_reader_free(struct drec_reader *r);

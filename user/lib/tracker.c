@@ -163,6 +163,7 @@ static void client_free(struct dac_tk_client *c)
 	free(c->driver);
 	free(c->pdev);
 	free(c->client_name);
+	free(c->cgroup);
 	for (i = 0; i < c->nholders; i++)
 		free(c->holders[i].comm);
 	free(c->holders);
@@ -450,6 +451,28 @@ int dac_tracker_add(struct dac_tracker *t, pid_t pid, int fd, const char *comm, 
 		    const struct dac_fdinfo *fi)
 {
 	return dac_tracker_add_at(t, pid, fd, comm, rdev, fi, t ? t->now_ns : 0);
+}
+
+int dac_tracker_set_cgroup(struct dac_tracker *t, dev_t rdev, uint64_t client_id,
+			   const char *path)
+{
+	struct dac_tk_client probe = { .rdev = rdev, .has_client_id = true,
+				       .client_id = client_id, .key_id = client_id };
+	struct ckey key = client_key(&probe);
+	size_t idx = hash_find(t, &key);
+	struct dac_tk_client *c;
+	char *dup = NULL;
+
+	if (idx == SIZE_MAX)
+		return -ENOENT;
+	c = &t->clients[idx];
+	if (!str_changed(c->cgroup, path))
+		return 0;
+	if (path && !(dup = strdup(path)))
+		return -ENOMEM;
+	free(c->cgroup);
+	c->cgroup = dup;
+	return 0;
 }
 
 int dac_tracker_add_at(struct dac_tracker *t, pid_t pid, int fd, const char *comm, dev_t rdev,

@@ -105,6 +105,8 @@ struct dac_tk_client {
 	char *driver;			/* NULL when not printed */
 	char *pdev;
 	char *client_name;
+	char *cgroup;			/* cgroup v2 path of its opener; NULL unknown
+					 * (the BPF feed knows it, /proc does not) */
 	size_t spec_errors;		/* validator errors in the latest fdinfo */
 	struct dac_tk_holder *holders;	/* every (pid, fd), sorted */
 	size_t nholders;
@@ -177,6 +179,12 @@ int dac_tracker_add(struct dac_tracker *t, pid_t pid, int fd, const char *comm, 
  */
 int dac_tracker_add_at(struct dac_tracker *t, pid_t pid, int fd, const char *comm, dev_t rdev,
 		       const struct dac_fdinfo *fi, uint64_t read_ns);
+/*
+ * Set the cgroup path of client @client_id of device @rdev, added in this
+ * sample (NULL: unknown). 0, -ENOENT (no such client), -ENOMEM.
+ */
+int dac_tracker_set_cgroup(struct dac_tracker *t, dev_t rdev, uint64_t client_id,
+			   const char *path);
 /*
  * Ends the sample: forgets clients not seen in it, computes utilisation
  * against the previous sample and rebuilds the process and total views.

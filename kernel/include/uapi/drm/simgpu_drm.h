@@ -170,7 +170,8 @@ struct drm_simgpu_wait {
 	__u64 start_ns;		/* out: when the engine started it */
 	__u64 end_ns;		/* out: when it completed */
 	__u64 cycles;		/* out: engine cycles the job consumed */
-	__u64 reserved;		/* in: must be 0 */
+	__u64 run_ns;		/* in: must be 0; out: when drm_sched first handed
+				 * the job to the driver (run_job) */
 };
 
 #define DRM_IOCTL_SIMGPU_QUERY_DEVICE	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMGPU_QUERY_DEVICE, struct drm_simgpu_query_device)

@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Processes and containers in the BPF accounting (bpf/drmacct.bpf.c):
+ *   1. many short-lived processes, each submitting jobs: every one gets a
+ *      PROC_EXIT record whose rings sum to its total and whose total and
+ *      job count match the ground truth (WAIT), and the per-process maps
+ *      (procs, sched_usage, clients, tracked) end where they started:
+ *      bounded however many processes come and go;
+ *   2. two cgroups (cgroup2, mounted here) running different loads: the
+ *      busy time per cgroup id of the PROC_EXIT records matches each
+ *      cgroup's ground truth within 1% (drmacct's sums against the engine
+ *      time, the scheduler's against the union of its jobs' [run, end]).
+ *
+ *   3. `drmacct list --source=bpf` shows each client's cgroup and
+ *      --cgroup=PATH keeps the clients of PATH and below.
+ *
+ * DRMACCT_PROCS (VM_ENV_VARS) sets the number of processes of test 1
+ * (default 120).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bpf.h"
+#include "dtest.h"
+#include "sgtest.h"
+
+static struct dac_bpf *load(const struct dac_bpf_load_opts *o)
+{
+	struct dac_bpf *b = NULL;
+	int err;
+
+	if (!sg_is_root())
+		DT_SKIP("needs root");
+	err = dac_bpf_load(o, &b);
+	if (err)
+		DT_FAIL("dac_bpf_load: %s (%s); libbpf said:\n%s", dac_bpf_load_strerror(err),
+			strerror(-err), dac_bpf_load_log());
+	return b;
+}
+
+/* What a child did, as the driver says (WAIT). */
+#define MAX_JOBS 8
+
+struct proc_truth {
+	int32_t pid;
+	uint32_t jobs;
+	uint64_t busy_ns;		/* engine time: sum of end - start */
+	uint64_t run[MAX_JOBS];		/* drm_sched's run_job() of each job */
+	uint64_t end[MAX_JOBS];
+};
+
+/*
+ * In a child: open @node (not sg_open(): its probe opens every node), run
+ * @njobs jobs of @ns each on engine @engine back to back, write the truth
+ * to @wfd and exit.
+ */
+static void child_work(const char *node, unsigned int engine, unsigned int njobs, uint64_t ns,
+		       int wfd)
+{
+	struct proc_truth t = { .pid = getpid() };
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+	uint64_t ids[MAX_JOBS];
+
+	if (fd < 0 || njobs > MAX_JOBS)
+		_exit(2);
+	for (unsigned int j = 0; j < njobs; j++)
+		ids[j] = sg_submit_busy(fd, engine, SIMGPU_INSTANCE_ANY, ns);
+	for (unsigned int j = 0; j < njobs; j++) {
+		struct drm_simgpu_wait w;
+
+		sg_wait(fd, ids[j], &w);
+		t.busy_ns += w.end_ns - w.start_ns;
+		t.run[t.jobs] = w.run_ns;
+		t.end[t.jobs++] = w.end_ns;
+	}
+	close(fd);
+	_exit(write(wfd, &t, sizeof(t)) == sizeof(t) ? 0 : 1);
+}
+
+/*
+ * The device's simple engine (into @dev, freed by the caller) and the path
+ * of its render node, learned before the BPF programs see any client here.
+ */
+static const struct sg_engine *simple_engine(struct sg_dev *dev, char *node, size_t len)
+{
+	const struct sg_engine *e;
+	int fd = sg_open();
+
+	sg_query(fd, dev);
+	close(fd);
+	e = sg_engine_simple(dev);
+	DT_ASSERT_TRUE(e != NULL);
+	DT_ASSERT_EQ(sg_find_node(node, len), 0);
+	return e;
+}
+
+struct proc_catch {
+	struct proc_truth *truth;
+	size_t n;
+	size_t seen;		/* records of our children */
+	size_t bad_sum;		/* records whose rings do not add up */
+	uint64_t lost;
+	uint64_t *bpf_busy;	/* per child, from its record */
+	uint64_t *bpf_jobs;
+	uint64_t *acct_busy;	/* ... its drmacct sums */
+	uint64_t *acct_jobs;
+	unsigned int *records;	/* per child: must be exactly 1 */
+};
+
+static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
+{
+	struct proc_catch *c = ctx;
+	uint64_t busy = 0, jobs = 0;
+
+	if (ev->type == DAC_BPF_LOST)
+		c->lost += ev->lost.count;
+	if (ev->type != DAC_BPF_PROC_EXIT)
+		return 0;
+	for (size_t i = 0; i < c->n; i++) {
+		if ((uint32_t)c->truth[i].pid != ev->proc.tgid)
+			continue;
+		for (uint32_t r = 0; r < ev->proc.num_rings; r++) {
+			busy += ev->proc.rings[r].busy_ns;
+			jobs += ev->proc.rings[r].jobs;
+		}
+		if (busy != ev->proc.busy_ns || jobs != ev->proc.jobs ||
+		    (ev->proc.flags & DAC_BPF_EXIT_TRUNCATED))
+			c->bad_sum++;
+		c->bpf_busy[i] = ev->proc.busy_ns;
+		c->bpf_jobs[i] = ev->proc.jobs;
+		c->acct_busy[i] = ev->proc.acct_busy_ns;
+		c->acct_jobs[i] = ev->proc.acct_jobs;
+		c->records[i]++;
+		c->seen++;
+	}
+	return 0;
+}
+
+/* Entries of map @name now (-1 when not readable). */
+static int64_t map_entries(struct dac_bpf *b, const char *name)
+{
+	struct dac_bpf_map_stat *m = NULL;
+	int64_t e = -2;
+	size_t n = 0;
+
+	DT_ASSERT_EQ(dac_bpf_read_maps(b, &m, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(m[i].name, name))
+			e = m[i].entries;
+	free(m);
+	DT_ASSERT_NE(e, -2);
+	return e;
+}
+
+static unsigned long nprocs(void)
+{
+	const char *env = getenv("DRMACCT_PROCS");
+
+	return env ? strtoul(env, NULL, 10) : 120;
+}
+
+#define BATCH 4		/* processes alive at a time */
+
+DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
+{
+	struct dac_bpf_load_opts o = { 0 };
+	struct dac_bpf *b = load(&o);
+	unsigned long n = nprocs();
+	struct proc_catch c = { 0 };
+	int64_t procs0, sched0, clients0, tracked0;
+	uint64_t truth_total = 0, bpf_total = 0, *run, *end;
+	size_t nj = 0;
+	struct dac_bpf_stats st0, st;
+	const struct sg_engine *e;
+	struct sg_dev dev;
+	char node[64];
+
+	DT_ASSERT_GT(n, 0ul);
+	e = simple_engine(&dev, node, sizeof(node));
+	dac_bpf_learn_names(b);
+	while (dac_bpf_poll(b, 50, catch_proc, &c) > 0)
+		;
+	c.truth = calloc(n, sizeof(*c.truth));
+	c.bpf_busy = calloc(n, sizeof(uint64_t));
+	c.bpf_jobs = calloc(n, sizeof(uint64_t));
+	c.records = calloc(n, sizeof(unsigned int));
+	c.acct_busy = calloc(n, sizeof(uint64_t));
+	c.acct_jobs = calloc(n, sizeof(uint64_t));
+	DT_ASSERT_TRUE(c.truth && c.bpf_busy && c.bpf_jobs && c.records && c.acct_busy &&
+		       c.acct_jobs);
+	c.n = n;
+	run = calloc(n * MAX_JOBS, sizeof(uint64_t));
+	end = calloc(n * MAX_JOBS, sizeof(uint64_t));
+	DT_ASSERT_TRUE(run && end);
+	procs0 = map_entries(b, "procs");
+	sched0 = map_entries(b, "sched_usage");
+	clients0 = map_entries(b, "clients");
+	tracked0 = map_entries(b, "tracked");
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
+
+	for (unsigned long i = 0; i < n; i += BATCH) {
+		int pfd[2];
+		pid_t pid[BATCH];
+		unsigned long k, nb = n - i < BATCH ? n - i : BATCH;
+
+		DT_ASSERT_EQ(pipe(pfd), 0);
+		for (k = 0; k < nb; k++) {
+			pid[k] = fork();
+			DT_ASSERT_GE(pid[k], 0);
+			if (pid[k] == 0) {
+				close(pfd[0]);
+				/* 1..3 jobs of 1..4 ms */
+				child_work(node, e->index, 1 + (i + k) % 3,
+					   (1 + (i + k) % 4) * NSEC_PER_MSEC, pfd[1]);
+			}
+		}
+		close(pfd[1]);
+		for (k = 0; k < nb; k++) {
+			struct proc_truth t;
+			int status;
+
+			DT_ASSERT_EQ(read(pfd[0], &t, sizeof(t)), (ssize_t)sizeof(t));
+			for (unsigned long m = 0; m < nb; m++)
+				if (pid[m] == t.pid)
+					c.truth[i + m] = t;
+			DT_ASSERT_EQ(waitpid(pid[k], &status, 0), pid[k]);
+			DT_ASSERT_EQ(status, 0);
+		}
+		close(pfd[0]);
+		/* Keep the ring buffer drained, as a reader would. */
+		DT_ASSERT_GE(dac_bpf_poll(b, 0, catch_proc, &c), 0);
+	}
+	for (int t = 0; t < 50 && c.seen < n; t++)
+		DT_ASSERT_GE(dac_bpf_poll(b, 100, catch_proc, &c), 0);
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
+	dt_info("%lu processes: %zu PROC_EXIT records, %" PRIu64 " lost, %" PRIu64
+		" process records counted", n, c.seen, c.lost, st.proc_records - st0.proc_records);
+	DT_EXPECT_EQ(c.lost, (uint64_t)0);
+	DT_EXPECT_EQ(c.seen, (size_t)n);
+	DT_EXPECT_EQ(c.bad_sum, (size_t)0);
+	for (unsigned long i = 0; i < n; i++) {
+		uint64_t t = c.truth[i].busy_ns;
+
+		DT_EXPECT_EQ(c.records[i], 1u);
+		/* drmacct's events: exact. */
+		DT_EXPECT_EQ(c.acct_busy[i], t);
+		DT_EXPECT_EQ(c.acct_jobs[i], (uint64_t)c.truth[i].jobs);
+		/* gpu_scheduler: every job (the record waits for the last one). */
+		DT_EXPECT_EQ(c.bpf_jobs[i], (uint64_t)c.truth[i].jobs);
+		for (uint32_t j = 0; j < c.truth[i].jobs; j++) {
+			run[nj] = c.truth[i].run[j];
+			end[nj++] = c.truth[i].end[j];
+		}
+		bpf_total += c.bpf_busy[i];
+	}
+	/*
+	 * The processes share one ring: what it charges is the union of all
+	 * their jobs' [run_job, completion] (split among them by completion
+	 * order, see Documentation/bpf.rst), plus, per busy period, the time
+	 * from the engine's end to the fence callback (drm_sched_process_job):
+	 * tens of microseconds under TCG, and the ring idles between these
+	 * short jobs, so up to one period per job.
+	 */
+	truth_total = sg_union_ns(run, end, nj);
+	dt_info("gpu_scheduler: bpf %" PRIu64 " ns over %zu jobs, ring's ground truth %" PRIu64
+		" ns (%+.3f%%)", bpf_total, nj, truth_total,
+		100.0 * ((double)bpf_total - (double)truth_total) / (double)truth_total);
+	DT_EXPECT_GE(bpf_total, truth_total - truth_total / 100);
+	DT_EXPECT_LE(bpf_total, truth_total + truth_total / 100 + nj * 200000ull);
+	/* Bounded: every process left the per-process maps. */
+	dt_info("entries before/after: procs %" PRId64 "/%" PRId64 ", sched_usage %" PRId64 "/%"
+		PRId64 ", clients %" PRId64 "/%" PRId64 ", tracked %" PRId64 "/%" PRId64, procs0,
+		map_entries(b, "procs"), sched0, map_entries(b, "sched_usage"), clients0,
+		map_entries(b, "clients"), tracked0, map_entries(b, "tracked"));
+	DT_EXPECT_EQ(map_entries(b, "procs"), procs0);
+	DT_EXPECT_EQ(map_entries(b, "sched_usage"), sched0);
+	DT_EXPECT_EQ(map_entries(b, "clients"), clients0);
+	DT_EXPECT_EQ(map_entries(b, "tracked"), tracked0);
+	DT_EXPECT_EQ(st.full, st0.full);
+	DT_EXPECT_EQ(st.busy, st0.busy);
+	free(c.truth);
+	free(c.bpf_busy);
+	free(c.bpf_jobs);
+	free(c.records);
+	free(c.acct_busy);
+	free(c.acct_jobs);
+	free(run);
+	free(end);
+	sg_dev_free(&dev);
+	dac_bpf_close(b);
+}
+
+/* ---- 2. per-cgroup busy time ---------------------------------------------- */
+
+#define CG_ROOT "/sys/fs/cgroup"
+
+/* cgroup v2 id of directory @path: its inode number. */
+static uint64_t cgroup_id(const char *path)
+{
+	struct stat st;
+
+	DT_ASSERT_EQ(stat(path, &st), 0);
+	return st.st_ino;
+}
+
+/*
+ * cgroup2 on CG_ROOT (mounted here when it is not: returns true) and the
+ * two cgroups @cg.
+ */
+static bool cgroups_make(const char *const cg[2])
+{
+	bool mounted = false;
+
+	if (access(CG_ROOT "/cgroup.procs", F_OK)) {
+		if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
+			DT_SKIP("cannot mount cgroup2 on " CG_ROOT ": %s", strerror(errno));
+		mounted = true;
+	}
+	for (int g = 0; g < 2; g++)
+		if (mkdir(cg[g], 0755) && errno != EEXIST)
+			DT_FAIL("mkdir %s: %s", cg[g], strerror(errno));
+	return mounted;
+}
+
+/* Move this process into cgroup @path. */
+static int join_cgroup(const char *path)
+{
+	char p[300], pid[32];
+
+	snprintf(p, sizeof(p), "%s/cgroup.procs", path);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return sg_write_file(p, pid);
+}
+
+struct cg_catch {
+	uint64_t id[2];
+	uint64_t busy[2];	/* gpu_scheduler path */
+	uint64_t acct[2];	/* drmacct path */
+	unsigned int records[2];
+};
+
+static int catch_cgroup(void *ctx, const struct dac_bpf_event *ev)
+{
+	struct cg_catch *c = ctx;
+
+	if (ev->type != DAC_BPF_PROC_EXIT)
+		return 0;
+	for (int g = 0; g < 2; g++)
+		if (ev->proc.cgroup_id == c->id[g]) {
+			c->busy[g] += ev->proc.busy_ns;
+			c->acct[g] += ev->proc.acct_busy_ns;
+			c->records[g]++;
+		}
+	return 0;
+}
+
+DT_TEST_TIMEOUT(per_cgroup_busy_matches_ground_truth, 300)
+{
+	struct dac_bpf_load_opts o = { 0 };
+	static const char *const cg[2] = { CG_ROOT "/dac_a", CG_ROOT "/dac_b" };
+	/* cgroup a: 2 processes x 3 jobs of 60 ms; b: 1 process x 4 jobs of 100 ms */
+	static const unsigned int nproc[2] = { 2, 1 }, njobs[2] = { 3, 4 };
+	static const uint64_t ms[2] = { 60, 100 };
+	struct cg_catch c = { 0 };
+	uint64_t truth[2] = { 0 }, truth_sched[2] = { 0 };
+	const struct sg_engine *e;
+	struct sg_dev dev;
+	struct dac_bpf *b;
+	bool mounted = false;
+	char node[64];
+
+	if (!sg_is_root())
+		DT_SKIP("needs root");
+	mounted = cgroups_make(cg);
+	for (int g = 0; g < 2; g++)
+		c.id[g] = cgroup_id(cg[g]);
+	e = simple_engine(&dev, node, sizeof(node));
+	b = load(&o);
+	for (int g = 0; g < 2; g++) {
+		for (unsigned int p = 0; p < nproc[g]; p++) {
+			struct proc_truth t;
+			int pfd[2], status;
+			pid_t pid;
+
+			DT_ASSERT_EQ(pipe(pfd), 0);
+			pid = fork();
+			DT_ASSERT_GE(pid, 0);
+			if (pid == 0) {
+				close(pfd[0]);
+				if (join_cgroup(cg[g]))
+					_exit(3);
+				child_work(node, e->index, njobs[g], ms[g] * NSEC_PER_MSEC, pfd[1]);
+			}
+			close(pfd[1]);
+			DT_ASSERT_EQ(read(pfd[0], &t, sizeof(t)), (ssize_t)sizeof(t));
+			close(pfd[0]);
+			DT_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+			DT_ASSERT_EQ(status, 0);
+			truth[g] += t.busy_ns;
+			/* One process at a time: the ring is its own. */
+			truth_sched[g] += sg_union_ns(t.run, t.end, t.jobs);
+		}
+	}
+	for (int t = 0; t < 30 && c.records[0] + c.records[1] < nproc[0] + nproc[1]; t++)
+		DT_ASSERT_GE(dac_bpf_poll(b, 100, catch_cgroup, &c), 0);
+	for (int g = 0; g < 2; g++) {
+		dt_info("cgroup %s (id %" PRIu64 "): %u process records; drmacct %" PRIu64
+			" ns, ground truth %" PRIu64 " ns; gpu_scheduler %" PRIu64 " ns, ground "
+			"truth %" PRIu64 " ns (%+.3f%%)", cg[g], c.id[g], c.records[g], c.acct[g],
+			truth[g], c.busy[g], truth_sched[g],
+			100.0 * ((double)c.busy[g] - (double)truth_sched[g]) / (double)truth_sched[g]);
+		DT_EXPECT_EQ(c.records[g], nproc[g]);
+		DT_EXPECT_NEAR(c.acct[g], truth[g], truth[g] * 0.01);
+		/* Against the rings' own truth: the union of [run_ns, end_ns]. */
+		DT_EXPECT_NEAR(c.busy[g], truth_sched[g], truth_sched[g] * 0.01);
+		rmdir(cg[g]);
+	}
+	if (mounted)
+		umount(CG_ROOT);
+	sg_dev_free(&dev);
+	dac_bpf_close(b);
+}
+
+/* ---- 3. list --source=bpf --cgroup ---------------------------------------- */
+
+#define DRMACCT "/usr/bin/drmacct"
+
+/*
+ * A child in cgroup @cg holding a client open until the pipe @hold is
+ * closed; its client id comes back on the pipe @ids.
+ */
+static pid_t holder(const char *cg, const char *node, const int hold[2], const int ids[2])
+{
+	pid_t pid = fork();
+
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int idfd = ids[1];
+		uint64_t id;
+		char c;
+		int fd;
+
+		/* Only the parent's write end may keep the hold pipe open. */
+		close(hold[1]);
+		close(ids[0]);
+
+		if (join_cgroup(cg))
+			_exit(3);
+		fd = open(node, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(4);
+		id = sg_client_id(fd);
+		if (write(idfd, &id, sizeof(id)) != sizeof(id))
+			_exit(5);
+		while (read(hold[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	return pid;
+}
+
+DT_TEST_TIMEOUT(list_from_bpf_shows_and_filters_cgroups, 120)
+{
+	static const char *const cg[2] = { CG_ROOT "/dac_a", CG_ROOT "/dac_b" };
+	uint64_t id[2];
+	pid_t pid[2];
+	int hold[2], ids[2];
+	bool mounted = false;
+	char node[64], key[64], *out;
+
+	if (!sg_is_root())
+		DT_SKIP("needs root");
+	mounted = cgroups_make(cg);
+	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	sg_sh(DRMACCT " bpf stop >/dev/null 2>&1");
+	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf start >/dev/null 2>&1"), 0);
+	DT_ASSERT_EQ(pipe(hold), 0);
+	DT_ASSERT_EQ(pipe(ids), 0);
+	for (int g = 0; g < 2; g++) {
+		pid[g] = holder(cg[g], node, hold, ids);
+		DT_ASSERT_EQ(read(ids[0], &id[g], sizeof(id[g])), (ssize_t)sizeof(id[g]));
+	}
+	close(hold[0]);
+
+	/* Every client, each with its cgroup. */
+	DT_EXPECT_EQ(sg_sh(DRMACCT " list --source=bpf -i 0 --json >/tmp/cg.json 2>/dev/null"), 0);
+	out = sg_read_file("/tmp/cg.json", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	DT_EXPECT_TRUE(strstr(out, "\"cgroup\": \"/dac_a\"") || strstr(out, "\"cgroup\":\"/dac_a\""));
+	DT_EXPECT_TRUE(strstr(out, "\"cgroup\": \"/dac_b\"") || strstr(out, "\"cgroup\":\"/dac_b\""));
+	free(out);
+	/* Only dac_a's; the table names it. */
+	DT_EXPECT_EQ(sg_sh(DRMACCT " list --source=bpf -i 0 --cgroup=/dac_a >/tmp/cg.txt 2>/dev/null"), 0);
+	out = sg_read_file("/tmp/cg.txt", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	dt_info("list --cgroup=/dac_a:\n%s", out);
+	snprintf(key, sizeof(key), " %llu ", (unsigned long long)id[0]);
+	DT_EXPECT_TRUE(strstr(out, key) != NULL);
+	snprintf(key, sizeof(key), " %llu ", (unsigned long long)id[1]);
+	DT_EXPECT_TRUE(strstr(out, key) == NULL);
+	DT_EXPECT_TRUE(strstr(out, "cgroup /dac_a") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "1 client in 1 process") != NULL);
+	free(out);
+	/* "/dac" is not a prefix of "/dac_a": nothing. */
+	DT_EXPECT_EQ(sg_sh(DRMACCT " list --source=bpf -i 0 --cgroup=/dac >/tmp/cg.txt 2>/dev/null"), 0);
+	out = sg_read_file("/tmp/cg.txt", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	DT_EXPECT_TRUE(strstr(out, "0 clients in 0 processes") != NULL);
+	free(out);
+	/* /proc cannot filter by cgroup, and says so. */
+	DT_EXPECT_EQ(sg_sh(DRMACCT " list --source=proc --cgroup=/dac_a >/dev/null 2>/tmp/cg.err"), 1);
+	out = sg_read_file("/tmp/cg.err", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	DT_EXPECT_TRUE(strstr(out, "--cgroup needs the BPF client table") != NULL);
+	free(out);
+
+	close(hold[1]);
+	for (int g = 0; g < 2; g++) {
+		int status;
+
+		DT_EXPECT_EQ(waitpid(pid[g], &status, 0), pid[g]);
+		DT_EXPECT_EQ(status, 0);
+		rmdir(cg[g]);
+	}
+	close(ids[0]);
+	close(ids[1]);
+	sg_sh(DRMACCT " bpf stop >/dev/null 2>&1");
+	if (mounted)
+		umount(CG_ROOT);
+}
+
+DT_MAIN

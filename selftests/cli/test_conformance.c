@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_conformance.c - `drmacct conformance` against simgpu (guest test).
+ *
+ * simgpu as it is passes every check, with simgpu-load as the workload; the
+ * kselftest-style fdinfo_conformance says the same. Then simgpu is loaded
+ * with each value of its fault= parameter in turn (the fault each check
+ * names in dac_conf_checks()), and exactly that check must fail; the
+ * fixture's teardown reloads simgpu without a fault, whatever happened.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conformance.h"
+#include "dtest.h"
+#include "sgtest.h"
+
+#define OUT "/tmp/conformance.out"
+/*
+ * Two clients: one keeps the total-cycles engine (compute) busy with two
+ * jobs in flight, so its frequency stays up and utilisation from time and
+ * from cycles measure the same thing (see time-cycles-agree in
+ * Documentation/conformance.rst); the other runs on a maxfreq engine
+ * (render) and the capacity-2 engine (copy), with buffers.
+ */
+#define WORKLOAD "simgpu-load -e compute -p 2 -d 5ms -t 1500ms -q & " \
+	"simgpu-load -e render,copy -p 3 -d 5ms -t 1500ms -b 2 -s 64K -q; wait"
+
+static const char *cli(void)
+{
+	const char *bin = getenv("DRMACCT_BIN");
+
+	return bin && *bin ? bin : "/usr/bin/drmacct";
+}
+
+/* Reload simgpu with fault=@fault ("none" = no fault); 0 on success. */
+static int load(const char *fault)
+{
+	char path[64];
+
+	sg_sh("rmmod simgpu 2>/dev/null");
+	if (sg_sh("modprobe simgpu fault=%s", fault))
+		return -1;
+	for (int i = 0; i < 200; i++) {
+		if (!sg_find_node(path, sizeof(path)))
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/*
+ * Runs @prog (drmacct conformance or fdinfo_conformance) with TAP output;
+ * returns its exit status and the output in *@out (caller frees).
+ */
+static int run_tap(const char *prog, char **out)
+{
+	char node[64];
+	size_t len;
+	int st;
+
+	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	st = sg_sh("%s --device=%s --workload='%s' > " OUT " 2>&1", prog, node, WORKLOAD);
+	*out = sg_read_file(OUT, &len);
+	DT_ASSERT_TRUE(*out != NULL);
+	return st;
+}
+
+/* The names of the "not ok" test points, space-separated, in *@failed. */
+static void failed_checks(const char *tap, char *failed, size_t len)
+{
+	const char *p = tap;
+
+	failed[0] = '\0';
+	while ((p = strstr(p, "not ok "))) {
+		const char *name = strchr(p + 7, ' ');
+		size_t n;
+
+		if (!name)
+			break;
+		name++;
+		n = strcspn(name, " \n");
+		if (strlen(failed) + n + 2 < len) {
+			if (failed[0])
+				strcat(failed, " ");
+			strncat(failed, name, n);
+		}
+		p = name;
+	}
+}
+
+DT_TEST_TIMEOUT(simgpu_passes, 120)
+{
+	char failed[512], *out;
+	int st;
+
+	if (access(cli(), X_OK))
+		DT_SKIP("%s not found", cli());
+	DT_ASSERT_EQ(load("none"), 0);
+	st = sg_sh("%s conformance --help >/dev/null", cli());
+	DT_ASSERT_EQ(st, 0);
+
+	{
+		char prog[300];
+
+		snprintf(prog, sizeof(prog), "%s conformance --tap", cli());
+		st = run_tap(prog, &out);
+	}
+	failed_checks(out, failed, sizeof(failed));
+	if (st || failed[0])
+		dt_info("%s", out);
+	DT_EXPECT_EQ(st, 0);
+	DT_EXPECT_STREQ(failed, "");
+	/* the workload was seen and compared, not skipped */
+	DT_EXPECT_TRUE(strstr(out, "ok 18 workload-busy # ") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "ok 19 time-cycles-agree # ") != NULL &&
+		       !strstr(out, "ok 19 time-cycles-agree # SKIP"));
+	DT_EXPECT_TRUE(strstr(out, "ok 10 busy-capacity # ") != NULL &&
+		       !strstr(out, "ok 10 busy-capacity # SKIP"));
+	free(out);
+
+	/* the kselftest-style program: same checks, exit 0 */
+	if (!access("/usr/bin/fdinfo_conformance", X_OK)) {
+		st = run_tap("/usr/bin/fdinfo_conformance", &out);
+		failed_checks(out, failed, sizeof(failed));
+		if (st || failed[0])
+			dt_info("%s", out);
+		DT_EXPECT_EQ(st, 0);
+		DT_EXPECT_STREQ(failed, "");
+		DT_EXPECT_TRUE(strstr(out, "1..19\n") != NULL);
+		free(out);
+	}
+}
+
+/* Tests that load simgpu with a fault: whatever happens, it goes back without. */
+DT_FIXTURE(faulty) {
+	int unused;
+};
+
+DT_SETUP(faulty)
+{
+}
+
+DT_TEARDOWN(faulty)
+{
+	if (load("none"))
+		dt_info("could not reload simgpu without a fault");
+}
+
+DT_TEST_F_TIMEOUT(faulty, each_fault_fails_its_check_only, 900)
+{
+	const struct dac_conf_info *ci = dac_conf_checks();
+	char prog[300];
+
+	if (access(cli(), X_OK))
+		DT_SKIP("%s not found", cli());
+	snprintf(prog, sizeof(prog), "%s conformance --tap", cli());
+	for (int k = 0; k < DAC_CONF__COUNT; k++) {
+		char failed[512], *out;
+		int st;
+
+		if (!ci[k].fault)
+			continue;
+		if (load(ci[k].fault)) {
+			dt__fail_here(__FILE__, __LINE__, false, "modprobe simgpu fault=%s failed",
+				      ci[k].fault);
+			continue;
+		}
+		st = run_tap(prog, &out);
+		failed_checks(out, failed, sizeof(failed));
+		dt_info("fault=%-20s -> failed: %s", ci[k].fault, failed);
+		if (strcmp(failed, ci[k].name) || st != 1) {
+			dt_info("%s", out);
+			dt__fail_here(__FILE__, __LINE__, false,
+				      "fault=%s: want only '%s' to fail (exit 1), got '%s' (exit %d)",
+				      ci[k].fault, ci[k].name, failed, st);
+		}
+		free(out);
+	}
+}
+
+/* --duration stops a workload that runs longer; one with no client fails workload-busy. */
+DT_TEST_TIMEOUT(duration_stops_workload, 60)
+{
+	char node[64], *out;
+	uint64_t t0;
+	size_t len;
+	int st;
+
+	if (access(cli(), X_OK))
+		DT_SKIP("%s not found", cli());
+	DT_ASSERT_EQ(load("none"), 0);
+	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	t0 = sg_now_ns();
+	st = sg_sh("%s conformance --tap --device=%s --duration=1s --workload='sleep 30' > "
+		   OUT " 2>&1", cli(), node);
+	out = sg_read_file(OUT, &len);
+	DT_ASSERT_TRUE(out != NULL);
+	DT_EXPECT_EQ(st, 1);
+	DT_EXPECT_LT(sg_now_ns() - t0, 20 * NSEC_PER_SEC);
+	DT_EXPECT_TRUE(strstr(out, "not ok 18 workload-busy") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "the workload 'sleep 30' opened no client") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "--duration passed") == NULL);	/* --tap: no log */
+	free(out);
+}
+
+DT_TEST_F(faulty, unknown_fault_is_refused)
+{
+	DT_EXPECT_NE(sg_sh("rmmod simgpu 2>/dev/null; modprobe simgpu fault=nonsense 2>/dev/null"), 0);
+}
+
+DT_MAIN

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_cli_top_tmux.c - `drmacct top` on a real terminal (tmux) at 80x24,
+ * 60x20 and 200x60, with more clients than rows: the title stays on the
+ * first row and nothing is written past the last one, arrows/PgDn/End
+ * scroll and say how many more, engines that exist get a column, a client
+ * busier than its engine's capacity shows 100 %, 'i' hides idle clients, '/'
+ * filters, and a resize redraws at the new size. The clients come from a
+ * synthetic /proc tree whose counters the test advances while top runs.
+ */
+#define _GNU_SOURCE
+#include "cli_run.h"
+#include "dtest.h"
+#include "proc_tree.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NIDLE	90
+#define NBUSY	10
+#define HOT_PID	5000
+
+struct tm_run {
+	struct proc_tree pt;
+	char sock[64];		/* tmux -L: a server of our own */
+	unsigned long long busy_ns, hot_ns;
+	int w, h;
+};
+
+static void fdinfo(char *buf, size_t len, unsigned int id, unsigned long long busy)
+{
+	snprintf(buf, len, "drm-driver:\tsimgpu\ndrm-client-id:\t%u\n"
+		 "drm-engine-render:\t%llu ns\ndrm-engine-copy:\t0 ns\n"
+		 "drm-total-system:\t%u\n", id, busy, 4096 * id);
+}
+
+static void build(struct tm_run *t)
+{
+	char text[512], comm[32];
+
+	DT_ASSERT_EQ(proc_tree_init(&t->pt, PROC_TREE_DEVCHAR), 0);
+	for (int i = 0; i < NIDLE + NBUSY; i++) {
+		pid_t pid = 1000 + i;
+
+		snprintf(comm, sizeof(comm), "%s%d", i < NIDLE ? "idle" : "busy", i);
+		DT_ASSERT_EQ(proc_tree_add_proc(&t->pt, pid, comm), 0);
+		fdinfo(text, sizeof(text), (unsigned int)(100 + i), 1000);
+		DT_ASSERT_EQ(proc_tree_add_drm_fd(&t->pt, pid, 3, 226, 128, text), 0);
+	}
+	DT_ASSERT_EQ(proc_tree_add_proc(&t->pt, HOT_PID, "hot"), 0);
+	fdinfo(text, sizeof(text), 99, 1000);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&t->pt, HOT_PID, 3, 226, 128, text), 0);
+}
+
+/* Called every ~50 ms: busy clients +25 ms (50 %), the hot one +150 ms (300 %). */
+static void advance(struct tm_run *t)
+{
+	char text[512];
+
+	t->busy_ns += 25000000ull;
+	t->hot_ns += 150000000ull;
+	for (int i = NIDLE; i < NIDLE + NBUSY; i++) {
+		fdinfo(text, sizeof(text), (unsigned int)(100 + i), 1000 + t->busy_ns);
+		DT_ASSERT_EQ(proc_tree_set_fdinfo(&t->pt, 1000 + i, 3, text), 0);
+	}
+	fdinfo(text, sizeof(text), 99, 1000 + t->hot_ns);
+	DT_ASSERT_EQ(proc_tree_set_fdinfo(&t->pt, HOT_PID, 3, text), 0);
+}
+
+static int tmux(struct tm_run *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int tmux(struct tm_run *t, const char *fmt, ...)
+{
+	char args[2048], cmd[2400];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	/* no fd of ours may stay open in the tmux server */
+	snprintf(cmd, sizeof(cmd), "tmux -L %s %s </dev/null >/dev/null 2>&1", t->sock, args);
+	rc = system(cmd);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* The screen as text, one line per row (trailing blanks trimmed by tmux). */
+static char *capture(struct tm_run *t)
+{
+	char cmd[256], *buf = NULL;
+	size_t len = 0;
+	FILE *p, *m;
+	int c;
+
+	snprintf(cmd, sizeof(cmd), "tmux -L %s capture-pane -p -t top 2>/dev/null", t->sock);
+	p = popen(cmd, "r");
+	DT_ASSERT_TRUE(p != NULL);
+	m = open_memstream(&buf, &len);
+	DT_ASSERT_TRUE(m != NULL);
+	while ((c = fgetc(p)) != EOF)
+		fputc(c, m);
+	pclose(p);
+	fclose(m);
+	return buf;
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static const char *last_line(const char *s)
+{
+	const char *e = s + strlen(s), *b;
+
+	while (e > s && e[-1] == '\n')
+		e--;
+	for (b = e; b > s && b[-1] != '\n'; b--)
+		;
+	return b;
+}
+
+/* Every invariant of a screen: rows, width, title on top, no % above 100. */
+static void check_screen(struct tm_run *t, const char *scr)
+{
+	size_t row = 0;
+
+	if (strncmp(scr, "drmacct top  ", 13))
+		DT_FAIL("%dx%d: the title is not on the first row:\n%s", t->w, t->h, scr);
+	DT_EXPECT_EQ(count_lines(scr), (size_t)t->h);
+	for (const char *l = scr; *l; row++) {
+		const char *e = strchr(l, '\n');
+		size_t w = 0;
+
+		if (!e)
+			e = l + strlen(l);
+		for (const char *c = l; c < e; c++)
+			w += ((unsigned char)*c & 0xc0) != 0x80;
+		if (w > (size_t)t->w)
+			DT_FAIL("%dx%d: row %zu is %zu wide", t->w, t->h, row, w);
+		for (const char *c = l; c < e; c++) {
+			if (*c == '%' && c > l) {
+				const char *d = c;
+
+				while (d > l && d[-1] >= '0' && d[-1] <= '9')
+					d--;
+				if (d < c && atoi(d) > 100)
+					DT_FAIL("%dx%d: %.*s above 100 %% in row %zu", t->w, t->h,
+						(int)(c - d), d, row);
+			}
+		}
+		l = *e ? e + 1 : e;
+	}
+}
+
+/*
+ * Advance the counters and look at the screen until @pred holds (10 s at
+ * most, no timing assumption beyond that). Returns the last screen.
+ */
+static char *wait_screen(struct tm_run *t, bool (*pred)(const char *), const char *what)
+{
+	char *scr = NULL;
+
+	for (int i = 0; i < 200; i++) {
+		struct timespec ts = { 0, 50000000 };
+
+		advance(t);
+		nanosleep(&ts, NULL);
+		free(scr);
+		scr = capture(t);
+		if (pred(scr)) {
+			check_screen(t, scr);
+			return scr;
+		}
+	}
+	DT_FAIL("%dx%d: never saw %s; the screen:\n%s", t->w, t->h, what, scr);
+	return scr;
+}
+
+static bool has_more_below(const char *s)
+{
+	return strstr(last_line(s), "more below") && strstr(s, "%");
+}
+
+static bool hot_full(const char *s)
+{
+	const char *h = strstr(s, " hot ");
+	const char *e = h ? strchr(h, '\n') : NULL;
+	const char *p = h ? strstr(h, "100%") : NULL;
+
+	return p && e && p < e;
+}
+
+static bool scrolled(const char *s)
+{
+	return strstr(last_line(s), "more above") != NULL;
+}
+
+static bool at_end(const char *s)
+{
+	return strstr(last_line(s), "more above") && !strstr(last_line(s), "more below");
+}
+
+/* A client row of comm @name followed by its number ("idle7"). */
+static bool has_comm(const char *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = strstr(s, name); p; p = strstr(p + 1, name))
+		if (p[n] >= '0' && p[n] <= '9' && p > s && p[-1] == ' ')
+			return true;
+	return false;
+}
+
+static bool idle_hidden(const char *s)
+{
+	return strstr(last_line(s), "idle hidden") && !has_comm(s, "idle") &&
+	       has_comm(s, "busy");
+}
+
+static bool filtered_hot(const char *s)
+{
+	return strstr(last_line(s), "filter 'hot'") && strstr(s, " hot ") && !has_comm(s, "busy") &&
+	       !has_comm(s, "idle");
+}
+
+static int resized_w, resized_h;
+
+static bool resized(const char *s)
+{
+	return count_lines(s) == (size_t)resized_h && !strncmp(s, "drmacct top", 11);
+}
+
+/* The tmux server of a test that failed half-way must not outlive it. */
+static char live_sock[64];
+
+static void kill_server(void)
+{
+	char cmd[128];
+
+	if (!live_sock[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "tmux -L %s kill-server </dev/null >/dev/null 2>&1",
+		 live_sock);
+	if (system(cmd))
+		live_sock[0] = '\0';
+}
+
+static void run_at(int w, int h)
+{
+	struct tm_run t = { .w = w, .h = h };
+	char *scr;
+
+	snprintf(t.sock, sizeof(t.sock), "drmacct-test-%d", (int)getpid());
+	snprintf(live_sock, sizeof(live_sock), "%s", t.sock);
+	build(&t);
+	if (tmux(&t, "new-session -d -s top -x %d -y %d '%s top --proc-root %s -i 100ms "
+		 "--sort=pid'", w, h, cli_bin(), t.pt.root))
+		DT_FAIL("tmux new-session failed (is tmux installed? make deps)");
+
+	/* the first screen: 101 clients do not fit, the title does */
+	scr = wait_screen(&t, has_more_below, "\"more below\"");
+	{
+		const char *hdr = strstr(scr, "\nPID ");
+
+		DT_ASSERT_TRUE(hdr != NULL);
+		/* the engines that exist have a column, no other */
+		DT_EXPECT_TRUE(strstr(hdr, "render") != NULL);
+		DT_EXPECT_TRUE(strstr(hdr, "copy") != NULL);
+		DT_EXPECT_TRUE(strstr(hdr, "video") == NULL);
+		if (w >= 120)
+			DT_EXPECT_TRUE(strstr(hdr, "DRIVER") != NULL);
+	}
+	free(scr);
+
+	/* the hot client (300 % of one render engine) sorted last: End shows it */
+	tmux(&t, "send-keys -t top End");
+	scr = wait_screen(&t, at_end, "the end of the list");
+	free(scr);
+	scr = wait_screen(&t, hot_full, "the hot client at 100%");
+	free(scr);
+
+	tmux(&t, "send-keys -t top Home NPage");
+	scr = wait_screen(&t, scrolled, "\"more above\" after PgDn");
+	free(scr);
+	tmux(&t, "send-keys -t top Up");
+	scr = wait_screen(&t, scrolled, "still scrolled after Up");
+	free(scr);
+
+	/* hide idle: only the busy ones and the hot one remain */
+	tmux(&t, "send-keys -t top i");
+	scr = wait_screen(&t, idle_hidden, "idle clients hidden");
+	DT_EXPECT_TRUE(strstr(scr, " busy9") != NULL);
+	free(scr);
+	tmux(&t, "send-keys -t top i");
+
+	/* filter by name */
+	tmux(&t, "send-keys -t top / h o t Enter");
+	scr = wait_screen(&t, filtered_hot, "only the hot client");
+	free(scr);
+
+	/* a resize: everything at the new size */
+	resized_w = w > 100 ? 100 : w - 10;
+	resized_h = h - 4;
+	tmux(&t, "resize-window -t top -x %d -y %d", resized_w, resized_h);
+	t.w = resized_w;
+	t.h = resized_h;
+	scr = wait_screen(&t, resized, "the new size");
+	free(scr);
+
+	tmux(&t, "send-keys -t top q");
+	for (int i = 0; i < 100 && !tmux(&t, "has-session -t top"); i++)
+		usleep(50000);
+	DT_EXPECT_NE(tmux(&t, "has-session -t top"), 0);	/* q ended it */
+	tmux(&t, "kill-server");
+	proc_tree_cleanup(&t.pt);
+}
+
+DT_FIXTURE(tm) {
+	int unused;
+};
+
+DT_SETUP(tm)
+{
+}
+
+DT_TEARDOWN(tm)
+{
+	kill_server();
+}
+
+DT_TEST_F_TIMEOUT(tm, top_80x24, 120)
+{
+	run_at(80, 24);
+}
+
+DT_TEST_F_TIMEOUT(tm, top_60x20, 120)
+{
+	run_at(60, 20);
+}
+
+DT_TEST_F_TIMEOUT(tm, top_200x60, 120)
+{
+	run_at(200, 60);
+}
+
+DT_MAIN

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+/*
+ * conformance.c - `drmacct conformance`: a driver-agnostic test of a
+ * driver's usage stats (see Documentation/conformance.rst). The checks are
+ * in user/lib/conformance.c, the collection in conformance_live.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cli.h"
+#include "conformance.h"
+#include "json.h"
+
+static const char *const CMD = "conformance";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: drmacct conformance [--device=PATH] [--workload='CMD'] [--duration=D]\n"
+		"                           [--interval=D] [--json|--tap] [-v]\n\n"
+		"Test a driver's DRM usage stats against the spec: opens clients on the\n"
+		"device itself (open, dup, fork, reopen, close) and reads their fdinfo\n"
+		"while they stay idle; with --workload runs CMD (sh -c) and watches the\n"
+		"clients it opens. Every check names the spec rule it enforces and, when\n"
+		"it fails, the evidence.\n\n"
+		"Options:\n"
+		"      --device=PATH     render or accel node (default: the first\n"
+		"                        /dev/dri/renderD*, else /dev/accel/accel*)\n"
+		"      --workload=CMD    command to run and watch\n"
+		"      --duration=D      idle reads last D (default 1s); with --workload,\n"
+		"                        stop the workload after D (default: wait for it)\n"
+		"      --interval=D      time between reads (default 50ms)\n"
+		"  -j, --json            machine-readable output\n"
+		"      --tap             TAP 13, one test point per check\n"
+		"  -v, --verbose         every check's rule and evidence\n"
+		"  -h, --help            this text\n\n"
+		"Durations: 500ms, 2s, 1m; a bare number is seconds.\n"
+		"Exit status: 0 every check passed (skips and notes allowed), 1 a check\n"
+		"failed or the device could not be tested, 2 usage error.\n");
+}
+
+enum { OPT_DEVICE = 256, OPT_WORKLOAD, OPT_DURATION, OPT_INTERVAL, OPT_TAP };
+
+static int cmd_conformance(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "workload", required_argument, NULL, OPT_WORKLOAD },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "json", no_argument, NULL, 'j' },
+		{ "tap", no_argument, NULL, OPT_TAP },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct cli_common_opts co = { .usage = usage };
+	struct dac_conf_opts o = { 0 };
+	struct dac_conf_run_info info;
+	bool json = false, tap = false, verbose = false;
+	struct dac_conf *c;
+	char why[512] = "";
+	int ch, opt, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":jvh", opts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_DEVICE:
+			if (!*optarg)
+				return cli_usage_error(CMD, "--device: empty path");
+			o.device = optarg;
+			break;
+		case OPT_WORKLOAD:
+			if (!*optarg)
+				return cli_usage_error(CMD, "--workload: empty command");
+			o.workload = optarg;
+			break;
+		case OPT_DURATION:
+			if (cli_opt_duration(CMD, "duration", optarg, 1000000ull,
+					     24 * 3600 * 1000000000ull, false, &o.duration_ns))
+				return CLI_EXIT_USAGE;
+			break;
+		case OPT_INTERVAL:
+			if (cli_opt_interval(CMD, optarg, false, &o.interval_ns))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case OPT_TAP:
+			tap = true;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		default:
+			opt = cli_common_opt(CMD, &co, argv, ch);
+			if (opt != CLI_OPT_NEXT)
+				return opt;
+			break;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(CMD, "unexpected operand '%s'", argv[optind]);
+	if (json && tap)
+		return cli_usage_error(CMD, "--json and --tap exclude each other");
+
+	c = dac_conf_new();
+	if (!c) {
+		cli_error(CMD, "out of memory");
+		return CLI_EXIT_FAIL;
+	}
+	o.log = json || tap ? NULL : stderr;
+	ret = dac_conf_run(c, &o, &info, why, sizeof(why));
+	if (ret) {
+		cli_error(CMD, "%s", why);
+		dac_conf_free(c);
+		return CLI_EXIT_FAIL;
+	}
+	if (json) {
+		struct dac_json j;
+
+		dac_json_init(&j, stdout, true);
+		dac_json_obj_begin(&j, NULL);
+		dac_json_str(&j, "schema", "drmacct-conformance/1");
+		dac_json_str(&j, "device", info.device);
+		dac_json_u64(&j, "reads", dac_conf_nreads(c));
+		dac_json_u64(&j, "files", dac_conf_nfiles(c));
+		dac_json_u64(&j, "workload_files", info.workload_files);
+		dac_json_u64(&j, "other_files", info.other_files);
+		if (info.workload_ran)
+			dac_json_i64(&j, "workload_status", cli_wait_status(info.workload_status));
+		dac_conf_json(c, &j);
+		dac_json_obj_end(&j);
+		ret = dac_json_finish(&j);
+	} else if (tap) {
+		ret = dac_conf_print_tap(c, stdout);
+	} else {
+		printf("device %s: %zu reads of %zu files (%zu of the workload, %zu of other processes)\n",
+		       info.device, dac_conf_nreads(c), dac_conf_nfiles(c), info.workload_files,
+		       info.other_files);
+		ret = dac_conf_print_text(c, stdout, verbose);
+	}
+	if (info.kcmp_missing)
+		cli_error(CMD, "note: kcmp() unavailable: fds of other processes were matched by client id");
+	if (info.workload_ran && cli_wait_status(info.workload_status))
+		cli_error(CMD, "note: the workload exited with status %d",
+			  cli_wait_status(info.workload_status));
+	ret = cli_output_done(CMD, ret);
+	ch = dac_conf_failures(c) || ret ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	dac_conf_free(c);
+	return ch;
+}
+
+DRMACCT_COMMAND(conformance, cmd_conformance,
+		"test a driver's usage stats against the spec (kernel CI, bring-up)");
