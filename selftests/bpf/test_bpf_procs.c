@@ -40,6 +40,7 @@ static struct dac_bpf *load(const struct dac_bpf_load_opts *o)
 
 	if (!sg_is_root())
 		DT_SKIP("needs root");
+	sg_need_btf();
 	err = dac_bpf_load(o, &b);
 	if (err)
 		DT_FAIL("dac_bpf_load: %s (%s); libbpf said:\n%s", dac_bpf_load_strerror(err),
@@ -380,6 +381,7 @@ DT_TEST_TIMEOUT(per_cgroup_busy_matches_ground_truth, 300)
 
 	if (!sg_is_root())
 		DT_SKIP("needs root");
+	sg_need_btf();
 	mounted = cgroups_make(cg);
 	for (int g = 0; g < 2; g++)
 		c.id[g] = cgroup_id(cg[g]);
@@ -479,6 +481,7 @@ DT_TEST_TIMEOUT(list_from_bpf_shows_and_filters_cgroups, 120)
 
 	if (!sg_is_root())
 		DT_SKIP("needs root");
+	sg_need_btf();
 	mounted = cgroups_make(cg);
 	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
 	sg_sh(DRMACCT " bpf stop >/dev/null 2>&1");

@@ -101,6 +101,7 @@ DT_TEST_TIMEOUT(concurrent_reads_never_overstate, 600)
 
 	if (!sg_is_root())
 		DT_SKIP("needs root");
+	sg_need_btf();
 	DT_ASSERT_GT(njobs, 0ul);
 	err = dac_bpf_load(&o, &b);
 	if (err)

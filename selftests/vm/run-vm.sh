@@ -189,7 +189,10 @@ fi
 
 # Kernel log check. The console has the whole kernel log (loglevel=7).
 pattern='BUG:|WARNING:|Oops|Call Trace|general protection fault|Kernel panic|'
-pattern+='possible circular locking|inconsistent lock state|lockdep|'
+# Lockdep's reports, not the word: a lockdep kernel's boot says "RCU lockdep
+# checking is enabled".
+pattern+='possible circular locking|inconsistent lock state|lockdep is turned off|'
+pattern+='DEBUG_LOCKS_WARN_ON|'
 pattern+='rcu_sched self-detected stall|rcu: INFO:|RCU stall|detected stall|'
 pattern+='blocked for more than|UBSAN:|KASAN:|kernel BUG'
 bad=$(grep -nE "$pattern" "$console" 2>/dev/null || true)
