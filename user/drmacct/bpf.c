@@ -202,6 +202,15 @@ static void json_name(struct dac_json *j, const char *key, const char *s, size_t
 	dac_json_strn(j, key, s, strnlen(s, max));
 }
 
+/* An id where 0 means unknown: null then. */
+static void json_id(struct dac_json *j, const char *key, uint64_t v)
+{
+	if (v)
+		dac_json_u64(j, key, v);
+	else
+		dac_json_null(j, key);
+}
+
 static int status_json(const char *dir, const struct dac_bpf_info *info,
 		       const struct dac_bpf_stats *st, size_t nclients,
 		       const struct dac_bpf_map_stat *ms, ssize_t nm,
@@ -452,10 +461,7 @@ static int dump_json(const char *dir, const struct dump_data *d)
 			json_name(&j, "name", c->name, sizeof(c->name));
 		else
 			dac_json_null(&j, "name");
-		if (c->cgroup_id)
-			dac_json_u64(&j, "cgroup_id", c->cgroup_id);
-		else
-			dac_json_null(&j, "cgroup_id");
+		json_id(&j, "cgroup_id", c->cgroup_id);
 		dac_json_u64(&j, "open_ns", c->open_ns);
 		dac_json_obj_end(&j);
 	}
@@ -514,10 +520,7 @@ static int dump_json(const char *dir, const struct dump_data *d)
 		json_name(&j, "ring", s->ring, sizeof(s->ring));
 		dac_json_u64(&j, "busy_ns", s->busy_ns);
 		dac_json_u64(&j, "jobs", s->jobs);
-		if (s->cgroup_id)
-			dac_json_u64(&j, "cgroup_id", s->cgroup_id);
-		else
-			dac_json_null(&j, "cgroup_id");
+		json_id(&j, "cgroup_id", s->cgroup_id);
 		dac_json_obj_end(&j);
 	}
 	dac_json_arr_end(&j);
