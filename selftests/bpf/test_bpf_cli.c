@@ -27,6 +27,7 @@
 #include "bpf.h"
 #include "../../bpf/drmacct_bpf.h"
 #include "dtest.h"
+#include "../user/json_dom.h"
 #include "sgtest.h"
 #include "tracker.h"
 
@@ -363,6 +364,20 @@ static int set_client_name(int fd, const char *s)
 	return ioctl(fd, DRM_IOCTL_SIMGPU_SET_CLIENT_NAME, &a);
 }
 
+/* The first memory region @fd's fdinfo names (drm-total-<region>), "" if none. */
+static void region_of(int fd, char *region, size_t len)
+{
+	struct sg_fdinfo fi;
+
+	region[0] = '\0';
+	sg_fdinfo_read(fd, &fi);
+	for (size_t i = 0; i < fi.n; i++)
+		if (!strncmp(fi.kv[i].key, "drm-total-", 10) &&
+		    strncmp(fi.kv[i].key, "drm-total-cycles-", 17) && !region[0])
+			snprintf(region, len, "%s", fi.kv[i].key + 10);
+	sg_fdinfo_free(&fi);
+}
+
 /* The line of @text's section @section (up to the blank line) starting with @start. */
 static const char *section_line(const char *text, const char *section, const char *start)
 {
@@ -390,7 +405,6 @@ DT_TEST_TIMEOUT(client_open_before_start_filed_under_its_device, 90)
 	const struct dac_tk_client *tc = NULL;
 	const struct sg_engine *eng;
 	struct drm_simgpu_wait w;
-	struct sg_fdinfo fi;
 	struct sg_dev dev;
 	struct dac_bpf *b = NULL;
 	uint64_t id, id2, now, truth;
@@ -414,13 +428,7 @@ DT_TEST_TIMEOUT(client_open_before_start_filed_under_its_device, 90)
 	DT_ASSERT_EQ(set_client_name(fd, name), 0);
 	sg_bo_create(fd, 4 << 20);
 	sg_bo_create(fd, 8 << 10);
-	/* The region's name, from the kernel's own fdinfo. */
-	sg_fdinfo_read(fd, &fi);
-	for (size_t i = 0; i < fi.n; i++)
-		if (!strncmp(fi.kv[i].key, "drm-total-", 10) &&
-		    strncmp(fi.kv[i].key, "drm-total-cycles-", 17) && !region[0])
-			snprintf(region, sizeof(region), "%s", fi.kv[i].key + 10);
-	sg_fdinfo_free(&fi);
+	region_of(fd, region, sizeof(region));
 	DT_ASSERT_TRUE(region[0] != '\0');
 
 	sg_need_btf();
@@ -723,6 +731,184 @@ DT_TEST_F_TIMEOUT(pinned, status_maps_and_stale_layout, 60)
 	free(out);
 	DT_EXPECT_EQ(sg_sh(DRMACCT " list --source=bpf >/dev/null 2>/tmp/st.err"), 1);
 	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf stop >/dev/null 2>&1"), 0);
+}
+
+/* ---- bpf status --json and bpf dump --json ---------------------------------- */
+
+/* The element of array @arr whose integer member @key is @v, or NULL. */
+static const struct jd *jd_find(const struct jd *arr, const char *key, uint64_t v)
+{
+	for (size_t i = 0; arr && arr->type == JD_ARR && i < arr->n; i++)
+		if (jd_path(&arr->kids[i], key) && jd_u64(&arr->kids[i], key, ~v) == v)
+			return &arr->kids[i];
+	return NULL;
+}
+
+/* `drmacct @args` into a parsed JSON document; its exit status in @rc. */
+static struct jd *run_json(const char *args, int *rc)
+{
+	struct jd *j;
+	char *out;
+
+	*rc = sg_sh(DRMACCT " %s >/tmp/json.out 2>/tmp/json.err", args);
+	out = sg_read_file("/tmp/json.out", NULL);
+	if (!out)
+		return NULL;
+	j = jd_parse(out);
+	dt_info("drmacct %s (exit %d)%s:\n%s", args, *rc, j ? "" : ", not JSON", out);
+	free(out);
+	return j;
+}
+
+/*
+ * status --json says how the collection runs, as the text does: the 6.1
+ * scheduler set (both kernels are older than 6.17), the exit program, every
+ * map with a memlock summing to the total; dump --json has a client this
+ * test opened after start with its pid, comm and driver, the one job it ran
+ * (busy time exactly simgpu's WAIT), the exact bytes it holds, the
+ * device totals and its gpu_scheduler ring, all under one device id.
+ */
+DT_TEST_F_TIMEOUT(pinned, status_and_dump_json_match_what_happened, 90)
+{
+	const uint64_t bytes = (2ull << 20) + (4 << 10);	/* 2 MiB + 4 KiB */
+	const struct jd *maps, *progs, *cl, *u, *m, *t, *sc;
+	struct dac_bpf_info info;
+	struct dac_bpf *b = NULL;
+	const struct sg_engine *eng;
+	struct drm_simgpu_wait w;
+	struct sg_dev dev;
+	struct jd *st, *dj;
+	char region[64], comm[32] = "", ring[48], *p;
+	uint64_t id, truth, sched_truth, memlock = 0, dev_id;
+	int fd, rc;
+	bool inflight = false;
+
+	fd = sg_open();
+	id = sg_client_id(fd);
+	sg_query(fd, &dev);
+	eng = sg_engine_simple(&dev);
+	DT_ASSERT_TRUE(eng != NULL);
+	sg_bo_create(fd, 2 << 20);
+	sg_bo_create(fd, 4 << 10);
+	region_of(fd, region, sizeof(region));
+	DT_ASSERT_TRUE(region[0] != '\0');
+	sg_wait(fd, sg_submit_busy(fd, eng->index, SIMGPU_INSTANCE_ANY, 40 * NSEC_PER_MSEC), &w);
+	truth = w.end_ns - w.start_ns;
+	sched_truth = w.end_ns - w.run_ns;
+	p = sg_read_file("/proc/self/comm", NULL);
+	DT_ASSERT_TRUE(p != NULL);
+	snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(p, "\n"), p);
+	free(p);
+
+	/* status --json */
+	st = run_json("bpf status --json", &rc);
+	DT_ASSERT_TRUE(st != NULL);
+	DT_EXPECT_EQ(rc, 0);
+	DT_EXPECT_STREQ(jd_str(st, "schema"), "drmacct-bpf-status/1");
+	DT_EXPECT_TRUE(jd_path(st, "running") && jd_path(st, "running")->b);
+	DT_EXPECT_STREQ(jd_str(st, "dir"), DAC_BPF_PIN_DIR);
+	DT_ASSERT_EQ(dac_bpf_open_pinned(NULL, &b), 0);
+	DT_ASSERT_EQ(dac_bpf_info(b, &info), 0);
+	dac_bpf_close(b);
+	DT_EXPECT_TRUE(info.drmacct && info.sched);
+	DT_EXPECT_STREQ(jd_str(st, "drmacct"), info.drmacct_btf ? "tp_btf" : "tracepoint");
+	DT_EXPECT_STREQ(jd_str(st, "sched"), info.sched_btf ? "tp_btf" : "tracepoint");
+	DT_EXPECT_STREQ(jd_str(st, "sched_set"), "6.1");
+	DT_EXPECT_TRUE(jd_path(st, "proc_exit") && jd_path(st, "proc_exit")->b);
+	DT_EXPECT_EQ(jd_u64(st, "ringbuf_bytes", 0), (uint64_t)1 << 20);	/* the default */
+	DT_EXPECT_EQ(jd_u64(st, "stats.exit_drops", 1), (uint64_t)0);
+	maps = jd_path(st, "maps");
+	DT_ASSERT_TRUE(maps && maps->type == JD_ARR && maps->n > 0);
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct jd *e = &maps->kids[i];
+		const char *name = jd_str(e, "name");
+
+		DT_ASSERT_TRUE(name && *name && jd_str(e, "type"));
+		DT_EXPECT_GT(jd_u64(e, "max_entries", 0), (uint64_t)0);
+		memlock += jd_u64(e, "memlock", 0);
+		if (!strcmp(name, "inflight")) {
+			inflight = true;
+			DT_EXPECT_STREQ(jd_str(e, "type"), "lru_hash");
+		}
+	}
+	DT_EXPECT_TRUE(inflight);
+	DT_EXPECT_GT(memlock, (uint64_t)0);
+	DT_EXPECT_EQ(jd_u64(st, "memlock_bytes", 0), memlock);
+	progs = jd_path(st, "programs");
+	DT_ASSERT_TRUE(progs && progs->type == JD_ARR && progs->n > 0);
+	for (size_t i = 0; i < progs->n; i++)
+		DT_EXPECT_TRUE(jd_str(&progs->kids[i], "name") != NULL);
+
+	/* dump --json */
+	dj = run_json("bpf dump --json", &rc);
+	DT_ASSERT_TRUE(dj != NULL);
+	DT_EXPECT_EQ(rc, 0);
+	DT_EXPECT_STREQ(jd_str(dj, "schema"), "drmacct-bpf-dump/1");
+	DT_EXPECT_GT(jd_u64(dj, "now_ns", 0), (uint64_t)0);
+	/* Nothing opened or closed a client between the two reads. */
+	DT_EXPECT_EQ(jd_len(dj, "clients"), (long)jd_u64(st, "live_clients", 0));
+	cl = jd_find(jd_path(dj, "clients"), "client_id", id);
+	DT_ASSERT_TRUE(cl != NULL);
+	DT_EXPECT_EQ(jd_u64(cl, "tgid", 0), (uint64_t)getpid());
+	DT_EXPECT_EQ(jd_u64(cl, "pid", 0), (uint64_t)getpid());
+	DT_EXPECT_STREQ(jd_str(cl, "comm"), comm);
+	DT_EXPECT_STREQ(jd_str(cl, "driver"), "simgpu");
+	DT_EXPECT_TRUE(jd_is_null(cl, "name"));	/* opened after start: not known */
+	dev_id = jd_u64(cl, "device", 0);
+	DT_EXPECT_NE(dev_id, (uint64_t)0);
+
+	u = jd_find(jd_path(dj, "usage"), "client_id", id);
+	DT_ASSERT_TRUE(u != NULL);
+	DT_EXPECT_EQ(jd_u64(u, "device", 0), dev_id);
+	DT_EXPECT_EQ(jd_u64(u, "engine", ~0ull), (uint64_t)eng->index);
+	DT_EXPECT_STREQ(jd_str(u, "name"), eng->q.name);
+	DT_EXPECT_EQ(jd_u64(u, "jobs", 0), (uint64_t)1);
+	DT_EXPECT_EQ(jd_u64(u, "running", 9), (uint64_t)0);
+	DT_EXPECT_EQ(jd_u64(u, "busy_ns", 0), truth);	/* exact for finished jobs */
+
+	m = jd_find(jd_path(dj, "memory"), "client_id", id);
+	DT_ASSERT_TRUE(m != NULL);
+	DT_EXPECT_STREQ(jd_str(m, "name"), region);
+	DT_EXPECT_EQ(jd_u64(m, "total", 0), bytes);
+	DT_EXPECT_EQ(jd_u64(m, "peak", 0), bytes);
+
+	/* The only job since start: the device totals are this client's. */
+	t = jd_find(jd_path(dj, "totals"), "device", dev_id);
+	DT_ASSERT_TRUE(t != NULL);
+	DT_EXPECT_EQ(jd_u64(t, "engine", ~0ull), (uint64_t)eng->index);
+	DT_EXPECT_STREQ(jd_str(t, "name"), eng->q.name);
+	DT_EXPECT_EQ(jd_u64(t, "jobs", 0), (uint64_t)1);
+	DT_EXPECT_EQ(jd_u64(t, "busy_ns", 0), jd_u64(u, "busy_ns", 1));
+
+	sc = jd_find(jd_path(dj, "sched"), "tgid", (uint64_t)getpid());
+	DT_ASSERT_TRUE(sc != NULL);
+	DT_EXPECT_STREQ(jd_str(sc, "comm"), comm);
+	snprintf(ring, sizeof(ring), "%s%u", eng->q.name, w.instance);
+	DT_EXPECT_STREQ(jd_str(sc, "ring"), ring);
+	DT_EXPECT_EQ(jd_u64(sc, "jobs", 0), (uint64_t)1);
+	/* From drm_run_job, before the driver starts it (see test_bpf_live). */
+	DT_EXPECT_GE(jd_u64(sc, "busy_ns", 0), sched_truth - sched_truth / 100);
+	DT_EXPECT_LE(jd_u64(sc, "busy_ns", 0), sched_truth + sched_truth / 100 +
+		     2 * NSEC_PER_MSEC);
+
+	jd_free(st);
+	jd_free(dj);
+	sg_dev_free(&dev);
+	close(fd);
+
+	/* Stopped: status --json says so (exit 1), dump is an error. */
+	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf stop >/dev/null 2>&1"), 0);
+	st = run_json("bpf status --json", &rc);
+	DT_ASSERT_TRUE(st != NULL);
+	DT_EXPECT_EQ(rc, 1);
+	DT_EXPECT_TRUE(jd_path(st, "running") && !jd_path(st, "running")->b);
+	jd_free(st);
+	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf dump --json >/tmp/json.out 2>/dev/null"), 1);
+	p = sg_read_file("/tmp/json.out", NULL);
+	DT_EXPECT_TRUE(p && !*p);
+	free(p);
+	/* the fixture's stop finds nothing to stop; start again for it */
+	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf start >/dev/null 2>&1"), 0);
 }
 
 /* ---- drmacct check ---------------------------------------------------------- */

@@ -612,34 +612,157 @@ DT_TEST(usage_conflicts_exit_2)
 
 /* ---- one help layout ---- */
 
+/*
+ * An option line: "  -x, --long..." or "      --long...", its text from
+ * column 26 (index 25) on, or alone when the option is longer (the text
+ * then on the next line); a continuation line starts at column 26.
+ */
+static bool option_line_ok(const char *l, size_t len)
+{
+	size_t gap;
+
+	if (len >= 25 && !strncmp(l, "                         ", 25))
+		return len > 25 && l[25] != ' ';
+	if (strncmp(l, "  -", 3) && strncmp(l, "      --", 8))
+		return false;
+	for (gap = l[2] == '-' ? 3 : 8; gap + 1 < len; gap++)
+		if (l[gap] == ' ' && l[gap + 1] == ' ')
+			break;
+	if (gap + 1 >= len)
+		return true;	/* no text on this line */
+	while (gap < len && l[gap] == ' ')
+		gap++;
+	return gap == 25;
+}
+
+/* The help of `drmacct ARGS... --help` is in the common layout. */
+static void check_help(const char *const *args, const char *name)
+{
+	const char *argv[8];
+	struct cli_result r;
+	char head[96];
+	size_t n = 0;
+
+	while (args[n] && n < 6) {
+		argv[n] = args[n];
+		n++;
+	}
+	argv[n++] = "--help";
+	argv[n] = NULL;
+	cli_runv(&r, argv);
+	DT_EXPECT_EQ(r.status, 0);
+	snprintf(head, sizeof(head), "Usage: drmacct %s ", name);
+	if (strncmp(r.out, head, strlen(head)) || !strstr(r.out, "\n\nOptions:\n") ||
+	    !strstr(r.out, "\n  -h, --help             this text\n") ||
+	    !strstr(r.out, "\n\nExit status: ")) {
+		DT_FAIL("%s --help is not in the common layout:\n%s", name, r.out);
+		cli_result_free(&r);
+		return;
+	}
+	for (char *l = strstr(r.out, "\n\nOptions:\n") + 11; *l && *l != '\n';) {
+		char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+
+		if (!option_line_ok(l, len))
+			DT_FAIL("%s --help: option line off the layout: '%.*s'", name, (int)len,
+				l);
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	DT_EXPECT_STREQ(r.err, "");
+	cli_result_free(&r);
+}
+
 DT_TEST(help_has_one_layout)
 {
-	static const char *const cmds[] = { "validate", "list", "top", "record", "report",
-					    "export", "stat", "check" };
-	struct cli_result r;
+	static const char *const cmds[][3] = {
+		{ "validate" }, { "list" }, { "top" }, { "record" }, { "report" },
+		{ "export" }, { "stat" }, { "check" }, { "bpf" },
+		{ "bpf", "start" }, { "bpf", "stop" }, { "bpf", "status" }, { "bpf", "dump" },
+	};
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		char head[64];
+		char name[64];
 
-		cli_run(&r, cmds[i], "--help", NULL);
-		DT_EXPECT_EQ(r.status, 0);
-		snprintf(head, sizeof(head), "Usage: drmacct %s ", cmds[i]);
-		if (strncmp(r.out, head, strlen(head)) || !strstr(r.out, "\n\nOptions:\n") ||
-		    !strstr(r.out, "\n  -h, --help             this text\n") ||
-		    !strstr(r.out, "\n\nExit status: "))
-			DT_FAIL("%s --help is not in the common layout:\n%s", cmds[i], r.out);
-		/* every option line: two spaces, short or four spaces, long at column 7 */
-		for (char *l = strstr(r.out, "Options:\n") + 9; *l && *l != '\n';
-		     l = strchr(l, '\n') + 1) {
-			if (strncmp(l, "  -", 3) && strncmp(l, "      --", 8) &&
-			    strncmp(l, "                         ", 25))
-				DT_FAIL("%s --help: odd option line: %.40s", cmds[i], l);
-			if (!strchr(l, '\n'))
-				break;
-		}
-		DT_EXPECT_STREQ(r.err, "");
+		snprintf(name, sizeof(name), "%s%s%s", cmds[i][0], cmds[i][1] ? " " : "",
+			 cmds[i][1] ? cmds[i][1] : "");
+		check_help(cmds[i], name);
+	}
+}
+
+/* ---- bpf status/dump --json without a collection (no BPF needed) ---- */
+
+DT_TEST(bpf_json_when_nothing_is_pinned)
+{
+	char dir[] = "/tmp/drmacct-nopin.XXXXXX";
+	char gone[64];
+	struct cli_result r;
+	struct jd *j;
+
+	/* An empty directory's name, removed: surely nothing pinned there. */
+	DT_ASSERT_TRUE(mkdtemp(dir) != NULL);
+	snprintf(gone, sizeof(gone), "%s/none", dir);
+
+	/* status: a document saying so, and the text's exit status (1). */
+	cli_run(&r, "bpf", "status", "--json", "--dir", gone, NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	j = parse_ok(r.out);
+	DT_EXPECT_STREQ(jd_str(j, "schema"), "drmacct-bpf-status/1");
+	DT_EXPECT_TRUE(jd_path(j, "running") && jd_path(j, "running")->type == JD_BOOL &&
+		       !jd_path(j, "running")->b);
+	DT_EXPECT_STREQ(jd_str(j, "dir"), gone);
+	DT_EXPECT_TRUE(jd_path(j, "maps") == NULL);
+	DT_EXPECT_STREQ(r.err, "");
+	jd_free(j);
+	cli_result_free(&r);
+
+	/* -j is --json; options before the subcommand count too */
+	cli_run(&r, "bpf", "-j", "-d", gone, "status", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	j = parse_ok(r.out);
+	DT_EXPECT_STREQ(jd_str(j, "schema"), "drmacct-bpf-status/1");
+	jd_free(j);
+	cli_result_free(&r);
+
+	/* dump has no table to show: an error, no half document */
+	cli_run(&r, "bpf", "dump", "--json", "--dir", gone, NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	DT_EXPECT_STREQ(r.out, "");
+	EXPECT_HAS(r.err, "not running");
+	EXPECT_HAS(r.err, gone);
+	cli_result_free(&r);
+	rmdir(dir);
+}
+
+DT_TEST(bpf_options_belong_to_their_subcommand)
+{
+	static const char *const bad[][5] = {
+		{ "bpf", "start", "--json", NULL },
+		{ "bpf", "stop", "-j", NULL },
+		{ "bpf", "status", "--attach=btf", NULL },
+		{ "bpf", "dump", "--no-sched", NULL },
+		{ "bpf", "stop", "--ringbuf", "4096", NULL },
+		{ "bpf", "status", "--debug", NULL },
+		{ "bpf", "frob", "--help", NULL },
+		{ "bpf", "--json", NULL },
+	};
+	struct cli_result r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cli_runv(&r, bad[i]);
+		if (r.status != 2 || r.out[0] || !strstr(r.err, "Try 'drmacct bpf --help'"))
+			DT_FAIL("%s %s %s: status %d, stdout '%s', stderr %s", bad[i][0],
+				bad[i][1], bad[i][2] ? bad[i][2] : "", r.status, r.out, r.err);
 		cli_result_free(&r);
 	}
+	/* the reason names the option and where it belongs */
+	cli_run(&r, "bpf", "status", "--attach=btf", NULL);
+	EXPECT_HAS(r.err, "--attach is an option of `bpf start`");
+	cli_result_free(&r);
+	cli_run(&r, "bpf", "start", "--json", NULL);
+	EXPECT_HAS(r.err, "--json is for `bpf status` and `bpf dump`");
+	cli_result_free(&r);
 }
 
 DT_MAIN

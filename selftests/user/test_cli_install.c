@@ -140,6 +140,17 @@ DT_TEST_TIMEOUT(make_install_destdir, 900)
 	out = complete(dest, "drmacct bpf st", 2);
 	DT_EXPECT_STREQ(out, "start stop status\n");
 	free(out);
+	/* after a bpf subcommand, only its options */
+	out = complete(dest, "drmacct bpf status --", 3);
+	DT_EXPECT_STREQ(out, "--dir --help --json\n");
+	free(out);
+	out = complete(dest, "drmacct bpf start --no", 3);
+	DT_EXPECT_STREQ(out, "--no-drmacct --no-sched\n");
+	free(out);
+	out = complete(dest, "drmacct bpf --", 2);
+	EXPECT_HAS(out, "--attach");
+	EXPECT_HAS(out, "--json");
+	free(out);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dest);
 	out = sh(cmd, &rc);

@@ -4,7 +4,7 @@
 
 _drmacct_help_opts()
 {
-	"$1" "$2" --help 2>/dev/null |
+	"$@" --help 2>/dev/null |
 		grep -oE '(^|[ ,])--?[a-zA-Z][a-zA-Z0-9-]*' | tr -d ' ,' | sort -u
 }
 
@@ -62,7 +62,16 @@ _drmacct()
 		return
 	fi
 	if [[ $cur == -* ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "$(_drmacct_help_opts "$bin" "$cmd")" -- "$cur")
+		local args=("$bin" "$cmd") w
+		# bpf SUBCOMMAND: that subcommand's options only
+		if [[ $cmd == bpf ]]; then
+			for w in "${COMP_WORDS[@]:2:COMP_CWORD-2}"; do
+				case $w in
+				start | stop | status | dump) args+=("$w"); break ;;
+				esac
+			done
+		fi
+		mapfile -t COMPREPLY < <(compgen -W "$(_drmacct_help_opts "${args[@]}")" -- "$cur")
 		return
 	fi
 	case $cmd in
