@@ -27,8 +27,18 @@
  * Documentation/conformance.rst); the other runs on a maxfreq engine
  * (render) and the capacity-2 engine (copy), with buffers.
  */
-#define WORKLOAD "simgpu-load -e compute -p 2 -d 5ms -t 1500ms -q & " \
-	"simgpu-load -e render,copy -p 3 -d 5ms -t 1500ms -b 2 -s 64K -q; wait"
+#define WORKLOAD "simgpu-load -e compute -p 2 -d 5ms -t %ums -q & " \
+	"simgpu-load -e render,copy -p 3 -d 5ms -t %ums -b 2 -s 64K -q; wait"
+
+/*
+ * How long the workload runs: 1.5 s, longer on a slower guest (a debug
+ * kernel's KASAN and lockdep, DT_TIMEOUT_SCALE), so the checker's samples
+ * still see its clients busy.
+ */
+static unsigned int workload_ms(void)
+{
+	return (unsigned int)(1500 * dt_timeout_scale());
+}
 
 static const char *cli(void)
 {
@@ -59,12 +69,13 @@ static int load(const char *fault)
  */
 static int run_tap(const char *prog, char **out)
 {
-	char node[64];
+	char node[64], workload[256];
 	size_t len;
 	int st;
 
 	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
-	st = sg_sh("%s --device=%s --workload='%s' > " OUT " 2>&1", prog, node, WORKLOAD);
+	snprintf(workload, sizeof(workload), WORKLOAD, workload_ms(), workload_ms());
+	st = sg_sh("%s --device=%s --workload='%s' > " OUT " 2>&1", prog, node, workload);
 	*out = sg_read_file(OUT, &len);
 	DT_ASSERT_TRUE(*out != NULL);
 	return st;
@@ -93,6 +104,32 @@ static void failed_checks(const char *tap, char *failed, size_t len)
 	}
 }
 
+/*
+ * Runs @prog and names its failed checks in @failed. time-cycles-agree
+ * compares a window whose edges can fall inside jobs (busy time counts a
+ * running job, cycles come when it ends); on a loaded host, where TCG
+ * stretches 5 ms jobs to 200 ms, it can miss by a few points although
+ * nothing is wrong. When it is the only check beyond @want (space-separated
+ * names in TAP order; it is the last check) that failed, the run is
+ * repeated once and the first result stays in the log. Any other mismatch
+ * stands at once.
+ */
+static int run_expect(const char *prog, const char *want, char *failed, size_t len, char **out)
+{
+	char flaky[512];
+	int st = run_tap(prog, out);
+
+	failed_checks(*out, failed, len);
+	snprintf(flaky, sizeof(flaky), "%s%stime-cycles-agree", want, *want ? " " : "");
+	if (strcmp(failed, flaky))
+		return st;
+	dt_info("only time-cycles-agree failed beyond '%s'; once more. First run:\n%s", want, *out);
+	free(*out);
+	st = run_tap(prog, out);
+	failed_checks(*out, failed, len);
+	return st;
+}
+
 DT_TEST_TIMEOUT(simgpu_passes, 120)
 {
 	char failed[512], *out;
@@ -108,9 +145,8 @@ DT_TEST_TIMEOUT(simgpu_passes, 120)
 		char prog[300];
 
 		snprintf(prog, sizeof(prog), "%s conformance --tap", cli());
-		st = run_tap(prog, &out);
+		st = run_expect(prog, "", failed, sizeof(failed), &out);
 	}
-	failed_checks(out, failed, sizeof(failed));
 	if (st || failed[0])
 		dt_info("%s", out);
 	DT_EXPECT_EQ(st, 0);
@@ -125,8 +161,7 @@ DT_TEST_TIMEOUT(simgpu_passes, 120)
 
 	/* the kselftest-style program: same checks, exit 0 */
 	if (!access("/usr/bin/fdinfo_conformance", X_OK)) {
-		st = run_tap("/usr/bin/fdinfo_conformance", &out);
-		failed_checks(out, failed, sizeof(failed));
+		st = run_expect("/usr/bin/fdinfo_conformance", "", failed, sizeof(failed), &out);
 		if (st || failed[0])
 			dt_info("%s", out);
 		DT_EXPECT_EQ(st, 0);
@@ -170,8 +205,7 @@ DT_TEST_F_TIMEOUT(faulty, each_fault_fails_its_check_only, 900)
 				      ci[k].fault);
 			continue;
 		}
-		st = run_tap(prog, &out);
-		failed_checks(out, failed, sizeof(failed));
+		st = run_expect(prog, ci[k].name, failed, sizeof(failed), &out);
 		dt_info("fault=%-20s -> failed: %s", ci[k].fault, failed);
 		if (strcmp(failed, ci[k].name) || st != 1) {
 			dt_info("%s", out);

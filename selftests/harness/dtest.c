@@ -229,7 +229,7 @@ static double dt_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double dt_timeout_scale(void)
+double dt_timeout_scale(void)
 {
 	const char *s = getenv("DT_TIMEOUT_SCALE");
 	char *end;

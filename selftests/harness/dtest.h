@@ -40,6 +40,12 @@ void dt__skip(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4))) __attribute__((noreturn));
 void dt__end_now(void) __attribute__((noreturn));
 void dt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * dt_timeout_scale() - DT_TIMEOUT_SCALE (1 when unset or bad): how much
+ * slower than usual this run's machine is. Every timeout is multiplied by
+ * it; a test whose workload must outlast some sampling can scale it too.
+ */
+double dt_timeout_scale(void);
 
 #define DT__CAT2(a, b) a##b
 #define DT__CAT(a, b) DT__CAT2(a, b)
