@@ -16,7 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #define SIMGPU_A \
 	"pos:\t0\n" \
@@ -307,6 +310,119 @@ DT_TEST_F_TIMEOUT(ex, http_server, 60)
 	ret = prom_stop(&self->exp);
 	DT_ASSERT_TRUE(WIFEXITED(ret));
 	DT_EXPECT_EQ(WEXITSTATUS(ret), 0);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Three connections that send nothing, and one that stops half-way through
+ * its request line, do not hold up a scrape from another client; the idle
+ * ones are answered 408 and closed after the 10 s head timeout, not kept.
+ */
+DT_TEST_F_TIMEOUT(ex, idle_connections_do_not_stall, 60)
+{
+	int idle[4], status;
+	double t0, took;
+	char *body = NULL;
+
+	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
+	t0 = mono_s();
+	for (int i = 0; i < 4; i++) {
+		idle[i] = prom_connect(self->exp.port);
+		DT_ASSERT_GE(idle[i], 0);
+	}
+	DT_ASSERT_EQ(send(idle[3], "GET /met", 8, MSG_NOSIGNAL), 8);
+	usleep(100000);	/* the server has seen them all */
+	for (int k = 0; k < 3; k++) {
+		double s0 = mono_s();
+
+		DT_ASSERT_EQ(prom_http(self->exp.port, "GET", "/metrics", &status, &body), 0);
+		took = mono_s() - s0;
+		DT_EXPECT_EQ(status, 200);
+		DT_ASSERT_NE(body, NULL);
+		EXPECT_HAS(body, "client_id=\"8\"");
+		free(body);
+		body = NULL;
+		/* generous: the old server took 5 s per idle connection ahead */
+		DT_EXPECT_LT(took, 2.0);
+		printf("# scrape %d with 4 idle connections open: %.3f s\n", k, took);
+	}
+	/* The idle ones are closed after the head timeout, with a 408. */
+	for (int i = 0; i < 4; i++) {
+		DT_EXPECT_EQ(prom_read_status(idle[i]), 408);
+		close(idle[i]);
+	}
+	took = mono_s() - t0;
+	printf("# idle connections closed after %.1f s\n", took);
+	DT_EXPECT_GE(took, 9.0);
+	DT_EXPECT_LT(took, 20.0);
+}
+
+/* More connections than the limit: the oldest are closed, scrapes go on. */
+DT_TEST_F_TIMEOUT(ex, connection_limit_evicts_oldest, 60)
+{
+	int fds[70], status;
+	char *body = NULL, b;
+
+	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
+	for (int i = 0; i < 70; i++) {
+		fds[i] = prom_connect(self->exp.port);
+		DT_ASSERT_GE(fds[i], 0);
+		usleep(2000);	/* accepted in order */
+	}
+	DT_ASSERT_EQ(prom_http(self->exp.port, "GET", "/metrics", &status, &body), 0);
+	DT_EXPECT_EQ(status, 200);
+	free(body);
+	/* the first one was evicted: EOF with nothing sent */
+	DT_EXPECT_EQ(recv(fds[0], &b, 1, 0), 0);
+	for (int i = 0; i < 70; i++)
+		close(fds[i]);
+}
+
+/* Anything that is not an HTTP/1.x request line is a 400, not a hang. */
+DT_TEST_F_TIMEOUT(ex, garbage_requests, 60)
+{
+	static const struct {
+		const char *req;
+		int status;
+	} cases[] = {
+		{ "\x01\x02\xff garbage\r\n\r\n", 400 },
+		{ "hello\n\n", 400 },
+		{ "GET metrics HTTP/1.1\r\n\r\n", 400 },
+		{ "GET /metrics SPDY/3\r\n\r\n", 400 },
+		{ "GET /metrics\r\n\r\n", 400 },
+		{ "GET  /metrics HTTP/1.1\r\n\r\n", 400 },
+		{ "get /metrics HTTP/1.1\r\n\r\n", 400 },
+		{ "\r\n\r\n", 400 },
+		{ "FOO /metrics HTTP/1.1\r\n\r\n", 405 },
+		{ "DELETE /metrics HTTP/1.0\r\n\r\n", 405 },
+		{ "GET /metricsx HTTP/1.1\r\nHost: x\r\n\r\n", 404 },
+		{ "GET /metrics HTTP/1.1\nHost: x\n\n", 200 },
+	};
+	char *big = malloc(8192);
+	int status;
+
+	DT_ASSERT_NE(big, NULL);
+	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		DT_ASSERT_EQ(prom_raw(self->exp.port, cases[i].req, strlen(cases[i].req),
+				      &status), 0);
+		if (status != cases[i].status)
+			DT_FAIL("request %zu: status %d, want %d", i, status, cases[i].status);
+	}
+	/* a request line longer than the 8 KiB head limit */
+	memset(big, 'A', 8192);
+	DT_ASSERT_EQ(prom_raw(self->exp.port, big, 8192, &status), 0);
+	DT_EXPECT_EQ(status, 400);
+	free(big);
+	/* and the server still serves */
+	expect_render_busy(self->exp.port, "} 0.000000042");
 }
 
 DT_MAIN
