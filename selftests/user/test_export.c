@@ -312,6 +312,108 @@ DT_TEST_F_TIMEOUT(ex, http_server, 60)
 	DT_EXPECT_EQ(WEXITSTATUS(ret), 0);
 }
 
+static double mono_s(void);
+
+/* Debian's promtool lints the whole exposition, self-metrics included. */
+DT_TEST_F(ex, promtool_check_metrics)
+{
+	const char *tool = getenv("DRMACCT_PROMTOOL");
+	char cmd[1200], log[] = "/tmp/dt-promtool-XXXXXX", msg[2048] = "";
+	struct cli_result r;
+	FILE *pipe, *lf;
+	size_t n;
+	int fd, st;
+
+	if (!tool || !*tool)
+		tool = "/usr/bin/promtool";
+	if (access(tool, X_OK))
+		DT_SKIP("%s not installed (Debian package prometheus)", tool);
+	cli_run(&r, "export", "--prometheus", "--proc-root", self->pt.root, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	fd = mkstemp(log);
+	DT_ASSERT_GE(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "'%s' check metrics >'%s' 2>&1", tool, log);
+	pipe = popen(cmd, "w");
+	DT_ASSERT_NE(pipe, NULL);
+	fputs(r.out, pipe);
+	st = pclose(pipe);
+	lf = fopen(log, "r");
+	if (lf) {
+		n = fread(msg, 1, sizeof(msg) - 1, lf);
+		msg[n] = 0;
+		fclose(lf);
+	}
+	unlink(log);
+	cli_result_free(&r);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		DT_FAIL("promtool check metrics: status %d: %s", st, msg);
+}
+
+/*
+ * Self-metrics: failures of the walk by reason, the scrape's duration (no
+ * longer than the whole HTTP round trip around it), errors, build info
+ * with the version `drmacct --version` prints.
+ */
+DT_TEST_F(ex, self_metrics)
+{
+	struct cli_result r;
+	char line[512], ver[64] = "", want[128];
+	char *body = NULL;
+	double t0, took, dur = -1;
+	int status;
+
+	/* 400 exited after the root was listed (no fd dir any more). */
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 400, "gone"), 0);
+	DT_ASSERT_EQ(proc_tree_remove(&self->pt, 400, "fd"), 0);
+	/* 100's fd 5 closed between getdents and stat (dangling link). */
+	DT_ASSERT_EQ(proc_tree_add_link_fd(&self->pt, 100, 5, "/nonexistent/x"), 0);
+	/* Two DRM fds whose fdinfo break the spec: counted, still exported. */
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 500, "odd"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 500, 3, 226, 128,
+					  "drm-driver:\tsimgpu\ndrm-client-id:\t9\n"
+					  "drm-engine-render:\t12 parsecs\n"
+					  "drm-total-vram:\t3 KiB\n"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 500, 4, 226, 128,
+					  "drm-driver:\tsimgpu\ndrm-client-id:\t10\n"
+					  "drm-engine-render:\t5 ns\ndrm-engine-render:\t6 ns\n"), 0);
+
+	cli_run(&r, "--version", NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	DT_ASSERT_EQ(sscanf(r.out, "drmacct %63s", ver), 1);
+	cli_result_free(&r);
+
+	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
+	t0 = mono_s();
+	DT_ASSERT_EQ(prom_http(self->exp.port, "GET", "/metrics", &status, &body), 0);
+	took = mono_s() - t0;
+	DT_ASSERT_EQ(status, 200);
+	DT_ASSERT_NE(body, NULL);
+	EXPECT_HAS(body, "drmacct_discovery_failures{reason=\"permission\"} 0\n");
+	EXPECT_HAS(body, "drmacct_discovery_failures{reason=\"vanished\"} 2\n");
+	EXPECT_HAS(body, "drmacct_discovery_failures{reason=\"parse\"} 2\n");
+	EXPECT_HAS(body, "drmacct_discovery_failures{reason=\"other\"} 0\n");
+	/* the broken client is still there with what could be read */
+	EXPECT_HAS(body, "client_id=\"9\",pid=\"500\",comm=\"odd\",region=\"vram\","
+		   "kind=\"total\"} 3072\n");
+	EXPECT_HAS(body, "drmacct_scrape_errors_total 0\n");
+	snprintf(want, sizeof(want), "drmacct_build_info{version=\"%s\"} 1\n", ver);
+	EXPECT_HAS(body, want);
+	DT_ASSERT_NE(line_of(body, "drmacct_scrape_duration_seconds ", line, sizeof(line)),
+		     NULL);
+	DT_ASSERT_EQ(sscanf(line, "drmacct_scrape_duration_seconds %lf", &dur), 1);
+	printf("# scrape duration %.6f s, HTTP round trip %.6f s\n", dur, took);
+	DT_EXPECT_GT(dur, 0.0);
+	DT_EXPECT_LE(dur, took);
+	free(body);
+	/* --prometheus prints them too */
+	cli_run(&r, "export", "--prometheus", "--proc-root", self->pt.root, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, want);
+	EXPECT_HAS(r.out, "drmacct_discovery_failures{reason=\"vanished\"} 2\n");
+	cli_result_free(&r);
+}
+
 static double mono_s(void)
 {
 	struct timespec ts;

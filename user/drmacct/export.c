@@ -518,6 +518,11 @@ static int cmd_export(int argc, char **argv)
 			  strerror(errno));
 		return CLI_EXIT_FAIL;
 	}
+	if (dac_prom_set_version(p, DRMACCT_VERSION)) {
+		cli_error(CMD, "%s", strerror(ENOMEM));
+		dac_prom_free(p);
+		return CLI_EXIT_FAIL;
+	}
 	if (listen_at) {
 		rc = serve(listen_at, p);
 	} else {

@@ -29,7 +29,10 @@ struct dac_prom {
 	struct dac_discover_stats st;
 	struct jobs_ent *jobs;
 	size_t njobs, cap_jobs;
-	int err;
+	uint64_t parse_errors;	/* DRM fds of the last walk with spec error findings */
+	uint64_t scrape_ns;	/* how long the last walk took */
+	uint64_t scrape_errors;	/* scrapes that failed since dac_prom_new() */
+	char *version;		/* for drmacct_build_info; NULL: not printed */
 };
 
 struct dac_prom *dac_prom_new(const struct dac_discover_opts *o, enum dac_profile profile)
@@ -72,7 +75,19 @@ void dac_prom_free(struct dac_prom *p)
 	free(p->jobs);
 	dac_tracker_free(p->t);
 	dac_discover_free(p->d);
+	free(p->version);
 	free(p);
+}
+
+int dac_prom_set_version(struct dac_prom *p, const char *version)
+{
+	char *v = version ? strdup(version) : NULL;
+
+	if (version && !v)
+		return -ENOMEM;
+	free(p->version);
+	p->version = v;
+	return 0;
 }
 
 /* "<prefix>-jobs-<engine>: N [job|jobs]" (v3d and others): remember it. */
@@ -121,6 +136,8 @@ static int scrape_cb(const struct dac_fd_info *fdi, void *arg)
 	ret = dac_fdinfo_parse(fdi->text, fdi->len, p->profile, &fi);
 	if (ret)
 		return ret;
+	if (dac_fdinfo_errors(&fi))
+		p->parse_errors++;
 	if (fi.driver) {
 		ret = dac_tracker_add_at(p->t, fdi->pid, fdi->fd, fdi->comm, fdi->rdev, &fi,
 					 fdi->read_ns);
@@ -290,6 +307,8 @@ static bool reg_has(const struct dac_tk_region *r, size_t k, uint64_t *v)
 	}
 }
 
+static void write_self(const struct dac_prom *p, FILE *f);
+
 static void write_all(const struct dac_prom *p, FILE *f)
 {
 	const struct dac_tracker *t = p->t;
@@ -380,22 +399,68 @@ static void write_all(const struct dac_prom *p, FILE *f)
 		p->st.gone_procs);
 	fprintf(f, "drmacct_discovery_unreadable{what=\"closed_fds\"} %" PRIu64 "\n",
 		p->st.gone_fds);
+	write_self(p, f);
 }
 
-int dac_prom_scrape(struct dac_prom *p, FILE *out)
+/* The exporter's own health: failures by cause, timing, errors, build. */
+static void write_self(const struct dac_prom *p, FILE *f)
 {
+	const struct dac_discover_stats *st = &p->st;
+
+	family(f, "drmacct_discovery_failures", "gauge",
+	       "Processes and fds the last /proc walk could not use, by reason: "
+	       "permission (denied; run as root), vanished (exited or closed during "
+	       "the walk), parse (DRM fdinfo with spec errors, exported as far as it "
+	       "could be read), other.");
+	fprintf(f, "drmacct_discovery_failures{reason=\"permission\"} %" PRIu64 "\n",
+		st->denied_procs + st->denied_fds + st->denied_stat_fds);
+	fprintf(f, "drmacct_discovery_failures{reason=\"vanished\"} %" PRIu64 "\n",
+		st->gone_procs + st->gone_fds);
+	fprintf(f, "drmacct_discovery_failures{reason=\"parse\"} %" PRIu64 "\n",
+		p->parse_errors);
+	fprintf(f, "drmacct_discovery_failures{reason=\"other\"} %" PRIu64 "\n", st->errors);
+	family(f, "drmacct_scrape_duration_seconds", "gauge",
+	       "How long this scrape's /proc walk and parsing took.");
+	fputs("drmacct_scrape_duration_seconds ", f);
+	ns_seconds(f, p->scrape_ns);
+	family(f, "drmacct_scrape_errors_total", "counter",
+	       "Scrapes that failed (answered 500) since the exporter started.");
+	fprintf(f, "drmacct_scrape_errors_total %" PRIu64 "\n", p->scrape_errors);
+	if (p->version) {
+		family(f, "drmacct_build_info", "gauge",
+		       "Always 1; the version of drmacct serving these metrics.");
+		fputs("drmacct_build_info{version=\"", f);
+		dac_prom_label_value(f, p->version);
+		fputs("\"} 1\n", f);
+	}
+}
+
+static int collect(struct dac_prom *p)
+{
+	uint64_t t0 = dac_now_ns();
 	int ret, ret2;
 
 	clear_jobs(p);
-	ret = dac_tracker_begin(p->t, dac_now_ns());
+	p->parse_errors = 0;
+	ret = dac_tracker_begin(p->t, t0);
 	if (ret)
 		return ret;
 	ret = dac_discover_run(p->d, scrape_cb, p, &p->st);
 	ret2 = dac_tracker_end(p->t);
+	p->scrape_ns = dac_now_ns() - t0;
 	if (ret == -ESRCH)	/* --pid and the process is gone: no clients */
 		ret = 0;
-	if (ret || ret2)
-		return ret ? ret : ret2;
+	return ret ? ret : ret2;
+}
+
+int dac_prom_scrape(struct dac_prom *p, FILE *out)
+{
+	int ret = collect(p);
+
+	if (ret) {
+		p->scrape_errors++;
+		return ret;
+	}
 	write_all(p, out);
 	if (ferror(out) || fflush(out))
 		return -EIO;

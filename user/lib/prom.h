@@ -15,6 +15,10 @@
  *   drmacct_client_memory_bytes                gauge    drm-<kind>-<r>
  *   drmacct_clients                            gauge    clients per device
  *   drmacct_discovery_unreadable               gauge    what the walk missed
+ *   drmacct_discovery_failures                 gauge    the same by reason
+ *   drmacct_scrape_duration_seconds            gauge    walk + parse time
+ *   drmacct_scrape_errors_total                counter  failed scrapes
+ *   drmacct_build_info                         gauge    1, version label
  *
  * Client series carry driver, device ("renderD128"), client_id, pid and comm
  * (of the lowest pid holding the client; a client shared by several
@@ -39,8 +43,15 @@ struct dac_prom *dac_prom_new(const struct dac_discover_opts *o, enum dac_profil
 void dac_prom_free(struct dac_prom *p);
 
 /*
+ * Print drmacct_build_info{version="@version"} 1 in every scrape (NULL:
+ * not at all). 0 or -ENOMEM.
+ */
+int dac_prom_set_version(struct dac_prom *p, const char *version);
+
+/*
  * Sample now and write the exposition to @out. Returns 0, or -errno (the
- * walk failed, out of memory, -EIO when writing failed).
+ * walk failed, out of memory, -EIO when writing failed). A failed walk is
+ * counted in drmacct_scrape_errors_total of the next scrape.
  */
 int dac_prom_scrape(struct dac_prom *p, FILE *out);
 
