@@ -43,13 +43,13 @@ int prom_http(int port, const char *method, const char *path, int *status, char 
 
 /*
  * Connect to 127.0.0.1:@port and return the socket (-errno on failure),
- * with 20 s receive and send timeouts.
+ * with @secs receive and send timeouts.
  */
-int prom_connect(int port);
+int prom_connect(int port, int secs);
 
 /*
  * Send @len raw bytes to 127.0.0.1:@port, then read the answer until the
- * server closes; *@status is its HTTP status (0 when none). 0 or -errno.
+ * server closes (20 s timeout); *@status is its HTTP status (0 when none). 0 or -errno.
  */
 int prom_raw(int port, const void *req, size_t len, int *status);
 

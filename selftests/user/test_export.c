@@ -104,8 +104,7 @@ static void series(const char *out, const char *name, const char *labels, const 
 DT_TEST_F(ex, exposition_values_and_labels)
 {
 	struct cli_result r;
-	const char *l7 = "{driver=\"simgpu\",device=\"renderD128\",client_id=\"7\",pid=\"100\","
-			 "comm=\"game\"";
+	const char *l7 = "{driver=\"simgpu\",device=\"renderD128\",client_id=\"7\"";
 
 	cli_run(&r, "export", "--prometheus", "--proc-root", self->pt.root, NULL);
 	DT_ASSERT_EQ(r.status, 0);
@@ -125,13 +124,22 @@ DT_TEST_F(ex, exposition_values_and_labels)
 	series(r.out, "drmacct_client_memory_bytes", l7,
 	       "region=\"system\",kind=\"purgeable\"} 0");
 	/* client 7 is held by two processes but is one series */
-	/* 2 busy, 1 cycles, 2 capacity, 1 maxfreq, 3 memory */
-	DT_EXPECT_EQ(count_of(r.out, "client_id=\"7\""), 9);
-	DT_EXPECT_EQ(count_of(r.out, "pid=\"300\""), 0);
-	/* escaping: quote, backslash; invalid UTF-8 byte becomes U+FFFD */
+	/* 2 busy, 1 cycles, 2 capacity, 1 maxfreq, 3 memory, 1 info */
+	DT_EXPECT_EQ(count_of(r.out, "client_id=\"7\""), 10);
+	/* who holds it is in the info series only: lowest pid first, every holder */
+	EXPECT_HAS(r.out, "drmacct_client_info{driver=\"simgpu\",device=\"renderD128\","
+		   "client_id=\"7\",pid=\"100\",comm=\"game\",holders=\"100:9,300:4\"} 1\n");
+	DT_EXPECT_EQ(count_of(r.out, "pid=\""), 2);
+	DT_EXPECT_EQ(count_of(r.out, "comm=\""), 2);
 	EXPECT_HAS(r.out, "drmacct_client_engine_total_cycles_total{driver=\"simgpu\","
-		   "device=\"renderD129\",client_id=\"8\",pid=\"200\","
-		   "comm=\"we\\\"ird\\\\na\xef\xbf\xbdme\",engine=\"render\"} 1000\n");
+		   "device=\"renderD129\",client_id=\"8\",engine=\"render\"} 1000\n");
+	/* escaping: quote, backslash; invalid UTF-8 byte becomes U+FFFD */
+	EXPECT_HAS(r.out, "drmacct_client_info{driver=\"simgpu\",device=\"renderD129\","
+		   "client_id=\"8\",pid=\"200\",comm=\"we\\\"ird\\\\na\xef\xbf\xbdme\","
+		   "holders=\"200:3\"} 1\n");
+	/* devices: no drm-pdev in these fdinfo */
+	EXPECT_HAS(r.out, "drmacct_device_info{driver=\"simgpu\",device=\"renderD128\","
+		   "pdev=\"\"} 1\n");
 	EXPECT_HAS(r.out, "drmacct_clients{driver=\"simgpu\",device=\"renderD128\"} 1\n");
 	EXPECT_HAS(r.out, "drmacct_clients{driver=\"simgpu\",device=\"renderD129\"} 1\n");
 	EXPECT_HAS(r.out, "drmacct_discovery_unreadable{what=\"denied_processes\"} 0\n");
@@ -198,6 +206,40 @@ DT_TEST_F(ex, exposition_syntax)
 	cli_result_free(&r);
 }
 
+/*
+ * Clients without drm-client-id are keyed by holder="PID:FD";
+ * drm-pdev reaches drmacct_device_info.
+ */
+DT_TEST_F(ex, no_client_id_and_pdev)
+{
+	const char *fi = "drm-driver:\tpanfrost\ndrm-pdev:\tfde60000.gpu\n"
+			 "drm-engine-fragment:\t%d ns\n";
+	char a[128], b[128];
+	struct cli_result r;
+
+	snprintf(a, sizeof(a), fi, 11);
+	snprintf(b, sizeof(b), fi, 22);
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 600, "mali"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 600, 3, 226, 131, a), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 600, 4, 226, 131, b), 0);
+	cli_run(&r, "export", "--prometheus", "--proc-root", self->pt.root, "--pid", "600", NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "drmacct_client_engine_busy_seconds_total{driver=\"panfrost\","
+		   "device=\"renderD131\",client_id=\"\",holder=\"600:3\","
+		   "engine=\"fragment\"} 0.000000011\n");
+	EXPECT_HAS(r.out, "drmacct_client_engine_busy_seconds_total{driver=\"panfrost\","
+		   "device=\"renderD131\",client_id=\"\",holder=\"600:4\","
+		   "engine=\"fragment\"} 0.000000022\n");
+	EXPECT_HAS(r.out, "drmacct_client_info{driver=\"panfrost\",device=\"renderD131\","
+		   "client_id=\"\",holder=\"600:4\",pid=\"600\",comm=\"mali\","
+		   "holders=\"600:4\"} 1\n");
+	EXPECT_HAS(r.out, "drmacct_device_info{driver=\"panfrost\",device=\"renderD131\","
+		   "pdev=\"fde60000.gpu\"} 1\n");
+	EXPECT_HAS(r.out, "drmacct_clients{driver=\"panfrost\",device=\"renderD131\"} 2\n");
+	DT_EXPECT_EQ(count_of(r.out, "drmacct_device_info{"), 1);
+	cli_result_free(&r);
+}
+
 /* v3d prints its job counts as driver-specific keys. */
 DT_TEST_F(ex, jobs_from_driver_keys)
 {
@@ -220,11 +262,12 @@ DT_TEST_F(ex, jobs_from_driver_keys)
 	DT_ASSERT_EQ(r.status, 0);
 	/* values as printed in the fixture */
 	EXPECT_HAS(r.out, "drmacct_client_engine_jobs_total{driver=\"v3d\",device=\"renderD130\","
-		   "client_id=\"44\",pid=\"400\",comm=\"v3d-app\",engine=\"render\"} 19575\n");
+		   "client_id=\"44\",engine=\"render\"} 19575\n");
 	EXPECT_HAS(r.out, "engine=\"cache_clean\"} 250392\n");
 	EXPECT_HAS(r.out, "drmacct_client_engine_busy_seconds_total{driver=\"v3d\","
-		   "device=\"renderD130\",client_id=\"44\",pid=\"400\",comm=\"v3d-app\","
-		   "engine=\"csd\"} 188.038329691\n");
+		   "device=\"renderD130\",client_id=\"44\",engine=\"csd\"} 188.038329691\n");
+	EXPECT_HAS(r.out, "drmacct_client_info{driver=\"v3d\",device=\"renderD130\","
+		   "client_id=\"44\",pid=\"400\",comm=\"v3d-app\",holders=\"400:5\"} 1\n");
 	DT_EXPECT_EQ(count_of(r.out, "client_id=\"7\""), 0);
 	cli_result_free(&r);
 }
@@ -394,8 +437,7 @@ DT_TEST_F(ex, self_metrics)
 	EXPECT_HAS(body, "drmacct_discovery_failures{reason=\"parse\"} 2\n");
 	EXPECT_HAS(body, "drmacct_discovery_failures{reason=\"other\"} 0\n");
 	/* the broken client is still there with what could be read */
-	EXPECT_HAS(body, "client_id=\"9\",pid=\"500\",comm=\"odd\",region=\"vram\","
-		   "kind=\"total\"} 3072\n");
+	EXPECT_HAS(body, "client_id=\"9\",region=\"vram\",kind=\"total\"} 3072\n");
 	EXPECT_HAS(body, "drmacct_scrape_errors_total 0\n");
 	snprintf(want, sizeof(want), "drmacct_build_info{version=\"%s\"} 1\n", ver);
 	EXPECT_HAS(body, want);
@@ -436,7 +478,7 @@ DT_TEST_F_TIMEOUT(ex, idle_connections_do_not_stall, 60)
 	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
 	t0 = mono_s();
 	for (int i = 0; i < 4; i++) {
-		idle[i] = prom_connect(self->exp.port);
+		idle[i] = prom_connect(self->exp.port, 20);
 		DT_ASSERT_GE(idle[i], 0);
 	}
 	DT_ASSERT_EQ(send(idle[3], "GET /met", 8, MSG_NOSIGNAL), 8);
@@ -474,7 +516,7 @@ DT_TEST_F_TIMEOUT(ex, connection_limit_evicts_oldest, 60)
 
 	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
 	for (int i = 0; i < 70; i++) {
-		fds[i] = prom_connect(self->exp.port);
+		fds[i] = prom_connect(self->exp.port, 20);
 		DT_ASSERT_GE(fds[i], 0);
 		usleep(2000);	/* accepted in order */
 	}
