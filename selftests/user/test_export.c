@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -356,6 +358,64 @@ DT_TEST_F_TIMEOUT(ex, http_server, 60)
 }
 
 static double mono_s(void);
+
+/*
+ * reason="permission": a process whose fd directory and a DRM fd whose
+ * fdinfo cannot be read, as a user who is not root (nobody, when the test
+ * runs as root), with what it can read still exported.
+ */
+DT_TEST_F(ex, discovery_failures_permission)
+{
+	char buf[65536];
+	size_t n = 0;
+	int p[2], st;
+	pid_t pid;
+
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 500, "secret"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 500, 3, 226, 128, SIMGPU_B), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 600, "half"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 600, 3, 226, 128, SIMGPU_B), 0);
+	DT_ASSERT_EQ(chmod(self->pt.base, 0755), 0);
+	for (pid_t q = 100; q <= 300; q += 100)
+		DT_ASSERT_EQ(proc_tree_chmod(&self->pt, q, "fd", 0755), 0);
+	DT_ASSERT_EQ(proc_tree_chmod(&self->pt, 500, "fd", 0000), 0);
+	DT_ASSERT_EQ(proc_tree_chmod(&self->pt, 600, "fd", 0755), 0);
+	DT_ASSERT_EQ(proc_tree_chmod(&self->pt, 600, "fdinfo/3", 0000), 0);
+	DT_ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		const char *bin = cli_bin();
+
+		if (geteuid() == 0 && (setresgid(65534, 65534, 65534) ||
+				       setresuid(65534, 65534, 65534)))
+			_exit(126);
+		dup2(p[1], 1);
+		cli_child_env();
+		execl(bin, bin, "export", "--prometheus", "--proc-root", self->pt.root,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		ssize_t r = read(p[0], buf + n, sizeof(buf) - 1 - n);
+
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(p[0]);
+	buf[n] = 0;
+	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	DT_ASSERT_TRUE(WIFEXITED(st));
+	DT_ASSERT_EQ(WEXITSTATUS(st), 0);
+	EXPECT_HAS(buf, "drmacct_discovery_failures{reason=\"permission\"} 2\n");
+	EXPECT_HAS(buf, "drmacct_discovery_failures{reason=\"vanished\"} 0\n");
+	EXPECT_HAS(buf, "drmacct_discovery_unreadable{what=\"denied_processes\"} 1\n");
+	EXPECT_HAS(buf, "drmacct_discovery_unreadable{what=\"denied_fds\"} 1\n");
+	EXPECT_HAS(buf, "drmacct_client_info{driver=\"simgpu\",device=\"renderD128\","
+		   "client_id=\"7\",pid=\"100\",comm=\"game\",holders=\"100:9,300:4\"} 1\n");
+}
 
 /* Debian's promtool lints the whole exposition, self-metrics included. */
 DT_TEST_F(ex, promtool_check_metrics)
