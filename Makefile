@@ -463,7 +463,7 @@ do-drmacct: $(REL_CLI) $(REL_MAN)
 # Rebuild what carries the version when VERSION changes.
 $(REL)/.version: FORCE
 	@mkdir -p $(@D); echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
-$(REL)/obj/user/drmacct/main.o $(REL_MAN): $(REL)/.version
+$(REL)/obj/user/drmacct/main.o $(REL)/obj/user/drmacct/export.o $(REL_MAN): $(REL)/.version
 .PHONY: FORCE
 FORCE:
 

@@ -138,10 +138,75 @@ int prom_stop(struct prom_child *c)
 	return status;
 }
 
-int prom_http(int port, const char *method, const char *path, int *status, char **body)
+int prom_connect(int port, int secs)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	struct timeval tv = { .tv_sec = 10 };
+	struct timeval tv = { .tv_sec = secs };
+	int fd;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+int prom_read_status(int fd)
+{
+	char buf[4096];
+	size_t n = 0;
+	int status = 0;
+
+	for (;;) {
+		ssize_t r = recv(fd, buf + n, sizeof(buf) - 1 - n, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == ECONNRESET && n)
+			break;
+		if (r < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (!r)
+			break;
+		n += (size_t)r;
+		if (n == sizeof(buf) - 1)
+			n = 64;	/* keep the status line, drop the rest */
+	}
+	buf[n] = 0;
+	if (sscanf(buf, "HTTP/1.%*d %d", &status) != 1)
+		status = 0;
+	return status;
+}
+
+int prom_raw(int port, const void *req, size_t len, int *status)
+{
+	int fd = prom_connect(port, 20), ret;
+
+	*status = 0;
+	if (fd < 0)
+		return fd;
+	if (send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len) {
+		close(fd);
+		return -EIO;
+	}
+	ret = prom_read_status(fd);
+	close(fd);
+	if (ret < 0)
+		return ret;
+	*status = ret;
+	return 0;
+}
+
+int prom_http(int port, const char *method, const char *path, int *status, char **body)
+{
 	char *buf = NULL, req[1024];
 	size_t n = 0, cap = 0;
 	const char *b;
@@ -150,16 +215,9 @@ int prom_http(int port, const char *method, const char *path, int *status, char 
 	*status = 0;
 	if (body)
 		*body = NULL;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = prom_connect(port, 10);
 	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		ret = -errno;
-		goto out;
-	}
+		return fd;
 	len = snprintf(req, sizeof(req), "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", method,
 		       path);
 	if (send(fd, req, (size_t)len, MSG_NOSIGNAL) != len) {

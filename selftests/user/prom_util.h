@@ -10,6 +10,7 @@
 #define DRMACCT_PROM_UTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct prom_child {
@@ -39,6 +40,24 @@ int prom_stop(struct prom_child *c);
  * 0 or -errno (-ECONNREFUSED, -ETIMEDOUT after 10 s ...).
  */
 int prom_http(int port, const char *method, const char *path, int *status, char **body);
+
+/*
+ * Connect to 127.0.0.1:@port and return the socket (-errno on failure),
+ * with @secs receive and send timeouts.
+ */
+int prom_connect(int port, int secs);
+
+/*
+ * Send @len raw bytes to 127.0.0.1:@port, then read the answer until the
+ * server closes (20 s timeout); *@status is its HTTP status (0 when none). 0 or -errno.
+ */
+int prom_raw(int port, const void *req, size_t len, int *status);
+
+/*
+ * Read from @fd until EOF (or its timeout) and return the HTTP status of
+ * what came, 0 when none, -errno on a failed read.
+ */
+int prom_read_status(int fd);
 
 /* A loopback TCP port that was free a moment ago. */
 int prom_free_port(void);

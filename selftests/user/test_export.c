@@ -16,7 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #define SIMGPU_A \
 	"pos:\t0\n" \
@@ -101,8 +106,7 @@ static void series(const char *out, const char *name, const char *labels, const 
 DT_TEST_F(ex, exposition_values_and_labels)
 {
 	struct cli_result r;
-	const char *l7 = "{driver=\"simgpu\",device=\"renderD128\",client_id=\"7\",pid=\"100\","
-			 "comm=\"game\"";
+	const char *l7 = "{driver=\"simgpu\",device=\"renderD128\",client_id=\"7\"";
 
 	cli_run(&r, "export", "--prometheus", "--proc-root", self->pt.root, NULL);
 	DT_ASSERT_EQ(r.status, 0);
@@ -122,13 +126,22 @@ DT_TEST_F(ex, exposition_values_and_labels)
 	series(r.out, "drmacct_client_memory_bytes", l7,
 	       "region=\"system\",kind=\"purgeable\"} 0");
 	/* client 7 is held by two processes but is one series */
-	/* 2 busy, 1 cycles, 2 capacity, 1 maxfreq, 3 memory */
-	DT_EXPECT_EQ(count_of(r.out, "client_id=\"7\""), 9);
-	DT_EXPECT_EQ(count_of(r.out, "pid=\"300\""), 0);
-	/* escaping: quote, backslash; invalid UTF-8 byte becomes U+FFFD */
+	/* 2 busy, 1 cycles, 2 capacity, 1 maxfreq, 3 memory, 1 info */
+	DT_EXPECT_EQ(count_of(r.out, "client_id=\"7\""), 10);
+	/* who holds it is in the info series only: lowest pid first, every holder */
+	EXPECT_HAS(r.out, "drmacct_client_info{driver=\"simgpu\",device=\"renderD128\","
+		   "client_id=\"7\",pid=\"100\",comm=\"game\",holders=\"100:9,300:4\"} 1\n");
+	DT_EXPECT_EQ(count_of(r.out, "pid=\""), 2);
+	DT_EXPECT_EQ(count_of(r.out, "comm=\""), 2);
 	EXPECT_HAS(r.out, "drmacct_client_engine_total_cycles_total{driver=\"simgpu\","
-		   "device=\"renderD129\",client_id=\"8\",pid=\"200\","
-		   "comm=\"we\\\"ird\\\\na\xef\xbf\xbdme\",engine=\"render\"} 1000\n");
+		   "device=\"renderD129\",client_id=\"8\",engine=\"render\"} 1000\n");
+	/* escaping: quote, backslash; invalid UTF-8 byte becomes U+FFFD */
+	EXPECT_HAS(r.out, "drmacct_client_info{driver=\"simgpu\",device=\"renderD129\","
+		   "client_id=\"8\",pid=\"200\",comm=\"we\\\"ird\\\\na\xef\xbf\xbdme\","
+		   "holders=\"200:3\"} 1\n");
+	/* devices: no drm-pdev in these fdinfo */
+	EXPECT_HAS(r.out, "drmacct_device_info{driver=\"simgpu\",device=\"renderD128\","
+		   "pdev=\"\"} 1\n");
 	EXPECT_HAS(r.out, "drmacct_clients{driver=\"simgpu\",device=\"renderD128\"} 1\n");
 	EXPECT_HAS(r.out, "drmacct_clients{driver=\"simgpu\",device=\"renderD129\"} 1\n");
 	EXPECT_HAS(r.out, "drmacct_discovery_unreadable{what=\"denied_processes\"} 0\n");
@@ -195,6 +208,40 @@ DT_TEST_F(ex, exposition_syntax)
 	cli_result_free(&r);
 }
 
+/*
+ * Clients without drm-client-id are keyed by holder="PID:FD";
+ * drm-pdev reaches drmacct_device_info.
+ */
+DT_TEST_F(ex, no_client_id_and_pdev)
+{
+	const char *fi = "drm-driver:\tpanfrost\ndrm-pdev:\tfde60000.gpu\n"
+			 "drm-engine-fragment:\t%d ns\n";
+	char a[128], b[128];
+	struct cli_result r;
+
+	snprintf(a, sizeof(a), fi, 11);
+	snprintf(b, sizeof(b), fi, 22);
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 600, "mali"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 600, 3, 226, 131, a), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 600, 4, 226, 131, b), 0);
+	cli_run(&r, "export", "--prometheus", "--proc-root", self->pt.root, "--pid", "600", NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "drmacct_client_engine_busy_seconds_total{driver=\"panfrost\","
+		   "device=\"renderD131\",client_id=\"\",holder=\"600:3\","
+		   "engine=\"fragment\"} 0.000000011\n");
+	EXPECT_HAS(r.out, "drmacct_client_engine_busy_seconds_total{driver=\"panfrost\","
+		   "device=\"renderD131\",client_id=\"\",holder=\"600:4\","
+		   "engine=\"fragment\"} 0.000000022\n");
+	EXPECT_HAS(r.out, "drmacct_client_info{driver=\"panfrost\",device=\"renderD131\","
+		   "client_id=\"\",holder=\"600:4\",pid=\"600\",comm=\"mali\","
+		   "holders=\"600:4\"} 1\n");
+	EXPECT_HAS(r.out, "drmacct_device_info{driver=\"panfrost\",device=\"renderD131\","
+		   "pdev=\"fde60000.gpu\"} 1\n");
+	EXPECT_HAS(r.out, "drmacct_clients{driver=\"panfrost\",device=\"renderD131\"} 2\n");
+	DT_EXPECT_EQ(count_of(r.out, "drmacct_device_info{"), 1);
+	cli_result_free(&r);
+}
+
 /* v3d prints its job counts as driver-specific keys. */
 DT_TEST_F(ex, jobs_from_driver_keys)
 {
@@ -217,11 +264,12 @@ DT_TEST_F(ex, jobs_from_driver_keys)
 	DT_ASSERT_EQ(r.status, 0);
 	/* values as printed in the fixture */
 	EXPECT_HAS(r.out, "drmacct_client_engine_jobs_total{driver=\"v3d\",device=\"renderD130\","
-		   "client_id=\"44\",pid=\"400\",comm=\"v3d-app\",engine=\"render\"} 19575\n");
+		   "client_id=\"44\",engine=\"render\"} 19575\n");
 	EXPECT_HAS(r.out, "engine=\"cache_clean\"} 250392\n");
 	EXPECT_HAS(r.out, "drmacct_client_engine_busy_seconds_total{driver=\"v3d\","
-		   "device=\"renderD130\",client_id=\"44\",pid=\"400\",comm=\"v3d-app\","
-		   "engine=\"csd\"} 188.038329691\n");
+		   "device=\"renderD130\",client_id=\"44\",engine=\"csd\"} 188.038329691\n");
+	EXPECT_HAS(r.out, "drmacct_client_info{driver=\"v3d\",device=\"renderD130\","
+		   "client_id=\"44\",pid=\"400\",comm=\"v3d-app\",holders=\"400:5\"} 1\n");
 	DT_EXPECT_EQ(count_of(r.out, "client_id=\"7\""), 0);
 	cli_result_free(&r);
 }
@@ -307,6 +355,278 @@ DT_TEST_F_TIMEOUT(ex, http_server, 60)
 	ret = prom_stop(&self->exp);
 	DT_ASSERT_TRUE(WIFEXITED(ret));
 	DT_EXPECT_EQ(WEXITSTATUS(ret), 0);
+}
+
+static double mono_s(void);
+
+/*
+ * reason="permission": a process whose fd directory and a DRM fd whose
+ * fdinfo cannot be read, as a user who is not root (nobody, when the test
+ * runs as root), with what it can read still exported.
+ */
+DT_TEST_F(ex, discovery_failures_permission)
+{
+	char buf[65536];
+	size_t n = 0;
+	int p[2], st;
+	pid_t pid;
+
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 500, "secret"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 500, 3, 226, 128, SIMGPU_B), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 600, "half"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 600, 3, 226, 128, SIMGPU_B), 0);
+	DT_ASSERT_EQ(chmod(self->pt.base, 0755), 0);
+	for (pid_t q = 100; q <= 300; q += 100)
+		DT_ASSERT_EQ(proc_tree_chmod(&self->pt, q, "fd", 0755), 0);
+	DT_ASSERT_EQ(proc_tree_chmod(&self->pt, 500, "fd", 0000), 0);
+	DT_ASSERT_EQ(proc_tree_chmod(&self->pt, 600, "fd", 0755), 0);
+	DT_ASSERT_EQ(proc_tree_chmod(&self->pt, 600, "fdinfo/3", 0000), 0);
+	DT_ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		const char *bin = cli_bin();
+
+		if (geteuid() == 0 && (setresgid(65534, 65534, 65534) ||
+				       setresuid(65534, 65534, 65534)))
+			_exit(126);
+		dup2(p[1], 1);
+		cli_child_env();
+		execl(bin, bin, "export", "--prometheus", "--proc-root", self->pt.root,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		ssize_t r = read(p[0], buf + n, sizeof(buf) - 1 - n);
+
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(p[0]);
+	buf[n] = 0;
+	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	DT_ASSERT_TRUE(WIFEXITED(st));
+	DT_ASSERT_EQ(WEXITSTATUS(st), 0);
+	EXPECT_HAS(buf, "drmacct_discovery_failures{reason=\"permission\"} 2\n");
+	EXPECT_HAS(buf, "drmacct_discovery_failures{reason=\"vanished\"} 0\n");
+	EXPECT_HAS(buf, "drmacct_discovery_unreadable{what=\"denied_processes\"} 1\n");
+	EXPECT_HAS(buf, "drmacct_discovery_unreadable{what=\"denied_fds\"} 1\n");
+	EXPECT_HAS(buf, "drmacct_client_info{driver=\"simgpu\",device=\"renderD128\","
+		   "client_id=\"7\",pid=\"100\",comm=\"game\",holders=\"100:9,300:4\"} 1\n");
+}
+
+/* Debian's promtool lints the whole exposition, self-metrics included. */
+DT_TEST_F(ex, promtool_check_metrics)
+{
+	const char *tool = getenv("DRMACCT_PROMTOOL");
+	char cmd[1200], log[] = "/tmp/dt-promtool-XXXXXX", msg[2048] = "";
+	struct cli_result r;
+	FILE *pipe, *lf;
+	size_t n;
+	int fd, st;
+
+	if (!tool || !*tool)
+		tool = "/usr/bin/promtool";
+	if (access(tool, X_OK))
+		DT_SKIP("%s not installed (Debian package prometheus)", tool);
+	cli_run(&r, "export", "--prometheus", "--proc-root", self->pt.root, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	fd = mkstemp(log);
+	DT_ASSERT_GE(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "'%s' check metrics >'%s' 2>&1", tool, log);
+	pipe = popen(cmd, "w");
+	DT_ASSERT_NE(pipe, NULL);
+	fputs(r.out, pipe);
+	st = pclose(pipe);
+	lf = fopen(log, "r");
+	if (lf) {
+		n = fread(msg, 1, sizeof(msg) - 1, lf);
+		msg[n] = 0;
+		fclose(lf);
+	}
+	unlink(log);
+	cli_result_free(&r);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		DT_FAIL("promtool check metrics: status %d: %s", st, msg);
+}
+
+/*
+ * Self-metrics: failures of the walk by reason, the scrape's duration (no
+ * longer than the whole HTTP round trip around it), errors, build info
+ * with the version `drmacct --version` prints.
+ */
+DT_TEST_F(ex, self_metrics)
+{
+	struct cli_result r;
+	char line[512], ver[64] = "", want[128];
+	char *body = NULL;
+	double t0, took, dur = -1;
+	int status;
+
+	/* 400 exited after the root was listed (no fd dir any more). */
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 400, "gone"), 0);
+	DT_ASSERT_EQ(proc_tree_remove(&self->pt, 400, "fd"), 0);
+	/* 100's fd 5 closed between getdents and stat (dangling link). */
+	DT_ASSERT_EQ(proc_tree_add_link_fd(&self->pt, 100, 5, "/nonexistent/x"), 0);
+	/* Two DRM fds whose fdinfo break the spec: counted, still exported. */
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 500, "odd"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 500, 3, 226, 128,
+					  "drm-driver:\tsimgpu\ndrm-client-id:\t9\n"
+					  "drm-engine-render:\t12 parsecs\n"
+					  "drm-total-vram:\t3 KiB\n"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 500, 4, 226, 128,
+					  "drm-driver:\tsimgpu\ndrm-client-id:\t10\n"
+					  "drm-engine-render:\t5 ns\ndrm-engine-render:\t6 ns\n"), 0);
+
+	cli_run(&r, "--version", NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	DT_ASSERT_EQ(sscanf(r.out, "drmacct %63s", ver), 1);
+	cli_result_free(&r);
+
+	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
+	t0 = mono_s();
+	DT_ASSERT_EQ(prom_http(self->exp.port, "GET", "/metrics", &status, &body), 0);
+	took = mono_s() - t0;
+	DT_ASSERT_EQ(status, 200);
+	DT_ASSERT_NE(body, NULL);
+	EXPECT_HAS(body, "drmacct_discovery_failures{reason=\"permission\"} 0\n");
+	EXPECT_HAS(body, "drmacct_discovery_failures{reason=\"vanished\"} 2\n");
+	EXPECT_HAS(body, "drmacct_discovery_failures{reason=\"parse\"} 2\n");
+	EXPECT_HAS(body, "drmacct_discovery_failures{reason=\"other\"} 0\n");
+	/* the broken client is still there with what could be read */
+	EXPECT_HAS(body, "client_id=\"9\",region=\"vram\",kind=\"total\"} 3072\n");
+	EXPECT_HAS(body, "drmacct_scrape_errors_total 0\n");
+	snprintf(want, sizeof(want), "drmacct_build_info{version=\"%s\"} 1\n", ver);
+	EXPECT_HAS(body, want);
+	DT_ASSERT_NE(line_of(body, "drmacct_scrape_duration_seconds ", line, sizeof(line)),
+		     NULL);
+	DT_ASSERT_EQ(sscanf(line, "drmacct_scrape_duration_seconds %lf", &dur), 1);
+	printf("# scrape duration %.6f s, HTTP round trip %.6f s\n", dur, took);
+	DT_EXPECT_GT(dur, 0.0);
+	DT_EXPECT_LE(dur, took);
+	free(body);
+	/* --prometheus prints them too */
+	cli_run(&r, "export", "--prometheus", "--proc-root", self->pt.root, NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, want);
+	EXPECT_HAS(r.out, "drmacct_discovery_failures{reason=\"vanished\"} 2\n");
+	cli_result_free(&r);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Three connections that send nothing, and one that stops half-way through
+ * its request line, do not hold up a scrape from another client; the idle
+ * ones are answered 408 and closed after the 10 s head timeout, not kept.
+ */
+DT_TEST_F_TIMEOUT(ex, idle_connections_do_not_stall, 60)
+{
+	int idle[4], status;
+	double t0, took;
+	char *body = NULL;
+
+	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
+	t0 = mono_s();
+	for (int i = 0; i < 4; i++) {
+		idle[i] = prom_connect(self->exp.port, 20);
+		DT_ASSERT_GE(idle[i], 0);
+	}
+	DT_ASSERT_EQ(send(idle[3], "GET /met", 8, MSG_NOSIGNAL), 8);
+	usleep(100000);	/* the server has seen them all */
+	for (int k = 0; k < 3; k++) {
+		double s0 = mono_s();
+
+		DT_ASSERT_EQ(prom_http(self->exp.port, "GET", "/metrics", &status, &body), 0);
+		took = mono_s() - s0;
+		DT_EXPECT_EQ(status, 200);
+		DT_ASSERT_NE(body, NULL);
+		EXPECT_HAS(body, "client_id=\"8\"");
+		free(body);
+		body = NULL;
+		/* generous: the old server took 5 s per idle connection ahead */
+		DT_EXPECT_LT(took, 2.0);
+		printf("# scrape %d with 4 idle connections open: %.3f s\n", k, took);
+	}
+	/* The idle ones are closed after the head timeout, with a 408. */
+	for (int i = 0; i < 4; i++) {
+		DT_EXPECT_EQ(prom_read_status(idle[i]), 408);
+		close(idle[i]);
+	}
+	took = mono_s() - t0;
+	printf("# idle connections closed after %.1f s\n", took);
+	DT_EXPECT_GE(took, 9.0);
+	DT_EXPECT_LT(took, 20.0);
+}
+
+/* More connections than the limit: the oldest are closed, scrapes go on. */
+DT_TEST_F_TIMEOUT(ex, connection_limit_evicts_oldest, 60)
+{
+	int fds[70], status;
+	char *body = NULL, b;
+
+	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
+	for (int i = 0; i < 70; i++) {
+		fds[i] = prom_connect(self->exp.port, 20);
+		DT_ASSERT_GE(fds[i], 0);
+		usleep(2000);	/* accepted in order */
+	}
+	DT_ASSERT_EQ(prom_http(self->exp.port, "GET", "/metrics", &status, &body), 0);
+	DT_EXPECT_EQ(status, 200);
+	free(body);
+	/* the first one was evicted: EOF with nothing sent */
+	DT_EXPECT_EQ(recv(fds[0], &b, 1, 0), 0);
+	for (int i = 0; i < 70; i++)
+		close(fds[i]);
+}
+
+/* Anything that is not an HTTP/1.x request line is a 400, not a hang. */
+DT_TEST_F_TIMEOUT(ex, garbage_requests, 60)
+{
+	static const struct {
+		const char *req;
+		int status;
+	} cases[] = {
+		{ "\x01\x02\xff garbage\r\n\r\n", 400 },
+		{ "hello\n\n", 400 },
+		{ "GET metrics HTTP/1.1\r\n\r\n", 400 },
+		{ "GET /metrics SPDY/3\r\n\r\n", 400 },
+		{ "GET /metrics\r\n\r\n", 400 },
+		{ "GET  /metrics HTTP/1.1\r\n\r\n", 400 },
+		{ "get /metrics HTTP/1.1\r\n\r\n", 400 },
+		{ "\r\n\r\n", 400 },
+		{ "FOO /metrics HTTP/1.1\r\n\r\n", 405 },
+		{ "DELETE /metrics HTTP/1.0\r\n\r\n", 405 },
+		{ "GET /metricsx HTTP/1.1\r\nHost: x\r\n\r\n", 404 },
+		{ "GET /metrics HTTP/1.1\nHost: x\n\n", 200 },
+	};
+	char *big = malloc(8192);
+	int status;
+
+	DT_ASSERT_NE(big, NULL);
+	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		DT_ASSERT_EQ(prom_raw(self->exp.port, cases[i].req, strlen(cases[i].req),
+				      &status), 0);
+		if (status != cases[i].status)
+			DT_FAIL("request %zu: status %d, want %d", i, status, cases[i].status);
+	}
+	/* a request line longer than the 8 KiB head limit */
+	memset(big, 'A', 8192);
+	DT_ASSERT_EQ(prom_raw(self->exp.port, big, 8192, &status), 0);
+	DT_EXPECT_EQ(status, 400);
+	free(big);
+	/* and the server still serves */
+	expect_render_busy(self->exp.port, "} 0.000000042");
 }
 
 DT_MAIN

@@ -240,9 +240,14 @@ DT_TEST_F_TIMEOUT(pr, scraped_series_and_values, 180)
 	EXPECT_HAS(b, ",\"1.23456789\"]");
 	EXPECT_HAS(b, "\"driver\":\"simgpu\"");
 	EXPECT_HAS(b, "\"device\":\"renderD128\"");
+	EXPECT_HAS(b, "\"job\":\"drmacct\"");
+	free(b);
+	/* who holds the client: joined in from drmacct_client_info */
+	b = wait_query(self, "drmacct_client_engine_busy_seconds_total{client_id=\"7\","
+			     "engine=\"render\"} * on (driver, device, client_id, holder) "
+			     "group_left (pid, comm) drmacct_client_info", 1, ",\"1.23456789\"]", 10);
 	EXPECT_HAS(b, "\"pid\":\"100\"");
 	EXPECT_HAS(b, "\"comm\":\"game\"");
-	EXPECT_HAS(b, "\"job\":\"drmacct\"");
 	free(b);
 	b = wait_query(self, "drmacct_client_engine_busy_seconds_total{engine=\"copy\"}", 1,
 		       ",\"0.25\"]", 10);
@@ -268,9 +273,17 @@ DT_TEST_F_TIMEOUT(pr, scraped_series_and_values, 180)
 	b = wait_query(self, "sum(drmacct_clients)", 1, ",\"2\"]", 10);
 	free(b);
 	/* the escaped comm arrives as it was: JSON shows we\"ird\\name */
-	b = wait_query(self, "drmacct_client_engine_busy_seconds_total{client_id=\"8\"}", 1,
-		       ",\"4.2e-08\"]", 10);
+	b = wait_query(self, "drmacct_client_info{client_id=\"8\"}", 1, ",\"1\"]", 10);
 	EXPECT_HAS(b, "\"comm\":\"we\\\"ird\\\\name\"");
+	free(b);
+	/* the utilisation query of Documentation/exporter.rst: one result per
+	 * (comm, pid, engine) -- game/render, game/copy, weird/render */
+	b = wait_query(self, "sum by (comm, pid, engine) ("
+			     "rate(drmacct_client_engine_busy_seconds_total[1m]) / "
+			     "drmacct_client_engine_capacity * on (driver, device, client_id, "
+			     "holder) group_left (comm, pid) drmacct_client_info)", 3, NULL, 20);
+	EXPECT_HAS(b, "\"comm\":\"game\"");
+	EXPECT_HAS(b, "\"pid\":\"200\"");
 	free(b);
 	/* TYPE counter made it through: rate() works on it */
 	b = query(self, "rate(drmacct_client_engine_busy_seconds_total[1m])");

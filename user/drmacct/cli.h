@@ -24,6 +24,11 @@
 #include "fdinfo.h"
 #include "tracker.h"
 
+/* Set by the Makefile (VERSION=); the fallback for builds that do not. */
+#ifndef DRMACCT_VERSION
+#define DRMACCT_VERSION "0.1"
+#endif
+
 #define CLI_EXIT_OK	0
 #define CLI_EXIT_FAIL	1
 #define CLI_EXIT_USAGE	2

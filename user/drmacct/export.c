@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -30,7 +29,8 @@ static void usage(FILE *f)
 		"       drmacct export --listen ADDR:PORT [OPTIONS]\n\n"
 		"Per-client GPU usage in the Prometheus text format (Documentation/exporter.rst):\n"
 		"busy seconds, cycles and jobs per engine as counters, memory bytes by region\n"
-		"and kind as gauges, labelled with driver, device, client id, pid and comm.\n\n"
+		"and kind as gauges, keyed by driver, device and client id; pid, comm and\n"
+		"every holder in drmacct_client_info.\n\n"
 		"Options:\n"
 		"      --prometheus       print the exposition once to stdout\n"
 		"  -l, --listen=ADDR:PORT serve it at http://ADDR:PORT/metrics until SIGINT or\n"
@@ -103,73 +103,115 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t 
 	return 0;
 }
 
-static void send_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+/*
+ * The server: one poll() loop, every socket non-blocking, so an idle or slow
+ * client never holds up another. Each connection carries one request:
+ * its head must arrive within CONN_TIMEOUT_MS of the accept and the answer
+ * must be taken within CONN_TIMEOUT_MS of being ready, else the connection
+ * is closed (408 when the head was late). At most MAX_CONNS are open; one
+ * more evicts the one open longest.
+ */
+#define MAX_CONNS	64
+#define REQ_MAX		8192
+#define CONN_TIMEOUT_MS	10000
 
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;	/* the scraper went away: nothing to do */
-		p += w;
-		n -= (size_t)w;
-	}
+struct conn {
+	int fd;			/* -1: slot free */
+	size_t n;		/* bytes of the request head so far */
+	char req[REQ_MAX + 1];	/* NUL-terminated */
+	char *out;		/* the whole answer once decided, NULL while reading */
+	size_t outlen, outoff;
+	uint64_t opened_ms, deadline_ms;
+};
+
+static uint64_t now_ms(void)
+{
+	return dac_now_ns() / 1000000;
 }
 
-static void respond(int fd, int code, const char *reason, const char *type, const char *body,
-		    size_t len, bool head)
+/* Queue the answer on @c; the loop sends it and closes. */
+static void respond(struct conn *c, int code, const char *reason, const char *type,
+		    const char *extra, const char *body, size_t len, bool head)
 {
-	char hdr[256];
+	char hdr[320];
 	int n = snprintf(hdr, sizeof(hdr),
 			 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-			 "Connection: close\r\n\r\n", code, reason, type, len);
+			 "%sConnection: close\r\n\r\n", code, reason, type, len, extra);
+	size_t blen = head ? 0 : len;
 
-	send_all(fd, hdr, (size_t)n);
-	if (!head)
-		send_all(fd, body, len);
-}
-
-/* One request on @fd: read the request head, answer, done. */
-static void serve_one(int fd, struct dac_prom *p)
-{
-	char req[8192], method[16], path[1024];
-	size_t n = 0;
-	bool head;
-	struct timeval tv = { .tv_sec = 5 };
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	while (n < sizeof(req) - 1) {
-		ssize_t r = recv(fd, req + n, sizeof(req) - 1 - n, 0);
-
-		if (r < 0 && errno == EINTR && !stop_sig)
-			continue;
-		if (r <= 0)
-			return;
-		n += (size_t)r;
-		req[n] = 0;
-		if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
-			break;
-	}
-	req[n] = 0;
-	if (sscanf(req, "%15s %1023s", method, path) != 2) {
-		respond(fd, 400, "Bad Request", "text/plain", "bad request\n", 12, false);
+	c->out = malloc((size_t)n + blen + 1);
+	if (!c->out) {
+		c->deadline_ms = 0;	/* out of memory: the caller closes */
 		return;
 	}
-	head = !strcmp(method, "HEAD");
+	memcpy(c->out, hdr, (size_t)n);
+	if (blen)
+		memcpy(c->out + n, body, blen);
+	c->outlen = (size_t)n + blen;
+	c->outoff = 0;
+	c->deadline_ms = now_ms() + CONN_TIMEOUT_MS;
+}
+
+static void bad_request(struct conn *c, const char *why)
+{
+	char msg[128];
+	int l = snprintf(msg, sizeof(msg), "bad request: %s\n", why);
+
+	respond(c, 400, "Bad Request", "text/plain", "", msg, (size_t)l, false);
+}
+
+/*
+ * "METHOD SP /target SP HTTP/1.x" ending in LF or CRLF. Returns the length of
+ * the line (with its end) or 0 when it is not one; fills @method, @path.
+ */
+static size_t request_line(const char *s, size_t n, char *method, size_t mlen, char *path,
+			   size_t plen)
+{
+	size_t i = 0, m, t;
+
+	while (i < n && s[i] >= 'A' && s[i] <= 'Z')
+		i++;
+	if (!i || i >= mlen || i >= n || s[i] != ' ')
+		return 0;
+	memcpy(method, s, i);
+	method[i] = 0;
+	m = ++i;
+	while (i < n && (unsigned char)s[i] > ' ' && (unsigned char)s[i] < 0x7f)
+		i++;
+	t = i - m;
+	if (!t || t >= plen || s[m] != '/' || i >= n || s[i] != ' ')
+		return 0;
+	memcpy(path, s + m, t);
+	path[t] = 0;
+	i++;
+	if (n - i < 8 || memcmp(s + i, "HTTP/1.", 7) || s[i + 7] < '0' || s[i + 7] > '9')
+		return 0;
+	i += 8;
+	if (i < n && s[i] == '\r')
+		i++;
+	if (i >= n || s[i] != '\n')
+		return 0;
+	return i + 1;
+}
+
+static void answer(struct conn *c, struct dac_prom *p, const char *method, const char *path)
+{
+	bool head = !strcmp(method, "HEAD");
+
 	if (strcmp(method, "GET") && !head) {
-		respond(fd, 405, "Method Not Allowed", "text/plain", "GET only\n", 9, false);
+		respond(c, 405, "Method Not Allowed", "text/plain", "Allow: GET, HEAD\r\n",
+			"GET or HEAD only\n", 17, false);
 		return;
 	}
 	if (!strcmp(path, "/")) {
 		static const char idx[] = "drmacct exporter: see /metrics\n";
 
-		respond(fd, 200, "OK", "text/plain; charset=utf-8", idx, sizeof(idx) - 1, head);
+		respond(c, 200, "OK", "text/plain; charset=utf-8", "", idx, sizeof(idx) - 1,
+			head);
 		return;
 	}
 	if (strcmp(path, "/metrics") && strncmp(path, "/metrics?", 9)) {
-		respond(fd, 404, "Not Found", "text/plain", "not found\n", 10, false);
+		respond(c, 404, "Not Found", "text/plain", "", "not found\n", 10, false);
 		return;
 	}
 	{
@@ -184,15 +226,183 @@ static void serve_one(int fd, struct dac_prom *p)
 			char msg[128];
 			int l = snprintf(msg, sizeof(msg), "scrape failed: %s\n", strerror(-ret));
 
-			respond(fd, 500, "Internal Server Error", "text/plain", msg, (size_t)l,
-				head);
+			respond(c, 500, "Internal Server Error", "text/plain", "", msg,
+				(size_t)l, head);
 			fprintf(stderr, "drmacct export: %s", msg);
 		} else {
-			respond(fd, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", body,
+			respond(c, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", "", body,
 				len, head);
 		}
 		free(body);
 	}
+}
+
+/* Decide once the head is complete (or is already known to be bad). */
+static void parse_request(struct conn *c, struct dac_prom *p)
+{
+	char method[16], path[1024];
+	const char *nl = memchr(c->req, '\n', c->n);
+	size_t l;
+
+	if (!nl) {
+		if (c->n == REQ_MAX)
+			bad_request(c, "request line too long");
+		return;
+	}
+	l = request_line(c->req, c->n, method, sizeof(method), path, sizeof(path));
+	if (!l) {
+		bad_request(c, "not an HTTP/1.x request line");
+		return;
+	}
+	/* The head ends with an empty line right after the request line or later. */
+	c->req[c->n] = 0;
+	if (!(c->req[l] == '\n' || (c->req[l] == '\r' && c->req[l + 1] == '\n')) &&
+	    !memmem(c->req, c->n, "\r\n\r\n", 4) && !memmem(c->req, c->n, "\n\n", 2)) {
+		if (c->n == REQ_MAX)
+			bad_request(c, "request head too long");
+		return;
+	}
+	answer(c, p, method, path);
+}
+
+static void conn_close(struct conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->out);
+	c->fd = -1;
+	c->out = NULL;
+	c->n = 0;
+}
+
+/* Readable: take what is there, answer when the head is complete. */
+static void conn_read(struct conn *c, struct dac_prom *p)
+{
+	while (c->n < REQ_MAX) {
+		ssize_t r = recv(c->fd, c->req + c->n, REQ_MAX - c->n, MSG_DONTWAIT);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (r <= 0) {	/* closed before a whole request: nothing to answer */
+			conn_close(c);
+			return;
+		}
+		c->n += (size_t)r;
+	}
+	parse_request(c, p);
+	if (c->out == NULL && c->deadline_ms == 0)
+		conn_close(c);
+}
+
+/* Writable: send what the socket takes; close when all is out. */
+static void conn_write(struct conn *c)
+{
+	while (c->outoff < c->outlen) {
+		ssize_t w = send(c->fd, c->out + c->outoff, c->outlen - c->outoff,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (w <= 0)
+			break;	/* the scraper went away */
+		c->outoff += (size_t)w;
+	}
+	conn_close(c);
+}
+
+static void conn_accept(int lfd, struct conn *conns)
+{
+	for (;;) {
+		int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct conn *c = NULL, *oldest = NULL;
+
+		if (cfd < 0)
+			return;	/* EAGAIN, or a connection that went away meanwhile */
+		for (size_t i = 0; i < MAX_CONNS && !c; i++) {
+			if (conns[i].fd < 0)
+				c = &conns[i];
+			else if (!oldest || conns[i].opened_ms < oldest->opened_ms)
+				oldest = &conns[i];
+		}
+		if (!c) {
+			conn_close(oldest);
+			c = oldest;
+		}
+		c->fd = cfd;
+		c->n = 0;
+		c->out = NULL;
+		c->opened_ms = now_ms();
+		c->deadline_ms = c->opened_ms + CONN_TIMEOUT_MS;
+	}
+}
+
+/* Serve on @lfd until SIGINT/SIGTERM. */
+static int serve_loop(int lfd, struct dac_prom *p)
+{
+	struct conn *conns = calloc(MAX_CONNS, sizeof(*conns));
+	struct pollfd pfd[MAX_CONNS + 1];
+	size_t idx[MAX_CONNS + 1];
+
+	if (!conns) {
+		cli_error(CMD, "%s", strerror(ENOMEM));
+		return CLI_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < MAX_CONNS; i++)
+		conns[i].fd = -1;
+	while (!stop_sig) {
+		uint64_t now = now_ms(), next = now + 1000;
+		nfds_t n = 1;
+		int r;
+
+		pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		for (size_t i = 0; i < MAX_CONNS; i++) {
+			struct conn *c = &conns[i];
+
+			if (c->fd < 0)
+				continue;
+			if (c->deadline_ms <= now) {
+				if (!c->out) {
+					static const char late[] = "request head not received "
+								   "in time\n";
+
+					respond(c, 408, "Request Timeout", "text/plain", "", late,
+						sizeof(late) - 1, false);
+					/* best effort, once: the client was idle anyway */
+					if (c->out)
+						conn_write(c);
+				}
+				conn_close(c);
+				continue;
+			}
+			if (c->deadline_ms < next)
+				next = c->deadline_ms;
+			pfd[n] = (struct pollfd){ .fd = c->fd, .events = c->out ? POLLOUT : POLLIN };
+			idx[n++] = i;
+		}
+		r = poll(pfd, n, (int)(next - now));
+		if (r <= 0)
+			continue;
+		for (nfds_t k = 1; k < n; k++) {
+			struct conn *c = &conns[idx[k]];
+
+			if (!pfd[k].revents)
+				continue;
+			if (!c->out)
+				conn_read(c, p);
+			if (c->fd >= 0 && c->out)
+				conn_write(c);
+		}
+		if (pfd[0].revents & POLLIN)
+			conn_accept(lfd, conns);
+	}
+	for (size_t i = 0; i < MAX_CONNS; i++)
+		conn_close(&conns[i]);
+	free(conns);
+	return CLI_EXIT_OK;
 }
 
 static int serve(const char *arg, struct dac_prom *p)
@@ -209,13 +419,13 @@ static int serve(const char *arg, struct dac_prom *p)
 				       "or [::1]:PORT)", arg);
 	if (ret)
 		return cli_usage_error(CMD, "bad --listen '%s' (ADDR:PORT)", arg);
-	lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (lfd < 0) {
 		cli_error(CMD, "socket: %s", strerror(errno));
 		return CLI_EXIT_FAIL;
 	}
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(lfd, (struct sockaddr *)&ss, len) || listen(lfd, 16)) {
+	if (bind(lfd, (struct sockaddr *)&ss, len) || listen(lfd, MAX_CONNS)) {
 		cli_error(CMD, "cannot listen on %s: %s", arg, strerror(errno));
 		close(lfd);
 		return CLI_EXIT_FAIL;
@@ -243,20 +453,9 @@ static int serve(const char *arg, struct dac_prom *p)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	while (!stop_sig) {
-		struct pollfd pfd = { .fd = lfd, .events = POLLIN };
-		int cfd;
-
-		if (poll(&pfd, 1, 1000) <= 0)
-			continue;
-		cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (cfd < 0)
-			continue;
-		serve_one(cfd, p);
-		close(cfd);
-	}
+	ret = serve_loop(lfd, p);
 	close(lfd);
-	return CLI_EXIT_OK;
+	return ret;
 }
 
 static int cmd_export(int argc, char **argv)
@@ -318,6 +517,11 @@ static int cmd_export(int argc, char **argv)
 	if (!p) {
 		cli_error(CMD, "cannot open %s: %s", dopts.proc_root ? dopts.proc_root : "/proc",
 			  strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	if (dac_prom_set_version(p, DRMACCT_VERSION)) {
+		cli_error(CMD, "%s", strerror(ENOMEM));
+		dac_prom_free(p);
 		return CLI_EXIT_FAIL;
 	}
 	if (listen_at) {

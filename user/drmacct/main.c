@@ -9,10 +9,6 @@
 
 #include "cli.h"
 
-#ifndef DRMACCT_VERSION
-#define DRMACCT_VERSION "0.1"
-#endif
-
 extern const struct drmacct_cmd __start_drmacct_cmds[];
 extern const struct drmacct_cmd __stop_drmacct_cmds[];
 

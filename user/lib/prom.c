@@ -29,7 +29,10 @@ struct dac_prom {
 	struct dac_discover_stats st;
 	struct jobs_ent *jobs;
 	size_t njobs, cap_jobs;
-	int err;
+	uint64_t parse_errors;	/* DRM fds of the last walk with spec error findings */
+	uint64_t scrape_ns;	/* how long the last walk took */
+	uint64_t scrape_errors;	/* scrapes that failed since dac_prom_new() */
+	char *version;		/* for drmacct_build_info; NULL: not printed */
 };
 
 struct dac_prom *dac_prom_new(const struct dac_discover_opts *o, enum dac_profile profile)
@@ -72,7 +75,19 @@ void dac_prom_free(struct dac_prom *p)
 	free(p->jobs);
 	dac_tracker_free(p->t);
 	dac_discover_free(p->d);
+	free(p->version);
 	free(p);
+}
+
+int dac_prom_set_version(struct dac_prom *p, const char *version)
+{
+	char *v = version ? strdup(version) : NULL;
+
+	if (version && !v)
+		return -ENOMEM;
+	free(p->version);
+	p->version = v;
+	return 0;
 }
 
 /* "<prefix>-jobs-<engine>: N [job|jobs]" (v3d and others): remember it. */
@@ -121,6 +136,8 @@ static int scrape_cb(const struct dac_fd_info *fdi, void *arg)
 	ret = dac_fdinfo_parse(fdi->text, fdi->len, p->profile, &fi);
 	if (ret)
 		return ret;
+	if (dac_fdinfo_errors(&fi))
+		p->parse_errors++;
 	if (fi.driver) {
 		ret = dac_tracker_add_at(p->t, fdi->pid, fdi->fd, fdi->comm, fdi->rdev, &fi,
 					 fdi->read_ns);
@@ -165,7 +182,10 @@ static void family(FILE *f, const char *name, const char *type, const char *help
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* name{driver="",device="",client_id="",pid="",comm="" */
+/*
+ * name{driver="",device="",client_id="" -- the key of a client. A client
+ * without drm-client-id is told apart by holder="PID:FD" of its lowest holder.
+ */
 static void client_labels(FILE *f, const char *name, const struct dac_tk_client *c)
 {
 	char dn[32];
@@ -176,21 +196,49 @@ static void client_labels(FILE *f, const char *name, const struct dac_tk_client 
 	fprintf(f, "\",device=\"%s\",client_id=\"", dn);
 	if (c->has_client_id)
 		fprintf(f, "%" PRIu64, c->client_id);
-	fputs("\",pid=\"", f);
-	if (c->nholders)
-		fprintf(f, "%d", (int)c->holders[0].pid);
-	fputs("\",comm=\"", f);
-	if (c->nholders)
-		dac_prom_label_value(f, c->holders[0].comm);
 	fputc('"', f);
 	if (!c->has_client_id && c->nholders)
-		fprintf(f, ",fd=\"%d\"", c->holders[0].fd);
+		fprintf(f, ",holder=\"%d:%d\"", (int)c->holders[0].pid, c->holders[0].fd);
+}
+
+/* drmacct_client_info: the key, then who holds the client, value 1. */
+static void client_info(FILE *f, const struct dac_tk_client *c)
+{
+	client_labels(f, "drmacct_client_info", c);
+	if (c->nholders)
+		fprintf(f, ",pid=\"%d\"", (int)c->holders[0].pid);
+	fputs(",comm=\"", f);
+	if (c->nholders)
+		dac_prom_label_value(f, c->holders[0].comm);
+	fputs("\",holders=\"", f);
+	for (size_t h = 0; h < c->nholders; h++)
+		fprintf(f, "%s%d:%d", h ? "," : "", (int)c->holders[h].pid, c->holders[h].fd);
+	fputc('"', f);
 	/* Known from the BPF client table only (--source=bpf). */
 	if (c->cgroup) {
 		fputs(",cgroup=\"", f);
 		dac_prom_label_value(f, c->cgroup);
 		fputc('"', f);
 	}
+	fputs("} 1\n", f);
+}
+
+/* Is client @i the first of its device in the tracker? Counts it in *@cnt. */
+static bool first_of_device(const struct dac_tracker *t, size_t i, size_t *cnt)
+{
+	const struct dac_tk_client *c = dac_tracker_client(t, i);
+	size_t n = dac_tracker_nclients(t);
+	bool first = true;
+
+	*cnt = 0;
+	for (size_t j = 0; j < n; j++) {
+		if (dac_tracker_client(t, j)->rdev == c->rdev) {
+			(*cnt)++;
+			if (j < i)
+				first = false;
+		}
+	}
+	return first;
 }
 
 static void ns_seconds(FILE *f, uint64_t ns)
@@ -290,6 +338,33 @@ static bool reg_has(const struct dac_tk_region *r, size_t k, uint64_t *v)
 	}
 }
 
+static void write_self(const struct dac_prom *p, FILE *f);
+
+/* One sample per device with clients: drmacct_clients, or drmacct_device_info. */
+static void write_devices(FILE *f, const struct dac_tracker *t, bool info)
+{
+	size_t n = dac_tracker_nclients(t), cnt;
+	char dn[32];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct dac_tk_client *c = dac_tracker_client(t, i);
+
+		if (!first_of_device(t, i, &cnt))
+			continue;
+		dac_dev_name(major(c->rdev), minor(c->rdev), dn, sizeof(dn));
+		fprintf(f, "%s{driver=\"", info ? "drmacct_device_info" : "drmacct_clients");
+		dac_prom_label_value(f, c->driver);
+		fprintf(f, "\",device=\"%s\"", dn);
+		if (info) {
+			fputs(",pdev=\"", f);
+			dac_prom_label_value(f, c->pdev);
+			fputs("\"} 1\n", f);
+		} else {
+			fprintf(f, "} %zu\n", cnt);
+		}
+	}
+}
+
 static void write_all(const struct dac_prom *p, FILE *f)
 {
 	const struct dac_tracker *t = p->t;
@@ -343,30 +418,20 @@ static void write_all(const struct dac_prom *p, FILE *f)
 			}
 		}
 	}
-	/* Clients per (driver, device). */
-	family(f, "drmacct_clients", "gauge", "DRM clients open on the device.");
-	for (i = 0; i < n; i++) {
-		const struct dac_tk_client *c = dac_tracker_client(t, i);
-		size_t cnt = 0, j;
-		bool first = true;
-		char dn[32];
-
-		for (j = 0; j < n; j++) {
-			const struct dac_tk_client *o = dac_tracker_client(t, j);
-
-			if (o->rdev == c->rdev) {
-				cnt++;
-				if (j < i)
-					first = false;
-			}
-		}
-		if (!first)
-			continue;
-		dac_dev_name(major(c->rdev), minor(c->rdev), dn, sizeof(dn));
-		fputs("drmacct_clients{driver=\"", f);
-		dac_prom_label_value(f, c->driver);
-		fprintf(f, "\",device=\"%s\"} %zu\n", dn, cnt);
+	if (n) {
+		family(f, "drmacct_client_info", "gauge",
+		       "Always 1: the process name, lowest pid and every pid:fd holding the "
+		       "client (join on driver, device, client_id).");
+		for (i = 0; i < n; i++)
+			client_info(f, dac_tracker_client(t, i));
 	}
+	/* Clients per (driver, device), and what the device is. */
+	family(f, "drmacct_clients", "gauge", "DRM clients open on the device.");
+	write_devices(f, t, false);
+	if (n)
+		family(f, "drmacct_device_info", "gauge",
+		       "Always 1: the device's parent device (drm-pdev, \"\" when not printed).");
+	write_devices(f, t, true);
 	family(f, "drmacct_discovery_unreadable", "gauge",
 	       "What the last /proc walk could not read: processes and DRM fds denied "
 	       "(run as root to see every client), or gone during the walk.");
@@ -380,22 +445,68 @@ static void write_all(const struct dac_prom *p, FILE *f)
 		p->st.gone_procs);
 	fprintf(f, "drmacct_discovery_unreadable{what=\"closed_fds\"} %" PRIu64 "\n",
 		p->st.gone_fds);
+	write_self(p, f);
 }
 
-int dac_prom_scrape(struct dac_prom *p, FILE *out)
+/* The exporter's own health: failures by cause, timing, errors, build. */
+static void write_self(const struct dac_prom *p, FILE *f)
 {
+	const struct dac_discover_stats *st = &p->st;
+
+	family(f, "drmacct_discovery_failures", "gauge",
+	       "Processes and fds the last /proc walk could not use, by reason: "
+	       "permission (denied; run as root), vanished (exited or closed during "
+	       "the walk), parse (DRM fdinfo with spec errors, exported as far as it "
+	       "could be read), other.");
+	fprintf(f, "drmacct_discovery_failures{reason=\"permission\"} %" PRIu64 "\n",
+		st->denied_procs + st->denied_fds + st->denied_stat_fds);
+	fprintf(f, "drmacct_discovery_failures{reason=\"vanished\"} %" PRIu64 "\n",
+		st->gone_procs + st->gone_fds);
+	fprintf(f, "drmacct_discovery_failures{reason=\"parse\"} %" PRIu64 "\n",
+		p->parse_errors);
+	fprintf(f, "drmacct_discovery_failures{reason=\"other\"} %" PRIu64 "\n", st->errors);
+	family(f, "drmacct_scrape_duration_seconds", "gauge",
+	       "How long this scrape's /proc walk and parsing took.");
+	fputs("drmacct_scrape_duration_seconds ", f);
+	ns_seconds(f, p->scrape_ns);
+	family(f, "drmacct_scrape_errors_total", "counter",
+	       "Scrapes that failed (answered 500) since the exporter started.");
+	fprintf(f, "drmacct_scrape_errors_total %" PRIu64 "\n", p->scrape_errors);
+	if (p->version) {
+		family(f, "drmacct_build_info", "gauge",
+		       "Always 1; the version of drmacct serving these metrics.");
+		fputs("drmacct_build_info{version=\"", f);
+		dac_prom_label_value(f, p->version);
+		fputs("\"} 1\n", f);
+	}
+}
+
+static int collect(struct dac_prom *p)
+{
+	uint64_t t0 = dac_now_ns();
 	int ret, ret2;
 
 	clear_jobs(p);
-	ret = dac_tracker_begin(p->t, dac_now_ns());
+	p->parse_errors = 0;
+	ret = dac_tracker_begin(p->t, t0);
 	if (ret)
 		return ret;
 	ret = dac_discover_run(p->d, scrape_cb, p, &p->st);
 	ret2 = dac_tracker_end(p->t);
+	p->scrape_ns = dac_now_ns() - t0;
 	if (ret == -ESRCH)	/* --pid and the process is gone: no clients */
 		ret = 0;
-	if (ret || ret2)
-		return ret ? ret : ret2;
+	return ret ? ret : ret2;
+}
+
+int dac_prom_scrape(struct dac_prom *p, FILE *out)
+{
+	int ret = collect(p);
+
+	if (ret) {
+		p->scrape_errors++;
+		return ret;
+	}
 	write_all(p, out);
 	if (ferror(out) || fflush(out))
 		return -EIO;
