@@ -50,7 +50,7 @@ static void check_text(const struct dac_fdinfo *fi, size_t n)
 	DT_EXPECT_EQ(fi->client_id, 3u);
 	DT_EXPECT_STREQ(fi->driver, "simgpu");
 	snprintf(want, sizeof(want),
-		 "%zu:w:memory-legacy-duplicate %zu:e:unit-unexpected "
+		 "%zu:n:memory-legacy-duplicate %zu:e:unit-unexpected "
 		 "%zu:n:cycles-orphan %zu:e:duplicate-key",
 		 n + 4, n + 6, n + 6, n + 7);
 	FDINFO_EXPECT_FINDINGS(fi, want);

@@ -470,11 +470,18 @@ static int dac_number(struct dac_parser *p, struct dac_kv *kv,
 			    KFMT ": no unit (%s); Hz assumed", KARG(kv->key),
 			    dac__unit_list(kind));
 		break;
-	case DAC_UNIT_NONSTANDARD:
-		ADD(p, DAC_SEV_WARNING, C_UNIT_NONSTANDARD, kv->line,
-		    KFMT ": unit " KFMT " is understood but not in the spec (%s)",
-		    KARG(kv->key), KARG(kv->unit), dac__unit_list(kind));
-		break;
+	case DAC_UNIT_NONSTANDARD: {
+		/* A reader following the spec cannot read it: an error. */
+		char meant[64] = "";
+
+		if (!range && v <= UINT64_MAX / mult)
+			dac__unit_suggest(kind, v * mult, meant, sizeof(meant));
+		ADD(p, DAC_SEV_ERROR, C_UNIT_NONSTANDARD, kv->line,
+		    KFMT ": unit " KFMT " is not in the spec (%s); value not used%s%s%s",
+		    KARG(kv->key), KARG(kv->unit), dac__unit_list(kind),
+		    *meant ? " (probably meant '" : "", meant, *meant ? "')" : "");
+		return 0;
+	}
 	case DAC_UNIT_UNEXPECTED:
 		ADD(p, DAC_SEV_ERROR, C_UNIT_UNEXPECTED, kv->line,
 		    KFMT ": takes no unit, found " KFMT, KARG(kv->key),
@@ -888,13 +895,14 @@ static int dac_region_rules(struct dac_parser *p, size_t i)
 			    KARG(r->name));
 		else if (r->has_memory && r->has_resident &&
 			 r->memory != r->resident)
-			ADD(p, DAC_SEV_ERROR, C_MEMORY_MISMATCH, a->l_memory,
-			    "'drm-memory-" NFMT "' (%llu bytes) is an alias of drm-resident- (line %u, %llu bytes) but differs",
+			ADD(p, DAC_SEV_WARNING, C_MEMORY_MISMATCH, a->l_memory,
+			    "'drm-memory-" NFMT "' (%llu bytes) is an alias of drm-resident- (line %u, %llu bytes) but differs; drm-resident- is used",
 			    KARG(r->name), (unsigned long long)r->memory,
 			    a->l_resident, (unsigned long long)r->resident);
 		else
-			ADD(p, DAC_SEV_WARNING, C_MEMORY_LEGACY_DUP, a->l_memory,
-			    "deprecated drm-memory-" KFMT " printed next to drm-resident- (line %u); print only one",
+			/* Allowed by the spec (amdgpu prints both): a note. */
+			ADD(p, DAC_SEV_NOTE, C_MEMORY_LEGACY_DUP, a->l_memory,
+			    "deprecated drm-memory-" KFMT " printed next to drm-resident- (line %u) with the same value",
 			    KARG(r->name), a->l_resident);
 	}
 	/* The deprecated key is the resident figure when nothing else is. */
