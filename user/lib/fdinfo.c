@@ -1070,12 +1070,91 @@ int dac_fdinfo_parse(const char *buf, size_t len, enum dac_profile profile,
 	return dac__parse_owned(text, len, profile, out);
 }
 
-int dac_fdinfo_read_fd(int fd, enum dac_profile profile, struct dac_fdinfo *out)
+/* First read size: every fdinfo seen in the wild fits, so one read does. */
+#define DAC_READ_FIRST 4096
+
+/* -errno for what is not a file of text (a directory, a device), else 0. */
+static int dac_check_type(const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return -EISDIR;
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Read @fd to its end and parse. @typed: the caller has checked the type
+ * and @short_eof says whether a short read ends the file; !@typed: the fd
+ * was opened by path from an fdinfo directory and is fstat()ed only when
+ * the first read leaves a doubt (empty, or the buffer filled).
+ *
+ * Why a short read may end the file, saving the read() that would return 0:
+ * - a regular file: read() returns less than asked only at its end (a
+ *   writer appending meanwhile is not something a snapshot can see anyway);
+ * - /proc/<pid>/fdinfo/<fd>: procfs serves it with single_open(), i.e. a
+ *   seq_file of ONE record. seq_read_iter() formats that record whole into
+ *   its own buffer (doubling the buffer until it fits) and then copies
+ *   min(record left, bytes asked); so a read shorter than asked has copied
+ *   the rest of the record, and the next read() would return 0. This is
+ *   not true of seq_files with many records (/proc/<pid>/maps...), which
+ *   stop a read at a record that does not fit in the buffer: a short read
+ *   there is not EOF, and the same holds for pipes, sockets and ttys. So
+ *   fds we did not open ourselves from an fdinfo directory, and anything
+ *   not a regular file, are read until read() returns 0.
+ */
+static int dac_read_parse(int fd, bool typed, bool short_eof,
+			  enum dac_profile profile, struct dac_fdinfo *out)
 {
 	size_t len = 0, cap = 0;
 	char *buf = NULL;
 	struct stat st;
 	ssize_t n;
+	int err;
+
+	for (;;) {
+		size_t want;
+
+		/* Keep one spare byte for the terminating NUL. */
+		if (dac__grow((void **)&buf, &cap, len + 2, 1, DAC_READ_FIRST)) {
+			free(buf);
+			return -ENOMEM;
+		}
+		want = cap - len - 1;
+		n = read(fd, buf + len, want);
+		if (n < 0) {
+			err = errno;
+			if (err == EINTR)
+				continue;
+			free(buf);
+			return -err;
+		}
+		if (!typed && (n == 0 || (size_t)n == want)) {
+			/* Empty, or maybe more: what is it? (once) */
+			typed = true;
+			if (fstat(fd, &st)) {
+				err = -errno;
+				free(buf);
+				return err;
+			}
+			err = dac_check_type(&st);
+			if (err) {
+				free(buf);
+				return err;
+			}
+			short_eof = S_ISREG(st.st_mode);
+		}
+		len += (size_t)n;
+		if (n == 0 || (short_eof && (size_t)n < want))
+			break;
+	}
+	return dac__parse_owned(buf, len, profile, out);
+}
+
+int dac_fdinfo_read_fd(int fd, enum dac_profile profile, struct dac_fdinfo *out)
+{
+	struct stat st;
+	int err;
 
 	if (!out)
 		return -EINVAL;
@@ -1084,42 +1163,33 @@ int dac_fdinfo_read_fd(int fd, enum dac_profile profile, struct dac_fdinfo *out)
 		return -EINVAL;
 	if (fstat(fd, &st))
 		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
-		return -EINVAL;
-	for (;;) {
-		/* Keep one spare byte for the terminating NUL. */
-		if (dac__grow((void **)&buf, &cap, len + 2, 1, 4096)) {
-			free(buf);
-			return -ENOMEM;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			int err = errno;
-
-			if (err == EINTR)
-				continue;
-			free(buf);
-			return -err;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	return dac__parse_owned(buf, len, profile, out);
+	err = dac_check_type(&st);
+	if (err)
+		return err;
+	/* Not opened by us: only a regular file ends at a short read. */
+	return dac_read_parse(fd, true, S_ISREG(st.st_mode), profile, out);
 }
 
-static int dac_read_opened(int fd, enum dac_profile profile, struct dac_fdinfo *out)
+/*
+ * Parse what was opened by path and close it. @at_fdinfo: the path is an
+ * entry of an fdinfo directory, read with the fewest syscalls (see
+ * dac_read_parse()); otherwise it is any path a user gave, fstat()ed first
+ * so that a tty or a device is refused before it is read.
+ */
+static int dac_read_opened(int fd, bool at_fdinfo, enum dac_profile profile,
+			   struct dac_fdinfo *out)
 {
-	int err;
+	int err = fd < 0 ? -errno : 0;
 
-	if (fd < 0) {
-		err = -errno;
-		memset(out, 0, sizeof(*out));
+	memset(out, 0, sizeof(*out));
+	if (err)
 		return err;
-	}
-	err = dac_fdinfo_read_fd(fd, profile, out);
+	if (!dac_profile_ok(profile))
+		err = -EINVAL;
+	else if (at_fdinfo)
+		err = dac_read_parse(fd, false, true, profile, out);
+	else
+		err = dac_fdinfo_read_fd(fd, profile, out);
 	close(fd);
 	return err;
 }
@@ -1134,7 +1204,7 @@ int dac_fdinfo_read_file(const char *path, enum dac_profile profile,
 		return -EINVAL;
 	}
 	return dac_read_opened(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY),
-			       profile, out);
+			       false, profile, out);
 }
 
 int dac_fdinfo_read_at(int dirfd, const char *name, enum dac_profile profile,
@@ -1147,7 +1217,7 @@ int dac_fdinfo_read_at(int dirfd, const char *name, enum dac_profile profile,
 		return -EINVAL;
 	}
 	return dac_read_opened(openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY),
-			       profile, out);
+			       true, profile, out);
 }
 
 void dac_fdinfo_free(struct dac_fdinfo *fi)
