@@ -141,21 +141,34 @@ struct dac_parser {
 	size_t kv_cap, find_cap, eng_cap, reg_cap, eaux_cap, raux_cap;
 	struct dac_eng_aux *eaux;
 	struct dac_reg_aux *raux;
-	bool *kv_bad_key;	/* per kv: key malformed (already reported) */
+	struct dac_kaux {
+		size_t klen;	/* strlen(key) */
+		bool bad;	/* key malformed (already reported) */
+	} *kaux;		/* per kv */
 	size_t bad_cap;
 	struct dac_map keys, engines, regions;
 	bool have_driver_key, have_client_id_key;
 };
 
+/* String hash, eight bytes a step (keys are 10-30 bytes: this is hot). */
+static uint64_t dac_hash_n(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ n, w;
+
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 32);
+}
+
 static uint64_t dac_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return h;
+	return dac_hash_n(s, strlen(s));
 }
 
 static struct dac_map_ent *dac_map_find(const struct dac_map *m, const char *key,
@@ -206,6 +219,24 @@ static int dac_map_add(struct dac_map *m, const char *key, uint64_t h, size_t va
 	return 0;
 }
 
+/* Size an empty map for @n entries up front, so that it never rehashes. */
+static int dac_map_reserve(struct dac_map *m, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n + 2) {
+		if (cap > SIZE_MAX / 2 / sizeof(*m->ent))
+			return -ENOMEM;
+		cap *= 2;
+	}
+	m->ent = dac__malloc(cap * sizeof(*m->ent));
+	if (!m->ent)
+		return -ENOMEM;
+	memset(m->ent, 0, cap * sizeof(*m->ent));
+	m->cap = cap;
+	return 0;
+}
+
 static void dac_map_free(struct dac_map *m)
 {
 	free(m->ent);
@@ -220,15 +251,13 @@ static bool dac_isws(char c)
 
 static bool dac_has_ws(const char *s)
 {
-	for (; *s; s++)
-		if (dac_isws(*s))
-			return true;
-	return false;
+	return s[strcspn(s, " \t\r\v\f")] != '\0';
 }
 
-static bool dac_starts(const char *s, const char *prefix)
+/* Does @s start with "drm-"? Without calls: it runs for every line. */
+static bool dac_is_drm(const char *s)
 {
-	return !strncmp(s, prefix, strlen(prefix));
+	return s[0] == 'd' && s[1] == 'r' && s[2] == 'm' && s[3] == '-';
 }
 
 /* Length-limited key for messages, so a 1 MiB key makes no 1 MiB message. */
@@ -244,12 +273,13 @@ static int dac_add(struct dac_parser *p, enum dac_severity sev, const char *code
 {
 	struct dac_fdinfo *fi = p->fi;
 	struct dac_finding *f;
+	char small[256], *msg;
 	va_list ap;
-	char *msg;
 	int n;
 
+	/* Format once; only a message longer than @small is formatted again. */
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
@@ -259,9 +289,13 @@ static int dac_add(struct dac_parser *p, enum dac_severity sev, const char *code
 	msg = dac__malloc((size_t)n + 1);
 	if (!msg)
 		return -ENOMEM;
-	va_start(ap, fmt);
-	vsnprintf(msg, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	if ((size_t)n < sizeof(small)) {
+		memcpy(msg, small, (size_t)n + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	f = &fi->find[fi->nfind++];
 	f->sev = sev;
 	f->code = code;
@@ -317,8 +351,8 @@ static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
 
 	if (dac__grow((void **)&fi->kv, &p->kv_cap, fi->nkv + 1, sizeof(*kv), 32))
 		return -ENOMEM;
-	if (dac__grow((void **)&p->kv_bad_key, &p->bad_cap, fi->nkv + 1,
-		      sizeof(bool), 32))
+	if (dac__grow((void **)&p->kaux, &p->bad_cap, fi->nkv + 1,
+		      sizeof(*p->kaux), 32))
 		return -ENOMEM;
 	kv = &fi->kv[fi->nkv];
 	memset(kv, 0, sizeof(*kv));
@@ -326,19 +360,20 @@ static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
 	kv->key = s;
 	kv->str = v;
 	kv->line = line;
-	p->kv_bad_key[fi->nkv] = false;
+	p->kaux[fi->nkv].bad = false;
+	p->kaux[fi->nkv].klen = (size_t)(colon - s);
 	fi->nkv++;
 
-	if (dac_starts(s, "drm-"))
+	if (dac_is_drm(s))
 		fi->is_drm = true;
-	if (bad && dac_starts(s, "drm-"))
+	if (bad && dac_is_drm(s))
 		ADD(p, DAC_SEV_NOTE, C_TRAILING_WS, line,
 		    KFMT ": trailing whitespace after the value", KARG(s));
 	if (!*s) {
-		p->kv_bad_key[fi->nkv - 1] = true;
+		p->kaux[fi->nkv - 1].bad = true;
 		ADD(p, DAC_SEV_ERROR, C_KEY_EMPTY, line, "empty key before ':'");
 	} else if (dac_has_ws(s)) {
-		p->kv_bad_key[fi->nkv - 1] = true;
+		p->kaux[fi->nkv - 1].bad = true;
 		ADD(p, DAC_SEV_ERROR, C_KEY_WHITESPACE, line,
 		    "key " KFMT " contains whitespace (keys must not); line ignored",
 		    KARG(s));
@@ -347,13 +382,13 @@ static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
 }
 
 static enum dac_key_type dac_classify(enum dac_profile profile, const char *key,
-				      const char **name)
+				      size_t klen, const char **name)
 {
 	const struct dac_keydef *best = NULL;
 	size_t i;
 
 	*name = NULL;
-	if (!dac_starts(key, "drm-"))
+	if (!dac_is_drm(key))
 		return strchr(key, '-') ? DAC_KEY_DRIVER_SPECIFIC : DAC_KEY_OTHER;
 	for (i = 0; i < sizeof(dac_keydefs) / sizeof(dac_keydefs[0]); i++) {
 		const struct dac_keydef *d = &dac_keydefs[i];
@@ -361,7 +396,10 @@ static enum dac_key_type dac_classify(enum dac_profile profile, const char *key,
 		/* Cheap filter: the character after "drm-" must match. */
 		if (d->prefix[4] != key[4] || !(d->profiles & (1u << profile)))
 			continue;
-		if (d->named ? strncmp(key, d->prefix, d->len) : strcmp(key, d->prefix))
+		/* klen is strlen(key): memcmp stays inside the key. */
+		if (d->named ? klen < d->len : klen != d->len)
+			continue;
+		if (memcmp(key, d->prefix, d->len))
 			continue;
 		if (!best || d->len > best->len)
 			best = d;
@@ -724,11 +762,11 @@ static int dac_kv_check(struct dac_parser *p, size_t i, const char *driver)
 	int ok = 0;
 	size_t idx;
 
-	kv->type = dac_classify(fi->profile, kv->key, &kv->name);
+	kv->type = dac_classify(fi->profile, kv->key, p->kaux[i].klen, &kv->name);
 	if (kv->type == DAC_KEY_OTHER)
 		return 0;
 
-	h = dac_hash(kv->key);
+	h = dac_hash_n(kv->key, p->kaux[i].klen);
 	first = dac_map_find(&p->keys, kv->key, h);
 	if (first) {
 		dup = true;
@@ -972,9 +1010,17 @@ static int dac_run(struct dac_parser *p, size_t len)
 	char *text = fi->priv_text;
 	const char *driver = NULL;
 	unsigned int line = 0;
-	size_t pos = 0, i;
+	size_t pos = 0, i, nl = 1;
+	const char *q;
 	int err;
 
+	/* At most one key per line: size the arrays and key map once. */
+	for (q = text; (q = memchr(q, '\n', len - (size_t)(q - text))); q++)
+		nl++;
+	if (dac__grow((void **)&fi->kv, &p->kv_cap, nl, sizeof(*fi->kv), 32) ||
+	    dac__grow((void **)&p->kaux, &p->bad_cap, nl, sizeof(*p->kaux), 32) ||
+	    dac_map_reserve(&p->keys, nl))
+		return -ENOMEM;
 	while (pos < len) {
 		char *s = text + pos, *nl = memchr(s, '\n', len - pos);
 		size_t ll = nl ? (size_t)(nl - s) : len - pos;
@@ -989,14 +1035,14 @@ static int dac_run(struct dac_parser *p, size_t len)
 
 	/* Driver-specific prefixes are judged against the (first) driver. */
 	for (i = 0; i < fi->nkv; i++) {
-		if (!p->kv_bad_key[i] && !strcmp(fi->kv[i].key, "drm-driver") &&
+		if (!p->kaux[i].bad && !strcmp(fi->kv[i].key, "drm-driver") &&
 		    *fi->kv[i].str) {
 			driver = fi->kv[i].str;
 			break;
 		}
 	}
 	for (i = 0; i < fi->nkv; i++) {
-		if (p->kv_bad_key[i])
+		if (p->kaux[i].bad)
 			continue;
 		err = dac_kv_check(p, i, driver);
 		if (err)
@@ -1036,7 +1082,7 @@ int dac__parse_owned(char *text, size_t len, enum dac_profile profile,
 	err = dac_run(&p, len);
 	free(p.eaux);
 	free(p.raux);
-	free(p.kv_bad_key);
+	free(p.kaux);
 	dac_map_free(&p.keys);
 	dac_map_free(&p.engines);
 	dac_map_free(&p.regions);
