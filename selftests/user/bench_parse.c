@@ -4,13 +4,19 @@
  *
  * Parses every sample in $DRMACCT_SHARED/fixtures/fdinfo (default
  * ../shared) repeatedly, (1) from memory with dac_fdinfo_parse() and (2) from
- * the files with dac_fdinfo_read_file(), plus (3) one synthetic file with
- * 1000 engines and 1000 regions, and prints MB/s and ns per file for each.
- * Each measurement runs for about half a second of wall time.
+ * the files with dac_fdinfo_read_at() (what the /proc walker does), beside
+ * (3) a floor loop that only does openat+read+close of the same files, and
+ * prints the ratio (2)/(3); plus (4) one synthetic file with 1000 engines and
+ * 1000 regions, and prints MB/s and ns per file for each.
+ *
+ * (2) and (3) run in alternating batches and each keeps its fastest batch,
+ * so that other load on the machine (it is shared) skews the ratio less.
+ * Each other measurement runs for about half a second of wall time.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +27,7 @@
 
 struct sample {
 	char *path;
+	const char *name;	/* basename, for openat() in the fixtures dir */
 	char *text;
 	size_t len;
 };
@@ -62,6 +69,9 @@ static int cmp_sample(const void *a, const void *b)
 		      ((const struct sample *)b)->path);
 }
 
+/* dirfd of the samples' directory for the from-file passes; -1: by path. */
+static int sample_dirfd = -1;
+
 /* Run one pass over all samples; return -errno on the first failure. */
 static int pass(const struct sample *s, size_t n, bool from_file)
 {
@@ -70,9 +80,15 @@ static int pass(const struct sample *s, size_t n, bool from_file)
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		rc = from_file ?
-		     dac_fdinfo_read_file(s[i].path, DAC_PROFILE_CURRENT, &fi) :
-		     dac_fdinfo_parse(s[i].text, s[i].len, DAC_PROFILE_CURRENT, &fi);
+		if (!from_file)
+			rc = dac_fdinfo_parse(s[i].text, s[i].len,
+					      DAC_PROFILE_CURRENT, &fi);
+		else if (sample_dirfd >= 0)
+			rc = dac_fdinfo_read_at(sample_dirfd, s[i].name,
+						DAC_PROFILE_CURRENT, &fi);
+		else
+			rc = dac_fdinfo_read_file(s[i].path, DAC_PROFILE_CURRENT,
+						  &fi);
 		if (rc) {
 			fprintf(stderr, "bench_parse: %s: %s\n", s[i].path,
 				strerror(-rc));
@@ -109,6 +125,80 @@ static int measure(const char *what, const struct sample *s, size_t n,
 	printf("bench_parse: %-22s %3zu file(s) %8zu bytes x %7zu passes: %9.1f MB/s %9.0f ns/file\n",
 	       what, n, bytes, passes, (double)bytes * (double)passes / dt / 1e6,
 	       dt * 1e9 / ((double)passes * (double)n));
+	return 0;
+}
+
+/*
+ * The floor: what reading the files costs with no parser at all, one
+ * openat(), one read() into a buffer big enough for any sample, one close().
+ */
+static int floor_pass(const struct sample *s, size_t n)
+{
+	static char buf[1 << 16];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int fd = openat(sample_dirfd, s[i].name, O_RDONLY | O_CLOEXEC);
+		ssize_t r;
+
+		if (fd < 0)
+			return -errno;
+		r = read(fd, buf, sizeof(buf));
+		close(fd);
+		if (r != (ssize_t)s[i].len)
+			return r < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
+/* Seconds for @passes passes of the floor (parse = false) or of parsing. */
+static double batch(const struct sample *s, size_t n, bool parse, size_t passes)
+{
+	double t0 = now_s();
+	size_t k;
+
+	for (k = 0; k < passes; k++)
+		if (parse ? pass(s, n, true) : floor_pass(s, n))
+			return -1;
+	return now_s() - t0;
+}
+
+/*
+ * Parsing from files against the floor: batches of each in turn for about a
+ * second, keeping the fastest batch of each; prints both and the ratio.
+ */
+static int versus_floor(const struct sample *s, size_t n)
+{
+	const size_t passes = 50;
+	double best_floor = 1e9, best_parse = 1e9, t0 = now_s();
+	size_t rounds = 0, bytes = 0, i;
+
+	for (i = 0; i < n; i++)
+		bytes += s[i].len;
+	if (floor_pass(s, n) || pass(s, n, true)) {	/* warm-up + checks */
+		fprintf(stderr, "bench_parse: floor or parse pass failed\n");
+		return 1;
+	}
+	do {
+		double f = batch(s, n, false, passes);
+		double p = batch(s, n, true, passes);
+
+		if (f < 0 || p < 0) {
+			fprintf(stderr, "bench_parse: a pass failed\n");
+			return 1;
+		}
+		best_floor = f < best_floor ? f : best_floor;
+		best_parse = p < best_parse ? p : best_parse;
+		rounds++;
+	} while (now_s() - t0 < 1.0 || rounds < 3);
+	printf("bench_parse: %-22s %3zu file(s) %8zu bytes, best of %zu x %zu passes: %9.0f ns/file\n",
+	       "floor: openat+read+close", n, bytes, rounds, passes,
+	       best_floor * 1e9 / ((double)passes * (double)n));
+	printf("bench_parse: %-22s %3zu file(s) %8zu bytes, best of %zu x %zu passes: %9.0f ns/file\n",
+	       "parse from files (at)", n, bytes, rounds, passes,
+	       best_parse * 1e9 / ((double)passes * (double)n));
+	printf("bench_parse: parse from files / floor: %.2fx (validation on, profile current)\n",
+	       best_parse / best_floor);
 	return 0;
 }
 
@@ -175,9 +265,15 @@ int main(void)
 			fprintf(stderr, "bench_parse: cannot read %s\n", path);
 			return 1;
 		}
+		s[n].name = strrchr(s[n].path, '/') + 1;
 		n++;
 	}
 	closedir(d);
+	sample_dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sample_dirfd < 0) {
+		fprintf(stderr, "bench_parse: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
 	if (!n) {
 		fprintf(stderr, "bench_parse: no fixtures in %s\n", dir);
 		return 1;
@@ -186,6 +282,9 @@ int main(void)
 
 	rc |= measure("fixtures, in memory", s, n, false);
 	rc |= measure("fixtures, from files", s, n, true);
+	rc |= versus_floor(s, n);
+	close(sample_dirfd);
+	sample_dirfd = -1;	/* the synthetic file is read by path */
 	if (synthetic("/tmp", &syn)) {
 		fprintf(stderr, "bench_parse: cannot write the synthetic file\n");
 		rc = 1;

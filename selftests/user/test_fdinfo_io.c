@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,7 +52,7 @@ static void check_text(const struct dac_fdinfo *fi, size_t n)
 	DT_EXPECT_EQ(fi->client_id, 3u);
 	DT_EXPECT_STREQ(fi->driver, "simgpu");
 	snprintf(want, sizeof(want),
-		 "%zu:w:memory-legacy-duplicate %zu:e:unit-unexpected "
+		 "%zu:n:memory-legacy-duplicate %zu:e:unit-unexpected "
 		 "%zu:n:cycles-orphan %zu:e:duplicate-key",
 		 n + 4, n + 6, n + 6, n + 7);
 	FDINFO_EXPECT_FINDINGS(fi, want);
@@ -139,6 +141,141 @@ DT_TEST(read_at_dirfd)
 	DT_EXPECT_EQ(dac_fdinfo_read_at(-1, "7", CUR, &fi), -EBADF);
 	close(dfd);
 	rm_tmpdir();
+}
+
+/*
+ * Files of exactly the first read's size and around it: a read that fills
+ * the buffer is not taken for the end, nothing is lost or doubled.
+ */
+DT_TEST(read_at_size_boundaries)
+{
+	static const size_t sizes[] = { 1, 4094, 4095, 4096, 4097, 8190, 8191,
+					8192, 12289 };
+	size_t i;
+	int dfd;
+
+	make_tmpdir();
+	dfd = open(tmpdir, O_RDONLY | O_DIRECTORY);
+	DT_ASSERT_GE(dfd, 0);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		static const char head[] = "drm-driver: x\n";
+		size_t n = sizes[i], k;
+		char *text = malloc(n);
+		struct dac_fdinfo fi;
+		const struct dac_kv *kv;
+
+		DT_ASSERT_TRUE(text != NULL);
+		/* "drm-driver: x\n" then "pad: yyyy...y" up to n bytes. */
+		memcpy(text, head, n < sizeof(head) - 1 ? n : sizeof(head) - 1);
+		for (k = sizeof(head) - 1; k < n; k++)
+			text[k] = k - (sizeof(head) - 1) < 5 ?
+				  "pad: "[k - (sizeof(head) - 1)] : 'y';
+		write_file("s", text, n);
+		for (k = 0; k < 2; k++) {
+			char path[160];
+
+			/* read_at(), then the path reader: both see it all. */
+			snprintf(path, sizeof(path), "%s/s", tmpdir);
+			DT_ASSERT_EQ(k ? dac_fdinfo_read_file(path, CUR, &fi) :
+				     dac_fdinfo_read_at(dfd, "s", CUR, &fi), 0);
+			DT_EXPECT_EQ(fi.nlines, n > 14 ? 2u : 1u);
+			if (n > 14) {
+				kv = dac_fdinfo_get(&fi, "pad");
+				DT_ASSERT_TRUE(kv != NULL);
+				DT_EXPECT_EQ(strlen(kv->str), n - 14 - 5);
+				DT_EXPECT_STREQ(fi.driver, "x");
+			}
+			dac_fdinfo_free(&fi);
+		}
+		free(text);
+	}
+	close(dfd);
+	rm_tmpdir();
+}
+
+/*
+ * read_at() fstat()s only when the first read is empty or full: devices
+ * and directories are still refused, an empty regular file still parses.
+ */
+DT_TEST(read_at_refuses_devices_and_dirs)
+{
+	struct dac_fdinfo fi;
+	char path[160];
+	int dfd;
+
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/null", tmpdir);
+	DT_ASSERT_EQ(symlink("/dev/null", path), 0);
+	snprintf(path, sizeof(path), "%s/zero", tmpdir);
+	DT_ASSERT_EQ(symlink("/dev/zero", path), 0);
+	snprintf(path, sizeof(path), "%s/dir", tmpdir);
+	DT_ASSERT_EQ(mkdir(path, 0700), 0);
+	write_file("empty", "", 0);
+	dfd = open(tmpdir, O_RDONLY | O_DIRECTORY);
+	DT_ASSERT_GE(dfd, 0);
+	DT_EXPECT_EQ(dac_fdinfo_read_at(dfd, "null", CUR, &fi), -EINVAL);
+	DT_EXPECT_EQ(dac_fdinfo_read_at(dfd, "zero", CUR, &fi), -EINVAL);
+	DT_EXPECT_TRUE(fi.kv == NULL && fi.priv_text == NULL);
+	DT_EXPECT_EQ(dac_fdinfo_read_at(dfd, "dir", CUR, &fi), -EISDIR);
+	DT_EXPECT_EQ(dac_fdinfo_read_at(dfd, "empty", CUR, &fi), 0);
+	DT_EXPECT_EQ(fi.nlines, 0u);
+	DT_EXPECT_TRUE(dac_fdinfo_find_code(&fi, "driver-missing") != NULL);
+	dac_fdinfo_free(&fi);
+	DT_EXPECT_EQ(dac_fdinfo_read_at(dfd, "empty", (enum dac_profile)9, &fi),
+		     -EINVAL);
+	close(dfd);
+	snprintf(path, sizeof(path), "%s/dir", tmpdir);
+	rmdir(path);
+	rm_tmpdir();
+	DT_EXPECT_EQ(fdinfo_tu_leaks(), 0);
+}
+
+/*
+ * A real /proc fdinfo larger than the first read: an epoll fd watching 300
+ * fds prints a "tfd:" line for each (about 25 KiB), all in one seq_file
+ * record. Reading it with a short read taken as the end must still give
+ * every line, as counted by reading the same file until read() returns 0.
+ */
+DT_TEST(read_at_large_proc_fdinfo)
+{
+	enum { NWATCH = 300 };
+	int ep, dfd, efd[NWATCH], i, fd;
+	size_t want_lines = 0, got_tfd = 0, k;
+	char name[32], buf[65536];
+	struct dac_fdinfo fi;
+	ssize_t n, total = 0;
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	DT_ASSERT_GE(ep, 0);
+	for (i = 0; i < NWATCH; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)i };
+
+		efd[i] = eventfd(0, EFD_CLOEXEC);
+		DT_ASSERT_GE(efd[i], 0);
+		DT_ASSERT_EQ(epoll_ctl(ep, EPOLL_CTL_ADD, efd[i], &ev), 0);
+	}
+	dfd = open("/proc/self/fdinfo", O_RDONLY | O_DIRECTORY);
+	DT_ASSERT_GE(dfd, 0);
+	snprintf(name, sizeof(name), "%d", ep);
+	/* Ground truth: small reads until 0. */
+	fd = openat(dfd, name, O_RDONLY);
+	DT_ASSERT_GE(fd, 0);
+	while ((n = read(fd, buf + total, 1000)) > 0)
+		total += n;
+	close(fd);
+	DT_ASSERT_GT(total, (ssize_t)8192);
+	for (k = 0; k < (size_t)total; k++)
+		want_lines += buf[k] == '\n';
+	DT_ASSERT_EQ(dac_fdinfo_read_at(dfd, name, CUR, &fi), 0);
+	DT_EXPECT_EQ(fi.nlines, (unsigned int)want_lines);
+	for (k = 0; k < fi.nkv; k++)
+		got_tfd += !strcmp(fi.kv[k].key, "tfd");
+	DT_EXPECT_EQ(got_tfd, (size_t)NWATCH);
+	dac_fdinfo_free(&fi);
+	close(dfd);
+	for (i = 0; i < NWATCH; i++)
+		close(efd[i]);
+	close(ep);
 }
 
 DT_TEST(read_fd_pipe_large)

@@ -30,7 +30,7 @@
 	"drm-engine-copy:\t20 ns\n" \
 	"drm-engine-capacity-copy:\t2\n" \
 	"drm-cycles-render:\t555\n" \
-	"drm-maxfreq-render:\t1 GHz\n" \
+	"drm-maxfreq-render:\t1000 MHz\n" \
 	"drm-total-system:\t8 MiB\n" \
 	"drm-resident-system:\t4 MiB\n"
 

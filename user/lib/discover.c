@@ -62,7 +62,14 @@ static int dbuf_reserve(struct dbuf *b, size_t want)
 	return 0;
 }
 
-/* Read a whole (proc) file into @b, NUL-terminated. Returns 0 or -errno. */
+/*
+ * Read a whole (proc) file into @b, NUL-terminated. Returns 0 or -errno.
+ * Only for PID/fdinfo/N and PID/comm: procfs serves both with
+ * single_open(), a seq_file of one record formatted whole before it is
+ * copied out, so a read shorter than asked has returned the rest of it and
+ * the read() that would return 0 is skipped (regular files of a synthetic
+ * tree end at a short read too). See dac_read_parse() in fdinfo.c.
+ */
 static int read_file_at(int dirfd, const char *path, struct dbuf *b)
 {
 	int fd, ret = 0;
@@ -73,19 +80,22 @@ static int read_file_at(int dirfd, const char *path, struct dbuf *b)
 	if (fd < 0)
 		return -errno;
 	for (;;) {
+		size_t want;
+
 		ret = dbuf_reserve(b, b->len + 4096 + 1);
 		if (ret)
 			break;
-		n = read(fd, b->p + b->len, b->cap - b->len - 1);
+		want = b->cap - b->len - 1;
+		n = read(fd, b->p + b->len, want);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			ret = -errno;
 			break;
 		}
-		if (n == 0)
-			break;
 		b->len += (size_t)n;
+		if ((size_t)n < want)	/* 0, or the end of the one record */
+			break;
 	}
 	close(fd);
 	if (ret)

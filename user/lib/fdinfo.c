@@ -141,21 +141,34 @@ struct dac_parser {
 	size_t kv_cap, find_cap, eng_cap, reg_cap, eaux_cap, raux_cap;
 	struct dac_eng_aux *eaux;
 	struct dac_reg_aux *raux;
-	bool *kv_bad_key;	/* per kv: key malformed (already reported) */
+	struct dac_kaux {
+		size_t klen;	/* strlen(key) */
+		bool bad;	/* key malformed (already reported) */
+	} *kaux;		/* per kv */
 	size_t bad_cap;
 	struct dac_map keys, engines, regions;
 	bool have_driver_key, have_client_id_key;
 };
 
+/* String hash, eight bytes a step (keys are 10-30 bytes: this is hot). */
+static uint64_t dac_hash_n(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ n, w;
+
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 32);
+}
+
 static uint64_t dac_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return h;
+	return dac_hash_n(s, strlen(s));
 }
 
 static struct dac_map_ent *dac_map_find(const struct dac_map *m, const char *key,
@@ -206,6 +219,24 @@ static int dac_map_add(struct dac_map *m, const char *key, uint64_t h, size_t va
 	return 0;
 }
 
+/* Size an empty map for @n entries up front, so that it never rehashes. */
+static int dac_map_reserve(struct dac_map *m, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n + 2) {
+		if (cap > SIZE_MAX / 2 / sizeof(*m->ent))
+			return -ENOMEM;
+		cap *= 2;
+	}
+	m->ent = dac__malloc(cap * sizeof(*m->ent));
+	if (!m->ent)
+		return -ENOMEM;
+	memset(m->ent, 0, cap * sizeof(*m->ent));
+	m->cap = cap;
+	return 0;
+}
+
 static void dac_map_free(struct dac_map *m)
 {
 	free(m->ent);
@@ -220,15 +251,13 @@ static bool dac_isws(char c)
 
 static bool dac_has_ws(const char *s)
 {
-	for (; *s; s++)
-		if (dac_isws(*s))
-			return true;
-	return false;
+	return s[strcspn(s, " \t\r\v\f")] != '\0';
 }
 
-static bool dac_starts(const char *s, const char *prefix)
+/* Does @s start with "drm-"? Without calls: it runs for every line. */
+static bool dac_is_drm(const char *s)
 {
-	return !strncmp(s, prefix, strlen(prefix));
+	return s[0] == 'd' && s[1] == 'r' && s[2] == 'm' && s[3] == '-';
 }
 
 /* Length-limited key for messages, so a 1 MiB key makes no 1 MiB message. */
@@ -244,12 +273,13 @@ static int dac_add(struct dac_parser *p, enum dac_severity sev, const char *code
 {
 	struct dac_fdinfo *fi = p->fi;
 	struct dac_finding *f;
+	char small[256], *msg;
 	va_list ap;
-	char *msg;
 	int n;
 
+	/* Format once; only a message longer than @small is formatted again. */
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
@@ -259,9 +289,13 @@ static int dac_add(struct dac_parser *p, enum dac_severity sev, const char *code
 	msg = dac__malloc((size_t)n + 1);
 	if (!msg)
 		return -ENOMEM;
-	va_start(ap, fmt);
-	vsnprintf(msg, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	if ((size_t)n < sizeof(small)) {
+		memcpy(msg, small, (size_t)n + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	f = &fi->find[fi->nfind++];
 	f->sev = sev;
 	f->code = code;
@@ -317,8 +351,8 @@ static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
 
 	if (dac__grow((void **)&fi->kv, &p->kv_cap, fi->nkv + 1, sizeof(*kv), 32))
 		return -ENOMEM;
-	if (dac__grow((void **)&p->kv_bad_key, &p->bad_cap, fi->nkv + 1,
-		      sizeof(bool), 32))
+	if (dac__grow((void **)&p->kaux, &p->bad_cap, fi->nkv + 1,
+		      sizeof(*p->kaux), 32))
 		return -ENOMEM;
 	kv = &fi->kv[fi->nkv];
 	memset(kv, 0, sizeof(*kv));
@@ -326,19 +360,20 @@ static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
 	kv->key = s;
 	kv->str = v;
 	kv->line = line;
-	p->kv_bad_key[fi->nkv] = false;
+	p->kaux[fi->nkv].bad = false;
+	p->kaux[fi->nkv].klen = (size_t)(colon - s);
 	fi->nkv++;
 
-	if (dac_starts(s, "drm-"))
+	if (dac_is_drm(s))
 		fi->is_drm = true;
-	if (bad && dac_starts(s, "drm-"))
+	if (bad && dac_is_drm(s))
 		ADD(p, DAC_SEV_NOTE, C_TRAILING_WS, line,
 		    KFMT ": trailing whitespace after the value", KARG(s));
 	if (!*s) {
-		p->kv_bad_key[fi->nkv - 1] = true;
+		p->kaux[fi->nkv - 1].bad = true;
 		ADD(p, DAC_SEV_ERROR, C_KEY_EMPTY, line, "empty key before ':'");
 	} else if (dac_has_ws(s)) {
-		p->kv_bad_key[fi->nkv - 1] = true;
+		p->kaux[fi->nkv - 1].bad = true;
 		ADD(p, DAC_SEV_ERROR, C_KEY_WHITESPACE, line,
 		    "key " KFMT " contains whitespace (keys must not); line ignored",
 		    KARG(s));
@@ -347,13 +382,13 @@ static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
 }
 
 static enum dac_key_type dac_classify(enum dac_profile profile, const char *key,
-				      const char **name)
+				      size_t klen, const char **name)
 {
 	const struct dac_keydef *best = NULL;
 	size_t i;
 
 	*name = NULL;
-	if (!dac_starts(key, "drm-"))
+	if (!dac_is_drm(key))
 		return strchr(key, '-') ? DAC_KEY_DRIVER_SPECIFIC : DAC_KEY_OTHER;
 	for (i = 0; i < sizeof(dac_keydefs) / sizeof(dac_keydefs[0]); i++) {
 		const struct dac_keydef *d = &dac_keydefs[i];
@@ -361,7 +396,10 @@ static enum dac_key_type dac_classify(enum dac_profile profile, const char *key,
 		/* Cheap filter: the character after "drm-" must match. */
 		if (d->prefix[4] != key[4] || !(d->profiles & (1u << profile)))
 			continue;
-		if (d->named ? strncmp(key, d->prefix, d->len) : strcmp(key, d->prefix))
+		/* klen is strlen(key): memcmp stays inside the key. */
+		if (d->named ? klen < d->len : klen != d->len)
+			continue;
+		if (memcmp(key, d->prefix, d->len))
 			continue;
 		if (!best || d->len > best->len)
 			best = d;
@@ -470,11 +508,18 @@ static int dac_number(struct dac_parser *p, struct dac_kv *kv,
 			    KFMT ": no unit (%s); Hz assumed", KARG(kv->key),
 			    dac__unit_list(kind));
 		break;
-	case DAC_UNIT_NONSTANDARD:
-		ADD(p, DAC_SEV_WARNING, C_UNIT_NONSTANDARD, kv->line,
-		    KFMT ": unit " KFMT " is understood but not in the spec (%s)",
-		    KARG(kv->key), KARG(kv->unit), dac__unit_list(kind));
-		break;
+	case DAC_UNIT_NONSTANDARD: {
+		/* A reader following the spec cannot read it: an error. */
+		char meant[64] = "";
+
+		if (!range && v <= UINT64_MAX / mult)
+			dac__unit_suggest(kind, v * mult, meant, sizeof(meant));
+		ADD(p, DAC_SEV_ERROR, C_UNIT_NONSTANDARD, kv->line,
+		    KFMT ": unit " KFMT " is not in the spec (%s); value not used%s%s%s",
+		    KARG(kv->key), KARG(kv->unit), dac__unit_list(kind),
+		    *meant ? " (probably meant '" : "", meant, *meant ? "')" : "");
+		return 0;
+	}
 	case DAC_UNIT_UNEXPECTED:
 		ADD(p, DAC_SEV_ERROR, C_UNIT_UNEXPECTED, kv->line,
 		    KFMT ": takes no unit, found " KFMT, KARG(kv->key),
@@ -717,11 +762,11 @@ static int dac_kv_check(struct dac_parser *p, size_t i, const char *driver)
 	int ok = 0;
 	size_t idx;
 
-	kv->type = dac_classify(fi->profile, kv->key, &kv->name);
+	kv->type = dac_classify(fi->profile, kv->key, p->kaux[i].klen, &kv->name);
 	if (kv->type == DAC_KEY_OTHER)
 		return 0;
 
-	h = dac_hash(kv->key);
+	h = dac_hash_n(kv->key, p->kaux[i].klen);
 	first = dac_map_find(&p->keys, kv->key, h);
 	if (first) {
 		dup = true;
@@ -888,13 +933,14 @@ static int dac_region_rules(struct dac_parser *p, size_t i)
 			    KARG(r->name));
 		else if (r->has_memory && r->has_resident &&
 			 r->memory != r->resident)
-			ADD(p, DAC_SEV_ERROR, C_MEMORY_MISMATCH, a->l_memory,
-			    "'drm-memory-" NFMT "' (%llu bytes) is an alias of drm-resident- (line %u, %llu bytes) but differs",
+			ADD(p, DAC_SEV_WARNING, C_MEMORY_MISMATCH, a->l_memory,
+			    "'drm-memory-" NFMT "' (%llu bytes) is an alias of drm-resident- (line %u, %llu bytes) but differs; drm-resident- is used",
 			    KARG(r->name), (unsigned long long)r->memory,
 			    a->l_resident, (unsigned long long)r->resident);
 		else
-			ADD(p, DAC_SEV_WARNING, C_MEMORY_LEGACY_DUP, a->l_memory,
-			    "deprecated drm-memory-" KFMT " printed next to drm-resident- (line %u); print only one",
+			/* Allowed by the spec (amdgpu prints both): a note. */
+			ADD(p, DAC_SEV_NOTE, C_MEMORY_LEGACY_DUP, a->l_memory,
+			    "deprecated drm-memory-" KFMT " printed next to drm-resident- (line %u) with the same value",
 			    KARG(r->name), a->l_resident);
 	}
 	/* The deprecated key is the resident figure when nothing else is. */
@@ -964,9 +1010,17 @@ static int dac_run(struct dac_parser *p, size_t len)
 	char *text = fi->priv_text;
 	const char *driver = NULL;
 	unsigned int line = 0;
-	size_t pos = 0, i;
+	size_t pos = 0, i, nl = 1;
+	const char *q;
 	int err;
 
+	/* At most one key per line: size the arrays and key map once. */
+	for (q = text; (q = memchr(q, '\n', len - (size_t)(q - text))); q++)
+		nl++;
+	if (dac__grow((void **)&fi->kv, &p->kv_cap, nl, sizeof(*fi->kv), 32) ||
+	    dac__grow((void **)&p->kaux, &p->bad_cap, nl, sizeof(*p->kaux), 32) ||
+	    dac_map_reserve(&p->keys, nl))
+		return -ENOMEM;
 	while (pos < len) {
 		char *s = text + pos, *nl = memchr(s, '\n', len - pos);
 		size_t ll = nl ? (size_t)(nl - s) : len - pos;
@@ -981,14 +1035,14 @@ static int dac_run(struct dac_parser *p, size_t len)
 
 	/* Driver-specific prefixes are judged against the (first) driver. */
 	for (i = 0; i < fi->nkv; i++) {
-		if (!p->kv_bad_key[i] && !strcmp(fi->kv[i].key, "drm-driver") &&
+		if (!p->kaux[i].bad && !strcmp(fi->kv[i].key, "drm-driver") &&
 		    *fi->kv[i].str) {
 			driver = fi->kv[i].str;
 			break;
 		}
 	}
 	for (i = 0; i < fi->nkv; i++) {
-		if (p->kv_bad_key[i])
+		if (p->kaux[i].bad)
 			continue;
 		err = dac_kv_check(p, i, driver);
 		if (err)
@@ -1028,7 +1082,7 @@ int dac__parse_owned(char *text, size_t len, enum dac_profile profile,
 	err = dac_run(&p, len);
 	free(p.eaux);
 	free(p.raux);
-	free(p.kv_bad_key);
+	free(p.kaux);
 	dac_map_free(&p.keys);
 	dac_map_free(&p.engines);
 	dac_map_free(&p.regions);
@@ -1062,12 +1116,91 @@ int dac_fdinfo_parse(const char *buf, size_t len, enum dac_profile profile,
 	return dac__parse_owned(text, len, profile, out);
 }
 
-int dac_fdinfo_read_fd(int fd, enum dac_profile profile, struct dac_fdinfo *out)
+/* First read size: every fdinfo seen in the wild fits, so one read does. */
+#define DAC_READ_FIRST 4096
+
+/* -errno for what is not a file of text (a directory, a device), else 0. */
+static int dac_check_type(const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return -EISDIR;
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Read @fd to its end and parse. @typed: the caller has checked the type
+ * and @short_eof says whether a short read ends the file; !@typed: the fd
+ * was opened by path from an fdinfo directory and is fstat()ed only when
+ * the first read leaves a doubt (empty, or the buffer filled).
+ *
+ * Why a short read may end the file, saving the read() that would return 0:
+ * - a regular file: read() returns less than asked only at its end (a
+ *   writer appending meanwhile is not something a snapshot can see anyway);
+ * - /proc/<pid>/fdinfo/<fd>: procfs serves it with single_open(), i.e. a
+ *   seq_file of ONE record. seq_read_iter() formats that record whole into
+ *   its own buffer (doubling the buffer until it fits) and then copies
+ *   min(record left, bytes asked); so a read shorter than asked has copied
+ *   the rest of the record, and the next read() would return 0. This is
+ *   not true of seq_files with many records (/proc/<pid>/maps...), which
+ *   stop a read at a record that does not fit in the buffer: a short read
+ *   there is not EOF, and the same holds for pipes, sockets and ttys. So
+ *   fds we did not open ourselves from an fdinfo directory, and anything
+ *   not a regular file, are read until read() returns 0.
+ */
+static int dac_read_parse(int fd, bool typed, bool short_eof,
+			  enum dac_profile profile, struct dac_fdinfo *out)
 {
 	size_t len = 0, cap = 0;
 	char *buf = NULL;
 	struct stat st;
 	ssize_t n;
+	int err;
+
+	for (;;) {
+		size_t want;
+
+		/* Keep one spare byte for the terminating NUL. */
+		if (dac__grow((void **)&buf, &cap, len + 2, 1, DAC_READ_FIRST)) {
+			free(buf);
+			return -ENOMEM;
+		}
+		want = cap - len - 1;
+		n = read(fd, buf + len, want);
+		if (n < 0) {
+			err = errno;
+			if (err == EINTR)
+				continue;
+			free(buf);
+			return -err;
+		}
+		if (!typed && (n == 0 || (size_t)n == want)) {
+			/* Empty, or maybe more: what is it? (once) */
+			typed = true;
+			if (fstat(fd, &st)) {
+				err = -errno;
+				free(buf);
+				return err;
+			}
+			err = dac_check_type(&st);
+			if (err) {
+				free(buf);
+				return err;
+			}
+			short_eof = S_ISREG(st.st_mode);
+		}
+		len += (size_t)n;
+		if (n == 0 || (short_eof && (size_t)n < want))
+			break;
+	}
+	return dac__parse_owned(buf, len, profile, out);
+}
+
+int dac_fdinfo_read_fd(int fd, enum dac_profile profile, struct dac_fdinfo *out)
+{
+	struct stat st;
+	int err;
 
 	if (!out)
 		return -EINVAL;
@@ -1076,42 +1209,33 @@ int dac_fdinfo_read_fd(int fd, enum dac_profile profile, struct dac_fdinfo *out)
 		return -EINVAL;
 	if (fstat(fd, &st))
 		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
-		return -EINVAL;
-	for (;;) {
-		/* Keep one spare byte for the terminating NUL. */
-		if (dac__grow((void **)&buf, &cap, len + 2, 1, 4096)) {
-			free(buf);
-			return -ENOMEM;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			int err = errno;
-
-			if (err == EINTR)
-				continue;
-			free(buf);
-			return -err;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	return dac__parse_owned(buf, len, profile, out);
+	err = dac_check_type(&st);
+	if (err)
+		return err;
+	/* Not opened by us: only a regular file ends at a short read. */
+	return dac_read_parse(fd, true, S_ISREG(st.st_mode), profile, out);
 }
 
-static int dac_read_opened(int fd, enum dac_profile profile, struct dac_fdinfo *out)
+/*
+ * Parse what was opened by path and close it. @at_fdinfo: the path is an
+ * entry of an fdinfo directory, read with the fewest syscalls (see
+ * dac_read_parse()); otherwise it is any path a user gave, fstat()ed first
+ * so that a tty or a device is refused before it is read.
+ */
+static int dac_read_opened(int fd, bool at_fdinfo, enum dac_profile profile,
+			   struct dac_fdinfo *out)
 {
-	int err;
+	int err = fd < 0 ? -errno : 0;
 
-	if (fd < 0) {
-		err = -errno;
-		memset(out, 0, sizeof(*out));
+	memset(out, 0, sizeof(*out));
+	if (err)
 		return err;
-	}
-	err = dac_fdinfo_read_fd(fd, profile, out);
+	if (!dac_profile_ok(profile))
+		err = -EINVAL;
+	else if (at_fdinfo)
+		err = dac_read_parse(fd, false, true, profile, out);
+	else
+		err = dac_fdinfo_read_fd(fd, profile, out);
 	close(fd);
 	return err;
 }
@@ -1126,7 +1250,7 @@ int dac_fdinfo_read_file(const char *path, enum dac_profile profile,
 		return -EINVAL;
 	}
 	return dac_read_opened(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY),
-			       profile, out);
+			       false, profile, out);
 }
 
 int dac_fdinfo_read_at(int dirfd, const char *name, enum dac_profile profile,
@@ -1139,7 +1263,7 @@ int dac_fdinfo_read_at(int dirfd, const char *name, enum dac_profile profile,
 		return -EINVAL;
 	}
 	return dac_read_opened(openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY),
-			       profile, out);
+			       true, profile, out);
 }
 
 void dac_fdinfo_free(struct dac_fdinfo *fi)

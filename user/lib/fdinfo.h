@@ -246,21 +246,32 @@ int dac_fdinfo_parse(const char *buf, size_t len, enum dac_profile profile,
 
 /**
  * dac_fdinfo_read_fd() - read everything from @fd (one read loop into a
- * growing buffer, EINTR retried) and parse it. Does not close @fd.
+ * growing buffer, EINTR retried) and parse it. Does not close @fd. One
+ * fstat() first; a regular file (/proc fdinfo files are) ends at a short
+ * read, anything else (a pipe) is read until read() returns 0.
  *
  * Return: as dac_fdinfo_parse(), or -errno from read(), -EISDIR for a
  *         directory, -EINVAL for a character or block device.
  */
 int dac_fdinfo_read_fd(int fd, enum dac_profile profile, struct dac_fdinfo *out);
 
-/** dac_fdinfo_read_file() - open @path read-only and dac_fdinfo_read_fd() it */
+/**
+ * dac_fdinfo_read_file() - open @path read-only and dac_fdinfo_read_fd() it
+ * (open, fstat, read, close for a file under 4 KiB).
+ */
 int dac_fdinfo_read_file(const char *path, enum dac_profile profile,
 			 struct dac_fdinfo *out);
 
 /**
  * dac_fdinfo_read_at() - openat(@dirfd, @name) and parse, for the /proc
  * walker (@dirfd = an open /proc/<pid>/fdinfo directory, @name = "<fd>").
- * Return: as dac_fdinfo_read_fd(); -ENOENT when the fd or process is gone.
+ * Made for the hot path: an fdinfo under 4 KiB costs openat, one read and
+ * close, the least any reader pays. It relies on @name being a regular file
+ * or a /proc fdinfo file (a one-record seq_file), where a short read is the
+ * end; it fstat()s only when the first read is empty or fills the buffer,
+ * which is when devices and directories are refused, so do not point it at
+ * a tty. Return: as dac_fdinfo_read_fd(); -ENOENT when the fd or process is
+ * gone.
  */
 int dac_fdinfo_read_at(int dirfd, const char *name, enum dac_profile profile,
 		       struct dac_fdinfo *out);

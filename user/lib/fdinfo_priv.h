@@ -24,7 +24,8 @@ enum dac_unit_kind {
 enum dac_unit_verdict {
 	DAC_UNIT_OK,		/* in the spec's list (or no unit where allowed) */
 	DAC_UNIT_MISSING,	/* no unit where the spec names one; default used */
-	DAC_UNIT_NONSTANDARD,	/* unambiguous but not in the spec's list */
+	DAC_UNIT_NONSTANDARD,	/* recognised but not in the spec's list: an
+				 * error; *mult says what was probably meant */
 	DAC_UNIT_UNEXPECTED,	/* a unit where none is allowed */
 	DAC_UNIT_INVALID,	/* not understood */
 	DAC_UNIT_UNKNOWN_KEEP,	/* DAC_UNITS_ANY: unknown unit, keep number */
@@ -39,6 +40,14 @@ enum dac_unit_verdict dac__unit_judge(enum dac_unit_kind kind, const char *unit,
 
 /* Canonical spelling of the accepted units for @kind, for messages. */
 const char *dac__unit_list(enum dac_unit_kind kind);
+
+/*
+ * dac__unit_suggest() - spell @base (bytes or Hz) in the largest unit of the
+ * spec's list for @kind that shows it exactly ("1 MiB", "1000 MHz"); ""
+ * for kinds without such a list.
+ */
+void dac__unit_suggest(enum dac_unit_kind kind, uint64_t base, char *buf,
+		       size_t size);
 
 /* Allocation wrappers honouring dac_fdinfo_test_fail_alloc(). */
 void *dac__malloc(size_t size);

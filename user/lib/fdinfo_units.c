@@ -3,6 +3,7 @@
  * fdinfo_units.c - units, names and allocation helpers for the fdinfo parser.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,8 +17,10 @@ struct dac_unit {
 };
 
 /*
- * Every unit we understand. The spec spells kilohertz "KHz"; "kHz" (the SI
- * spelling), "GHz" and "GiB" are understood but reported as non-standard.
+ * Every unit we recognise. The spec spells kilohertz "KHz". "kHz" (the SI
+ * spelling), "GHz" and "GiB" are not in the spec: a reader that follows it
+ * cannot read them, so they are errors; we only know them to say in the
+ * message what the driver probably meant (the value in a spec unit).
  */
 static const struct dac_unit dac_units[] = {
 	{ "ns", DAC_UNITS_TIME, 1, true },
@@ -77,6 +80,37 @@ const char *dac__unit_list(enum dac_unit_kind kind)
 		break;
 	}
 	return "any unit";
+}
+
+void dac__unit_suggest(enum dac_unit_kind kind, uint64_t base, char *buf,
+		       size_t size)
+{
+	/* Largest spec unit that shows the value exactly, smallest first. */
+	static const struct { enum dac_unit_kind kind; uint64_t mult; const char *sfx; }
+	spell[] = {
+		{ DAC_UNITS_MEMORY, 1, "" },
+		{ DAC_UNITS_MEMORY, 1024, " KiB" },
+		{ DAC_UNITS_MEMORY, 1024 * 1024, " MiB" },
+		{ DAC_UNITS_FREQ, 1, " Hz" },
+		{ DAC_UNITS_FREQ, 1000, " KHz" },
+		{ DAC_UNITS_FREQ, 1000 * 1000, " MHz" },
+	};
+	const char *sfx = NULL;
+	uint64_t div = 1;
+	size_t i;
+
+	for (i = 0; i < sizeof(spell) / sizeof(spell[0]); i++) {
+		if (spell[i].kind != kind || base % spell[i].mult)
+			continue;
+		sfx = spell[i].sfx;
+		div = spell[i].mult;
+	}
+	if (!sfx || !size) {
+		if (size)
+			buf[0] = '\0';
+		return;
+	}
+	snprintf(buf, size, "%llu%s", (unsigned long long)(base / div), sfx);
 }
 
 /* Test hook: index of the allocation (from now) that fails; -1 = none. */
