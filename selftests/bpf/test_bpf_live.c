@@ -31,21 +31,6 @@
 #include "tracker.h"
 #include "sgtest.h"
 
-static struct dac_bpf *load(const struct dac_bpf_load_opts *o)
-{
-	struct dac_bpf *b = NULL;
-	int err;
-
-	if (!sg_is_root())
-		DT_SKIP("needs root");
-	sg_need_btf();
-	err = dac_bpf_load(o, &b);
-	if (err)
-		DT_FAIL("dac_bpf_load: %s (%s); libbpf said:\n%s", dac_bpf_load_strerror(err),
-			strerror(-err), dac_bpf_load_log());
-	return b;
-}
-
 /* BPF usage of (client, engine); *found false when there is no entry. */
 static struct dac_bpf_usage usage_of(const struct dac_bpf_usage *u, size_t n, uint64_t id,
 				     unsigned int engine, bool *found)
@@ -82,7 +67,7 @@ static uint64_t bpf_busy(struct dac_bpf *b, uint64_t id, unsigned int engine)
 DT_TEST_TIMEOUT(bpf_matches_fdinfo_mixed_load, 180)
 {
 	struct dac_bpf_load_opts o = { 0 };
-	struct dac_bpf *b = load(&o);
+	struct dac_bpf *b = sg_bpf_load(&o);
 	const struct sg_engine *eng[3];
 	struct sg_dev dev;
 	int fd[NCLIENTS];
@@ -274,7 +259,7 @@ static int catch_exit(void *ctx, const struct dac_bpf_event *ev)
 DT_TEST_TIMEOUT(short_lived_client_seen_by_bpf_missed_by_polling, 120)
 {
 	struct dac_bpf_load_opts o = { 0 };
-	struct dac_bpf *b = load(&o);
+	struct dac_bpf *b = sg_bpf_load(&o);
 	struct child_truth t = { 0 };
 	struct exit_catch c = { 0 };
 	int pfd[2], status;
@@ -347,7 +332,7 @@ DT_TEST_TIMEOUT(short_lived_client_seen_by_bpf_missed_by_polling, 120)
 DT_TEST_TIMEOUT(tracker_from_bpf_matches_fdinfo, 60)
 {
 	struct dac_bpf_load_opts o = { .no_sched = true };
-	struct dac_bpf *b = load(&o);
+	struct dac_bpf *b = sg_bpf_load(&o);
 	struct dac_tracker *t = dac_tracker_new();
 	const struct sg_engine *multi, *simple;
 	const struct dac_tk_client *tc = NULL;
@@ -425,7 +410,7 @@ static uint64_t bpf_mem_total(struct dac_bpf *b, uint64_t id, uint64_t *peak, ch
 DT_TEST_TIMEOUT(memory_totals_and_peak_per_region, 60)
 {
 	struct dac_bpf_load_opts o = { .no_sched = true };
-	struct dac_bpf *b = load(&o);
+	struct dac_bpf *b = sg_bpf_load(&o);
 	struct exit_catch c = { 0 };
 	struct sg_fdinfo fi;
 	char name[DAC_BPF_NAME_LEN] = "", key[64];
@@ -575,7 +560,7 @@ static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
 DT_TEST_F_TIMEOUT(noacct, sched_path_alone_within_2pct, 180)
 {
 	struct dac_bpf_load_opts o = { .no_drmacct = true };
-	struct dac_bpf *b = load(&o);
+	struct dac_bpf *b = sg_bpf_load(&o);
 	struct proc_catch pc = { 0 };
 	struct dac_bpf_info info;
 	struct sched_truth t = { 0 };
@@ -665,7 +650,7 @@ DT_TEST_F_TIMEOUT(noacct, sched_path_alone_within_2pct, 180)
 DT_TEST_TIMEOUT(tiny_ringbuf_lost_equals_drops, 300)
 {
 	struct dac_bpf_load_opts o = { .ringbuf_bytes = 4096, .no_sched = true };
-	struct dac_bpf *b = load(&o);
+	struct dac_bpf *b = sg_bpf_load(&o);
 	const unsigned int nclients = 200;	/* a page holds ~18 records */
 	uint64_t truth_ns = 0, truth_cycles = 0, received = 0;
 	struct dac_bpf_total *tot = NULL;
@@ -748,7 +733,7 @@ DT_TEST_TIMEOUT(tiny_ringbuf_lost_equals_drops, 300)
  */
 static void check_plain_variants(const struct dac_bpf_load_opts *o)
 {
-	struct dac_bpf *b = load(o);
+	struct dac_bpf *b = sg_bpf_load(o);
 	struct exit_catch c = { 0 };
 	struct dac_bpf_sched *s = NULL;
 	struct dac_bpf_info info;
@@ -853,7 +838,7 @@ DT_TEST_TIMEOUT(refused_tp_btf_falls_back_to_tracepoints, 120)
 	DT_EXPECT_TRUE(strstr(dac_bpf_load_log(), "prog 'btf_") != NULL);
 
 	o.attach = DAC_BPF_ATTACH_AUTO;
-	b = load(&o);
+	b = sg_bpf_load(&o);
 	dac_bpf_info(b, &info);
 	dt_info("note: %s", info.note);
 	DT_EXPECT_TRUE(info.drmacct && info.sched);

@@ -33,21 +33,6 @@
 #include "dtest.h"
 #include "sgtest.h"
 
-static struct dac_bpf *load(const struct dac_bpf_load_opts *o)
-{
-	struct dac_bpf *b = NULL;
-	int err;
-
-	if (!sg_is_root())
-		DT_SKIP("needs root");
-	sg_need_btf();
-	err = dac_bpf_load(o, &b);
-	if (err)
-		DT_FAIL("dac_bpf_load: %s (%s); libbpf said:\n%s", dac_bpf_load_strerror(err),
-			strerror(-err), dac_bpf_load_log());
-	return b;
-}
-
 /* What a child did, as the driver says (WAIT). */
 #define MAX_JOBS 8
 
@@ -174,7 +159,7 @@ static unsigned long nprocs(void)
 DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 {
 	struct dac_bpf_load_opts o = { 0 };
-	struct dac_bpf *b = load(&o);
+	struct dac_bpf *b = sg_bpf_load(&o);
 	unsigned long n = nprocs();
 	struct proc_catch c = { 0 };
 	int64_t procs0, sched0, clients0, tracked0;
@@ -386,7 +371,7 @@ DT_TEST_TIMEOUT(per_cgroup_busy_matches_ground_truth, 300)
 	for (int g = 0; g < 2; g++)
 		c.id[g] = cgroup_id(cg[g]);
 	e = simple_engine(&dev, node, sizeof(node));
-	b = load(&o);
+	b = sg_bpf_load(&o);
 	for (int g = 0; g < 2; g++) {
 		for (unsigned int p = 0; p < nproc[g]; p++) {
 			struct proc_truth t;

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf.h"
 #include "dtest.h"
 #include "sgtest.h"
 
@@ -706,6 +707,21 @@ void sg_need_btf(void)
 	if (access("/sys/kernel/btf/vmlinux", F_OK))
 		DT_SKIP("this kernel has no BTF (CONFIG_DEBUG_INFO_BTF off): "
 			"the CO-RE BPF programs cannot load");
+}
+
+struct dac_bpf *sg_bpf_load(const struct dac_bpf_load_opts *o)
+{
+	struct dac_bpf *b = NULL;
+	int err;
+
+	if (!sg_is_root())
+		DT_SKIP("needs root");
+	sg_need_btf();
+	err = dac_bpf_load(o, &b);
+	if (err)
+		DT_FAIL("dac_bpf_load: %s (%s); libbpf said:\n%s", dac_bpf_load_strerror(err),
+			strerror(-err), dac_bpf_load_log());
+	return b;
 }
 
 int sg_parse_u64_list(const char *s, uint64_t *out, unsigned int max)

@@ -191,5 +191,16 @@ bool sg_is_root(void);
  * there (`make test-debug`'s kernel is built without it).
  */
 void sg_need_btf(void);
+struct dac_bpf;
+struct dac_bpf_load_opts;
+/**
+ * sg_bpf_load() - load and attach drmacct's BPF programs for a test
+ * @o: load options
+ *
+ * Skips the test when not root or when the kernel has no BTF; fails it
+ * with the loader's message and libbpf's log when the load fails.
+ * Return: the collection (never NULL).
+ */
+struct dac_bpf *sg_bpf_load(const struct dac_bpf_load_opts *o);
 
 #endif /* SGTEST_H */
