@@ -242,11 +242,10 @@ int dac_bpf_check_layout(const struct dac_bpf_env *env, const struct dac_tp_fiel
 	long first = -1;
 
 	for (; f->event; f++) {
-		long at;
-
 		char path[4096], *text = NULL;
 		size_t len = 0, cap = 0;
 		int fd = -1;
+		long at;
 
 		for (const char *const *r = roots; *r && fd < 0; r++) {
 			if (snprintf(path, sizeof(path), "%s/%s/format", *r, f->event) >=
