@@ -72,8 +72,9 @@ struct simgpu_inst {
 	unsigned int engine;
 	unsigned int index;
 	char name[24];			/* scheduler ring name, e.g. "copy1" */
-	struct drm_gpu_scheduler sched;
+	struct drm_gpu_scheduler sched;	/* unused with per-client queues */
 	bool sched_ready;
+	struct mutex reset_lock;	/* one reset at a time (several schedulers) */
 
 	spinlock_t lock;		/* queue, current, clock */
 	struct list_head queue;		/* jobs handed over by drm_sched, FIFO */
@@ -93,14 +94,15 @@ struct simgpu_device {
 	struct drm_device drm;
 	struct drmacct_device *acct;	/* NULL when accounting=0 */
 	bool legacy_memory;
+	bool per_client_queues;		/* queues=per_client */
 	struct workqueue_struct *wq;
 	struct simgpu_inst inst[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
 	struct drm_gpu_scheduler *sched_list[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
 	struct mutex files_lock;	/* @files */
 	struct list_head files;		/* open files (struct simgpu_file.dev_node) */
-	spinlock_t jobs_lock;		/* @jobs, and its last wake-up */
+	spinlock_t jobs_lock;		/* @jobs, every file's jobs, wake-ups */
 	unsigned int jobs;		/* jobs not yet freed */
-	wait_queue_head_t jobs_wq;	/* @jobs dropped to 0 */
+	wait_queue_head_t jobs_wq;	/* @jobs or a file's jobs dropped to 0 */
 	wait_queue_head_t done_wq;	/* some job result completed */
 };
 
@@ -146,11 +148,23 @@ struct simgpu_fault_file {
 	u64 last_busy[SIMGPU_NUM_ENGINES]; /* counter-step-back: printed before */
 };
 
+/*
+ * queues=per_client: the file's own scheduler per engine instance (one
+ * drm_gpu_scheduler per user queue, as xe, panthor and pvr have). They all
+ * feed the device's shared instances, and are named like them.
+ */
+struct simgpu_queues {
+	struct drm_gpu_scheduler sched[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
+	struct drm_gpu_scheduler *list[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
+};
+
 struct simgpu_file {
 	struct kref ref;
 	struct simgpu_device *sdev;
 	struct list_head dev_node;	/* in simgpu_device.files while open */
 	bool entities_gone;		/* torn down (close, or device unplug) */
+	struct simgpu_queues *queues;	/* NULL: the device's schedulers */
+	unsigned int jobs;		/* jobs not yet freed (sdev->jobs_lock) */
 	struct drmacct_client *acct;	/* NULL when accounting=0 */
 	struct mutex submit_lock;	/* job arm + push order */
 	struct mutex results_lock;	/* @results: lookups, inserts, pruning */
@@ -204,6 +218,7 @@ struct simgpu_job {
 
 /* simgpu_drv.c */
 extern long simgpu_job_timeout;		/* drm_sched job timeout, jiffies */
+extern bool simgpu_per_client_queues;	/* queues=per_client */
 
 /* simgpu_engine.c */
 int simgpu_engines_init(struct simgpu_device *sdev);
@@ -224,6 +239,8 @@ int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 		      struct drm_file *file);
 int simgpu_file_entities_init(struct simgpu_file *sfile);
 void simgpu_file_entities_fini(struct simgpu_file *sfile, bool flush);
+int simgpu_file_queues_init(struct simgpu_file *sfile);
+void simgpu_file_queues_fini(struct simgpu_file *sfile);
 
 /* simgpu_gem.c */
 struct drm_gem_object *simgpu_gem_create_object(struct drm_device *drm,

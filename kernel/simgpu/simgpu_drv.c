@@ -53,6 +53,33 @@ MODULE_PARM_DESC(job_timeout_ms,
 
 long simgpu_job_timeout = MAX_SCHEDULE_TIMEOUT;
 
+/* queues=shared|per_client: who owns the drm_gpu_schedulers. */
+static const char * const simgpu_queues_names[] = { "shared", "per_client" };
+bool simgpu_per_client_queues;
+
+static int simgpu_queues_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(simgpu_queues_names, val);
+
+	if (i < 0)
+		return -EINVAL;
+	simgpu_per_client_queues = i == 1;
+	return 0;
+}
+
+static int simgpu_queues_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", simgpu_queues_names[simgpu_per_client_queues]);
+}
+
+static const struct kernel_param_ops simgpu_queues_ops = {
+	.set = simgpu_queues_set,
+	.get = simgpu_queues_get,
+};
+module_param_cb(queues, &simgpu_queues_ops, NULL, 0444);
+MODULE_PARM_DESC(queues,
+		 "shared (default): one drm_gpu_scheduler per engine instance; per_client: each open file gets its own per instance, created at open and torn down at close");
+
 static struct platform_device *simgpu_pdev;
 
 /* Objects alive across all devices, for debugfs simgpu/objects. */
@@ -117,9 +144,12 @@ static int simgpu_open(struct drm_device *drm, struct drm_file *file)
 			goto err_free;
 		}
 	}
-	ret = simgpu_file_entities_init(sfile);
+	ret = simgpu_file_queues_init(sfile);
 	if (ret)
 		goto err_acct;
+	ret = simgpu_file_entities_init(sfile);
+	if (ret)
+		goto err_queues;
 
 	mutex_lock(&sdev->files_lock);
 	list_add_tail(&sfile->dev_node, &sdev->files);
@@ -129,6 +159,8 @@ static int simgpu_open(struct drm_device *drm, struct drm_file *file)
 	file->driver_priv = sfile;
 	return 0;
 
+err_queues:
+	simgpu_file_queues_fini(sfile);
 err_acct:
 	drmacct_client_close(sfile->acct);
 err_free:
@@ -150,8 +182,10 @@ static void simgpu_postclose(struct drm_device *drm, struct drm_file *file)
 	sfile->entities_gone = true;
 	mutex_unlock(&sdev->files_lock);
 	/* After an unplug the device already tore them down. */
-	if (!gone)
+	if (!gone) {
 		simgpu_file_entities_fini(sfile, true);
+		simgpu_file_queues_fini(sfile);
+	}
 	if (simgpu_fault_active())
 		simgpu_fault_close(sfile);
 	/* Running jobs hold their own client and file references. */
@@ -408,6 +442,7 @@ static int simgpu_device_create(struct device *parent)
 	if (IS_ERR(sdev))
 		return PTR_ERR(sdev);
 	sdev->legacy_memory = legacy_memory;
+	sdev->per_client_queues = simgpu_per_client_queues;
 	mutex_init(&sdev->files_lock);
 	INIT_LIST_HEAD(&sdev->files);
 	spin_lock_init(&sdev->jobs_lock);
@@ -457,7 +492,11 @@ static void simgpu_device_destroy(struct device *parent)
 	 * (the waits are outside drm_dev_enter()). Files may stay open.
 	 */
 	drm_dev_unplug(&sdev->drm);
-	/* The open files' queued jobs go: their device is gone. */
+	/*
+	 * The open files' queued jobs go: their device is gone. files_lock
+	 * stays held until their own schedulers (per-client queues) are gone
+	 * too: a close meanwhile finds entities_gone and leaves them to us.
+	 */
 	mutex_lock(&sdev->files_lock);
 	list_for_each_entry(sfile, &sdev->files, dev_node) {
 		if (sfile->entities_gone)
@@ -465,7 +504,6 @@ static void simgpu_device_destroy(struct device *parent)
 		sfile->entities_gone = true;
 		simgpu_file_entities_fini(sfile, false);
 	}
-	mutex_unlock(&sdev->files_lock);
 	/* A hung job would only end at the timeout: reset it now. */
 	for (e = 0; e < SIMGPU_NUM_ENGINES; e++)
 		for (i = 0; i < simgpu_engines[e].capacity; i++)
@@ -474,6 +512,9 @@ static void simgpu_device_destroy(struct device *parent)
 	spin_lock_irq(&sdev->jobs_lock);
 	wait_event_lock_irq(sdev->jobs_wq, !sdev->jobs, sdev->jobs_lock);
 	spin_unlock_irq(&sdev->jobs_lock);
+	list_for_each_entry(sfile, &sdev->files, dev_node)
+		simgpu_file_queues_fini(sfile);
+	mutex_unlock(&sdev->files_lock);
 	simgpu_engines_fini(sdev);
 	destroy_workqueue(sdev->wq);
 	drmacct_device_destroy(sdev->acct);

@@ -16,6 +16,7 @@
 #include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include <uapi/drm/simgpu_drm.h>
@@ -207,6 +208,12 @@ static void simgpu_inst_complete(struct simgpu_inst *inst)
  * instance goes on with the next. Nothing happens when the current job is
  * not hung (a long job is no hang).
  *
+ * With per-client queues several schedulers feed one instance, and their
+ * timeout handlers (and an unplug) may reset it at once: reset_lock makes
+ * the check and the reset one step, so a second caller finds the next job
+ * (not hung) and leaves it alone.
+ *
+ * Context: process context, may sleep.
  * Return: true when a hung job was reset.
  */
 bool simgpu_engine_reset(struct simgpu_inst *inst)
@@ -214,11 +221,13 @@ bool simgpu_engine_reset(struct simgpu_inst *inst)
 	unsigned long flags;
 	bool hung;
 
+	mutex_lock(&inst->reset_lock);
 	spin_lock_irqsave(&inst->lock, flags);
 	hung = inst->current_job && inst->current_job->hang;
 	spin_unlock_irqrestore(&inst->lock, flags);
 	if (hung)
 		simgpu_inst_finish(inst, true);
+	mutex_unlock(&inst->reset_lock);
 	return hung;
 }
 
@@ -393,6 +402,7 @@ int simgpu_engines_init(struct simgpu_device *sdev)
 				 ei->name, i);
 			spin_lock_init(&inst->lock);
 			spin_lock_init(&inst->fence_lock);
+			mutex_init(&inst->reset_lock);
 			INIT_LIST_HEAD(&inst->queue);
 			drmacct_compat_hrtimer_setup(&inst->timer, simgpu_inst_timer,
 						     CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
@@ -400,6 +410,8 @@ int simgpu_engines_init(struct simgpu_device *sdev)
 			inst->clk.t_last = now;
 			inst->clk.mhz = ei->min_mhz;
 			inst->fence_context = dma_fence_context_alloc(1);
+			if (sdev->per_client_queues)
+				continue;	/* each file brings its own */
 
 			ret = drmacct_compat_sched_init(&inst->sched,
 							&simgpu_sched_ops,
@@ -430,13 +442,101 @@ void simgpu_engines_fini(struct simgpu_device *sdev)
 		for (i = 0; i < simgpu_engines[e].capacity; i++) {
 			struct simgpu_inst *inst = &sdev->inst[e][i];
 
-			if (!inst->sched_ready)
-				continue;
+			if (!inst->sdev)
+				continue;	/* not initialised (an init error) */
 			/* The engine first: nothing may signal into a stopped scheduler. */
 			cancel_work_sync(&inst->work);
 			hrtimer_cancel(&inst->timer);
-			drm_sched_fini(&inst->sched);
+			if (inst->sched_ready)
+				drm_sched_fini(&inst->sched);
 			inst->sched_ready = false;
+			mutex_destroy(&inst->reset_lock);
+			inst->sdev = NULL;
 		}
 	}
+}
+
+/* Engine instances in a fixed order: (e, i) of instance @k, false past the end. */
+static bool simgpu_inst_nth(unsigned int k, unsigned int *e, unsigned int *i)
+{
+	for (*e = 0; *e < SIMGPU_NUM_ENGINES; (*e)++) {
+		if (k < simgpu_engines[*e].capacity) {
+			*i = k;
+			return true;
+		}
+		k -= simgpu_engines[*e].capacity;
+	}
+	return false;
+}
+
+/**
+ * simgpu_file_queues_init() - a file's own schedulers (queues=per_client)
+ * @sfile: the new file, before its entities
+ *
+ * One drm_gpu_scheduler per engine instance, named like the instance it
+ * feeds (so ring names repeat across files, as "panthor-queue" does), with
+ * the device's queue depth and job timeout. Without per-client queues
+ * nothing happens.
+ *
+ * Return: 0 or a negative errno; on error no scheduler is left.
+ */
+int simgpu_file_queues_init(struct simgpu_file *sfile)
+{
+	struct simgpu_device *sdev = sfile->sdev;
+	struct simgpu_queues *q;
+	unsigned int k, e, i;
+	int ret;
+
+	if (!sdev->per_client_queues)
+		return 0;
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	for (k = 0; simgpu_inst_nth(k, &e, &i); k++) {
+		ret = drmacct_compat_sched_init(&q->sched[e][i], &simgpu_sched_ops,
+						SIMGPU_HW_QUEUE_DEPTH,
+						simgpu_job_timeout,
+						sdev->inst[e][i].name,
+						sdev->drm.dev);
+		if (ret) {
+			while (k-- && simgpu_inst_nth(k, &e, &i))
+				drm_sched_fini(&q->sched[e][i]);
+			kfree(q);
+			return ret;
+		}
+		q->list[e][i] = &q->sched[e][i];
+	}
+	sfile->queues = q;
+	return 0;
+}
+
+/**
+ * simgpu_file_queues_fini() - tear down a file's own schedulers
+ * @sfile: the file, its entities already torn down
+ *
+ * Waits until every job of the file is freed: its queued jobs ran or were
+ * dropped with the entities, but the jobs already handed to an engine
+ * still hold a callback on their hardware fence that ends in this file's
+ * schedulers (free_job). Those end within their own run time, a hung one
+ * at the job timeout (with job_timeout_ms=0 only an unplug ends it). Then
+ * drm_sched_fini() finds the schedulers idle; it waits for a free_job()
+ * still returning in the scheduler's own thread or work item.
+ *
+ * Context: process context, may sleep.
+ */
+void simgpu_file_queues_fini(struct simgpu_file *sfile)
+{
+	struct simgpu_device *sdev = sfile->sdev;
+	struct simgpu_queues *q = sfile->queues;
+	unsigned int k, e, i;
+
+	if (!q)
+		return;
+	spin_lock_irq(&sdev->jobs_lock);
+	wait_event_lock_irq(sdev->jobs_wq, !sfile->jobs, sdev->jobs_lock);
+	spin_unlock_irq(&sdev->jobs_lock);
+	for (k = 0; simgpu_inst_nth(k, &e, &i); k++)
+		drm_sched_fini(&q->sched[e][i]);
+	sfile->queues = NULL;
+	kfree(q);
 }

@@ -123,11 +123,16 @@ static void simgpu_results_prune(struct simgpu_file *sfile)
 	}
 }
 
-/* Counts a job that is not freed yet; simgpu_remove() waits for them. */
-static void simgpu_jobs_get(struct simgpu_device *sdev)
+/*
+ * Counts a job that is not freed yet, on the device and its file:
+ * simgpu_remove() waits for the device's, simgpu_file_queues_fini() for
+ * the file's.
+ */
+static void simgpu_jobs_get(struct simgpu_device *sdev, struct simgpu_file *sfile)
 {
 	spin_lock_irq(&sdev->jobs_lock);
 	sdev->jobs++;
+	sfile->jobs++;
 	spin_unlock_irq(&sdev->jobs_lock);
 }
 
@@ -138,12 +143,14 @@ static void simgpu_jobs_get(struct simgpu_device *sdev)
  * teardown) still touches jobs_wq. With atomic_dec_and_test() the remover
  * could see 0 and free the device between the decrement and the wake_up.
  */
-static void simgpu_jobs_put(struct simgpu_device *sdev)
+static void simgpu_jobs_put(struct simgpu_device *sdev, struct simgpu_file *sfile)
 {
 	unsigned long flags;
+	bool idle;
 
 	spin_lock_irqsave(&sdev->jobs_lock, flags);
-	if (!--sdev->jobs)
+	idle = !--sfile->jobs;
+	if (!--sdev->jobs || idle)
 		wake_up_all(&sdev->jobs_wq);
 	spin_unlock_irqrestore(&sdev->jobs_lock, flags);
 }
@@ -151,13 +158,12 @@ static void simgpu_jobs_put(struct simgpu_device *sdev)
 static struct dma_fence *simgpu_sched_run_job(struct drm_sched_job *sched_job)
 {
 	struct simgpu_job *job = to_simgpu_job(sched_job);
-	struct simgpu_inst *inst = container_of(sched_job->sched,
-						struct simgpu_inst, sched);
 
 	/* A resubmission after a reset keeps the first hand-off time. */
 	if (!job->result->run_ns)
 		job->result->run_ns = ktime_get_ns();
-	return simgpu_engine_run(inst, job);
+	/* The device's instance, whichever scheduler (its own or the file's). */
+	return simgpu_engine_run(job->inst, job);
 }
 
 /*
@@ -170,18 +176,23 @@ static struct dma_fence *simgpu_sched_run_job(struct drm_sched_job *sched_job)
  * drm_sched_stop() puts it back, resubmission hands every pending job to
  * run_job() again (which keeps an already queued job where it is and
  * returns its fence) and drm_sched_start() waits on those fences again.
+ *
+ * With per-client queues the scheduler is the file's and the instance is
+ * shared: the job that timed out may wait behind another file's hung job,
+ * which this reset ends (that file's scheduler sees its fence signal with
+ * the error, as after its own timeout).
  */
 static enum drm_gpu_sched_stat
 simgpu_sched_timedout_job(struct drm_sched_job *sched_job)
 {
-	struct simgpu_inst *inst = container_of(sched_job->sched,
-						struct simgpu_inst, sched);
+	struct drm_gpu_scheduler *sched = sched_job->sched;
+	struct simgpu_inst *inst = to_simgpu_job(sched_job)->inst;
 
-	drm_sched_stop(&inst->sched, sched_job);
+	drm_sched_stop(sched, sched_job);
 	if (simgpu_engine_reset(inst))
 		drm_info(&inst->sdev->drm, "%s: job hung, engine reset\n", inst->name);
-	drm_sched_resubmit_jobs(&inst->sched);
-	drmacct_compat_sched_start(&inst->sched);
+	drm_sched_resubmit_jobs(sched);
+	drmacct_compat_sched_start(sched);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
@@ -189,6 +200,7 @@ static void simgpu_sched_free_job(struct drm_sched_job *sched_job)
 {
 	struct simgpu_job *job = to_simgpu_job(sched_job);
 	struct simgpu_device *sdev = job->sdev;
+	struct simgpu_file *sfile = job->sfile;
 
 	drm_sched_job_cleanup(sched_job);
 	if (job->ran) {
@@ -205,10 +217,11 @@ static void simgpu_sched_free_job(struct drm_sched_job *sched_job)
 	if (job->has_acct)
 		drmacct_job_fini(&job->acct);
 	simgpu_result_put(job->result);
-	simgpu_file_put(job->sfile);
 	kfree(job);
 	atomic_dec(&simgpu_live_jobs);
-	simgpu_jobs_put(sdev);
+	/* Before the file's reference goes: the count lives in the file. */
+	simgpu_jobs_put(sdev, sfile);
+	simgpu_file_put(sfile);
 }
 
 const struct drm_sched_backend_ops simgpu_sched_ops = {
@@ -233,7 +246,8 @@ simgpu_file_entity(struct simgpu_file *sfile, unsigned int k,
 		unsigned int cap = simgpu_engines[e].capacity;
 
 		if (k < cap) {
-			*list = &sdev->sched_list[e][k];
+			*list = sfile->queues ? &sfile->queues->list[e][k] :
+				&sdev->sched_list[e][k];
 			return &sfile->entity[e][k];
 		}
 		k -= cap;
@@ -598,7 +612,7 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 	atomic_inc(&simgpu_live_jobs);
 	atomic_inc(&sfile->inflight);
 	atomic_inc(&job->inst->load);
-	simgpu_jobs_get(sdev);
+	simgpu_jobs_get(sdev, sfile);
 	simgpu_job_objects_active(job, true);
 	result->queued_ns = ktime_get_ns();
 	drm_sched_job_arm(&job->base);

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Thousands of schedulers in the BPF accounting (bpf/drmacct.bpf.c).
+ *
+ * simgpu is reloaded with queues=per_client: every open file gets its own
+ * drm_gpu_scheduler per engine instance (five), all named like the
+ * instance they feed ("render0", "copy1", ...), the way xe, panthor and
+ * pvr have one scheduler per user queue. PROCS processes open and close
+ * files until SCHEDS schedulers have existed (they come and go, only a few
+ * are alive at once); per file each scheduler gets DRMACCT_SCHED_JOBS jobs
+ * (default 1), and all processes run on the same engine instances at once,
+ * so the jobs of different processes overlap in time on equally named
+ * rings. The BPF collection must then give
+ *   - no orphan completion (stats' sched_orphans unchanged),
+ *   - one ring per scheduler that ran a job, never more ("rings" grows by
+ *     exactly the number of schedulers), and no insert refused,
+ *   - per process (its PROC_EXIT record) the ground truth: the sum over its
+ *     schedulers of the union of their jobs' [run_ns, end_ns] (WAIT).
+ * Rings merged by name would union overlapping jobs of different processes
+ * and charge each process only a share by completion order: the totals
+ * would be far below the truth, and "rings" would grow by 5.
+ *
+ * Run once with the default attach (tp_btf where gpu_sched has BTF: the
+ * scheduler pointer) and once with plain tracepoints (the record has the
+ * entity; the programs read entity->rq->sched).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bpf.h"
+#include "dtest.h"
+#include "sgtest.h"
+
+#define SCHEDS		2000	/* schedulers over the run */
+#define PROCS		4	/* processes at once */
+#define MAX_INST	8	/* engine instances a file has schedulers on */
+#define MAX_JOBS	4	/* jobs per scheduler */
+#define JOB_NS		(1 * NSEC_PER_MSEC)
+
+/* One engine instance, i.e. one scheduler of each file. */
+struct inst {
+	unsigned int engine;
+	unsigned int instance;
+};
+
+/* What one process did, per the driver (WAIT). */
+struct proc_truth {
+	int32_t pid;
+	uint32_t files;
+	uint64_t jobs;
+	uint64_t busy_ns;	/* Σ over its schedulers of the union of [run, end] */
+};
+
+static unsigned int jobs_per_sched(void)
+{
+	const char *env = getenv("DRMACCT_SCHED_JOBS");
+	unsigned long n = env ? strtoul(env, NULL, 10) : 1;
+
+	return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (unsigned int)n;
+}
+
+/*
+ * In a child: @files times open @node, run @nj jobs on each of the @ni
+ * instances (all submitted before the first wait, so they overlap with
+ * the other processes'), close; write the truth to @wfd and exit.
+ */
+static void child_work(const char *node, const struct inst *in, unsigned int ni,
+		       unsigned int files, unsigned int nj, int wfd)
+{
+	struct proc_truth t = { .pid = getpid() };
+	uint64_t ids[MAX_INST][MAX_JOBS];
+
+	for (unsigned int f = 0; f < files; f++) {
+		int fd = open(node, O_RDWR | O_CLOEXEC);
+
+		if (fd < 0)
+			_exit(2);
+		for (unsigned int j = 0; j < nj; j++)
+			for (unsigned int i = 0; i < ni; i++)
+				ids[i][j] = sg_submit_busy(fd, in[i].engine, in[i].instance,
+							   JOB_NS);
+		for (unsigned int i = 0; i < ni; i++) {
+			uint64_t run[MAX_JOBS], end[MAX_JOBS];
+
+			for (unsigned int j = 0; j < nj; j++) {
+				struct drm_simgpu_wait w;
+
+				sg_wait(fd, ids[i][j], &w);
+				if (w.status != SIMGPU_JOB_DONE)
+					_exit(3);
+				run[j] = w.run_ns;
+				end[j] = w.end_ns;
+			}
+			t.busy_ns += sg_union_ns(run, end, nj);
+			t.jobs += nj;
+		}
+		close(fd);
+		t.files++;
+	}
+	_exit(write(wfd, &t, sizeof(t)) == sizeof(t) ? 0 : 1);
+}
+
+struct catch {
+	struct proc_truth *truth;
+	uint64_t busy[PROCS];
+	uint64_t jobs[PROCS];
+	unsigned int records[PROCS];
+	uint64_t lost;
+};
+
+static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
+{
+	struct catch *c = ctx;
+
+	if (ev->type == DAC_BPF_LOST)
+		c->lost += ev->lost.count;
+	if (ev->type != DAC_BPF_PROC_EXIT)
+		return 0;
+	for (int p = 0; p < PROCS; p++) {
+		if ((uint32_t)c->truth[p].pid != ev->proc.tgid)
+			continue;
+		c->busy[p] = ev->proc.busy_ns;
+		c->jobs[p] = ev->proc.jobs;
+		c->records[p]++;
+	}
+	return 0;
+}
+
+/* Entries and max_entries of map @name. */
+static int64_t map_entries(struct dac_bpf *b, const char *name, uint32_t *max)
+{
+	struct dac_bpf_map_stat *m = NULL;
+	int64_t e = -2;
+	size_t n = 0;
+
+	DT_ASSERT_EQ(dac_bpf_read_maps(b, &m, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(m[i].name, name))
+			continue;
+		e = m[i].entries;
+		if (max)
+			*max = m[i].max_entries;
+	}
+	free(m);
+	DT_ASSERT_NE(e, -2);
+	return e;
+}
+
+/* Reload simgpu with @params; 0 once its node is there. */
+static int simgpu_reload(const char *params)
+{
+	char path[64];
+
+	sg_sh("rmmod simgpu 2>/dev/null");
+	if (sg_sh("modprobe simgpu %s", params))
+		return -1;
+	for (int i = 0; i < 200; i++) {
+		if (!sg_find_node(path, sizeof(path)))
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+DT_FIXTURE(pc) {
+	struct sg_dev dev;
+	bool loaded;
+};
+
+DT_SETUP(pc)
+{
+	char *q;
+
+	if (!sg_is_root())
+		DT_SKIP("needs root to reload simgpu");
+	sg_need_btf();
+	DT_ASSERT_EQ(simgpu_reload("queues=per_client"), 0);
+	self->loaded = true;
+	q = sg_read_file("/sys/module/simgpu/parameters/queues", NULL);
+	DT_ASSERT_TRUE(q != NULL);
+	DT_EXPECT_EQ(strcmp(q, "per_client\n"), 0);
+	free(q);
+}
+
+DT_TEARDOWN(pc)
+{
+	sg_dev_free(&self->dev);
+	if (self->loaded && simgpu_reload(""))
+		dt_info("could not reload simgpu with its defaults");
+}
+
+/* Every engine instance of the device (into @in); their number. */
+static unsigned int instances(struct sg_dev *dev, struct inst *in)
+{
+	unsigned int n = 0;
+	int fd = sg_open();
+
+	sg_query(fd, dev);
+	close(fd);
+	for (unsigned int e = 0; e < dev->num_engines; e++)
+		for (unsigned int i = 0; i < dev->eng[e].q.capacity; i++) {
+			DT_ASSERT_LT(n, (unsigned int)MAX_INST);
+			in[n].engine = dev->eng[e].index;
+			in[n++].instance = i;
+		}
+	return n;
+}
+
+static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach)
+{
+	struct dac_bpf_load_opts o = { .attach = attach, .no_drmacct = true };
+	struct proc_truth truth[PROCS] = { 0 };
+	struct catch c = { .truth = truth };
+	unsigned int ni, files, nj = jobs_per_sched();
+	int64_t rings0, rings, peak;
+	uint64_t t0 = sg_now_ns(), sum_truth = 0, sum_bpf = 0;
+	double worst = 0;
+	struct dac_bpf_stats st0, st;
+	struct dac_bpf_info info;
+	struct dac_bpf *b;
+	struct inst in[MAX_INST];
+	uint32_t max_rings = 0;
+	pid_t pid[PROCS];
+	char node[64];
+	int pfd[2];
+
+	ni = instances(&self->dev, in);
+	DT_ASSERT_GT(ni, 0u);
+	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	files = (SCHEDS + ni * PROCS - 1) / (ni * PROCS);
+	b = sg_bpf_load(&o);
+	DT_ASSERT_EQ(dac_bpf_info(b, &info), 0);
+	DT_ASSERT_TRUE(info.sched);
+	dt_info("gpu_scheduler programs: %s, %s set",
+		info.sched_btf ? "tp_btf" : "plain tracepoints",
+		info.sched_617 ? "6.17" : "6.1");
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
+	rings0 = map_entries(b, "rings", &max_rings);
+	peak = rings0;
+
+	DT_ASSERT_EQ(pipe(pfd), 0);
+	for (int p = 0; p < PROCS; p++) {
+		pid[p] = fork();
+		DT_ASSERT_GE(pid[p], 0);
+		if (pid[p] == 0) {
+			close(pfd[0]);
+			child_work(node, in, ni, files, nj, pfd[1]);
+		}
+	}
+	close(pfd[1]);
+	for (int p = 0; p < PROCS; p++) {
+		struct proc_truth t;
+		int status;
+
+		DT_ASSERT_EQ(read(pfd[0], &t, sizeof(t)), (ssize_t)sizeof(t));
+		for (int k = 0; k < PROCS; k++)
+			if (pid[k] == t.pid)
+				truth[k] = t;
+		DT_ASSERT_EQ(waitpid(pid[p], &status, 0), pid[p]);
+		DT_ASSERT_EQ(status, 0);
+		rings = map_entries(b, "rings", NULL);
+		if (rings > peak)
+			peak = rings;
+	}
+	close(pfd[0]);
+	for (int t = 0; t < 50; t++) {
+		int done = 0;
+
+		DT_ASSERT_GE(dac_bpf_poll(b, 100, catch_proc, &c), 0);
+		for (int p = 0; p < PROCS; p++)
+			done += c.records[p] > 0;
+		if (done == PROCS)
+			break;
+	}
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
+	rings = map_entries(b, "rings", NULL);
+	if (rings > peak)
+		peak = rings;
+
+	dt_info("%d processes x %u files x %u schedulers = %u schedulers, %u jobs each: %.1f s",
+		PROCS, files, ni, PROCS * files * ni, nj, (double)(sg_now_ns() - t0) / 1e9);
+	dt_info("rings: %" PRId64 " before, %" PRId64 " after (max seen %" PRId64
+		", max_entries %u); orphans %" PRIu64 "; refused full %" PRIu64 " busy %" PRIu64,
+		rings0, rings, peak, max_rings, st.sched_orphans - st0.sched_orphans,
+		st.full - st0.full, st.busy - st0.busy);
+	DT_EXPECT_EQ(c.lost, (uint64_t)0);
+	DT_EXPECT_EQ(st.sched_orphans, st0.sched_orphans);
+	DT_EXPECT_EQ(st.full, st0.full);
+	DT_EXPECT_EQ(st.busy, st0.busy);
+	/* One ring per scheduler, none merged, none twice; LRU-bounded. */
+	DT_EXPECT_EQ(rings - rings0, (int64_t)PROCS * files * ni);
+	DT_EXPECT_LE(peak, (int64_t)max_rings);
+	for (int p = 0; p < PROCS; p++) {
+		uint64_t t = truth[p].busy_ns, got = c.busy[p];
+		double err = 100.0 * ((double)got - (double)t) / (double)t;
+
+		DT_EXPECT_EQ(truth[p].files, files);
+		DT_EXPECT_EQ(c.records[p], 1u);
+		DT_EXPECT_EQ(c.jobs[p], truth[p].jobs);
+		dt_info("process %d: bpf %" PRIu64 " ns, ground truth %" PRIu64 " ns (%+.3f%%), %"
+			PRIu64 " jobs", p, got, t, err, c.jobs[p]);
+		/*
+		 * Per ring: charged from drm_run_job (just before run_job()
+		 * takes run_ns) to the fence callback (just after end_ns):
+		 * never less than the truth by more than 1%, never more by
+		 * more than 1% + 0.2 ms per job (test_bpf_procs' slack).
+		 */
+		DT_EXPECT_GE(got, t - t / 100);
+		DT_EXPECT_LE(got, t + t / 100 + truth[p].jobs * 200000ull);
+		if (err < 0 ? -err > worst : err > worst)
+			worst = err < 0 ? -err : err;
+		sum_truth += t;
+		sum_bpf += got;
+	}
+	dt_info("all processes: bpf %" PRIu64 " ns, ground truth %" PRIu64
+		" ns; worst per-process error %.3f%%", sum_bpf, sum_truth, worst);
+	dac_bpf_close(b);
+}
+
+DT_TEST_F_TIMEOUT(pc, schedulers_2000_default_attach, 600)
+{
+	run(self, DAC_BPF_ATTACH_AUTO);
+}
+
+DT_TEST_F_TIMEOUT(pc, schedulers_2000_plain_tracepoints, 600)
+{
+	run(self, DAC_BPF_ATTACH_TRACEPOINT);
+}
+
+DT_MAIN
