@@ -1169,7 +1169,7 @@ int BPF_PROG(btf_process_job, struct drm_sched_fence___dac *sf)
 
 struct tp_sched_job {
 	struct trace_entry ent;
-	__u64 entity;		/* struct drm_sched_entity * */
+	__u64 entity;		/* struct drm_sched_entity *; drm_run_job: read */
 	__u64 fence;		/* &job->s_fence->finished */
 	__u32 name_loc;		/* __data_loc char[]: sched->name */
 	__u32 pad;
@@ -1190,19 +1190,59 @@ int tp_sched_job(struct tp_sched_job *ctx)
 	return 0;
 }
 
+/* Only the fields used; CO-RE relocates them against gpu_sched's BTF. */
+struct drm_sched_rq___dac {
+	struct drm_gpu_scheduler___dac *sched;
+} __attribute__((preserve_access_index));
+
+struct drm_sched_entity___dac {
+	struct drm_sched_rq___dac *rq;
+} __attribute__((preserve_access_index));
+
+/*
+ * The scheduler that runs @entity's jobs (entity->rq->sched), 0 when the
+ * kernel's BTF does not describe these types (the relocations resolve to
+ * "absent" and the verifier drops the reads) or a read faults.
+ */
+static __always_inline __u64 entity_sched(__u64 entity)
+{
+	struct drm_sched_entity___dac *ent = (void *)entity;
+	struct drm_sched_rq___dac *rq = NULL;
+
+	if (!entity || !bpf_core_field_exists(ent->rq) || !bpf_core_field_exists(rq->sched))
+		return 0;
+	return (__u64)BPF_CORE_READ(ent, rq, sched);
+}
+
 SEC("tracepoint/gpu_scheduler/drm_run_job")
 int tp_run_job(struct tp_sched_job *ctx)
 {
 	char name[DAC_NAME_LEN] = {};
 	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a */
+	__u64 sched;
+	__u32 *idp;
 
 	/*
-	 * This record has no scheduler pointer: a ring is known by its name
-	 * (two devices with equally named rings share one entry here; the
-	 * tp_btf variant keeps them apart).
+	 * The record has no scheduler pointer, but the job's entity: its run
+	 * queue's scheduler is the ring, as in the tp_btf variant (one ring
+	 * per scheduler however many share a name: xe, panthor, pvr have one
+	 * per user queue). Only where that cannot be read is a ring known by
+	 * its name, and equally named rings merge.
 	 */
+	sched = entity_sched(TPS(ctx, entity));
+	if (sched) {
+		idp = bpf_map_lookup_elem(&ring_ids, &sched);
+		if (idp) {
+			on_sched_run(TPS(ctx, fence), *idp);
+			return 0;
+		}
+	}
 	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
+	if (sched) {
+		on_sched_run(TPS(ctx, fence), ring_id_of(sched, name));
+		return 0;
+	}
 	for (int i = 0; i < DAC_NAME_LEN; i++) {
 		if (!name[i])
 			break;

@@ -23,14 +23,24 @@
  * Run once with the default attach (tp_btf where gpu_sched has BTF: the
  * scheduler pointer) and once with plain tracepoints (the record has the
  * entity; the programs read entity->rq->sched).
+ *
+ * The plain run uses OP_FILL jobs, which complete in a worker, instead of
+ * OP_BUSY jobs, which complete in simgpu's hrtimer (hard IRQ): the kernel
+ * runs no plain tracepoint program while another kprobe or tracepoint
+ * program runs on the same CPU (trace_call_bpf()'s bpf_prog_active), so a
+ * completion in an IRQ that interrupts drm_sched_job's or drm_run_job's
+ * program is lost -- measured on 6.1: 11 of 500 jobs of one process, and
+ * the ring then counts as busy for good. See Documentation/bpf.rst.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "bpf.h"
@@ -41,7 +51,8 @@
 #define PROCS		4	/* processes at once */
 #define MAX_INST	8	/* engine instances a file has schedulers on */
 #define MAX_JOBS	4	/* jobs per scheduler */
-#define JOB_NS		(1 * NSEC_PER_MSEC)
+#define JOB_NS		(1 * NSEC_PER_MSEC)	/* OP_BUSY jobs */
+#define FILL_BYTES	(64 * 1024)		/* OP_FILL jobs */
 
 /* One engine instance, i.e. one scheduler of each file. */
 struct inst {
@@ -68,23 +79,38 @@ static unsigned int jobs_per_sched(void)
 /*
  * In a child: @files times open @node, run @nj jobs on each of the @ni
  * instances (all submitted before the first wait, so they overlap with
- * the other processes'), close; write the truth to @wfd and exit.
+ * the other processes'), close; write the truth to @wfd, wait until @gofd
+ * closes (the parent reads the live maps meanwhile) and exit.
  */
 static void child_work(const char *node, const struct inst *in, unsigned int ni,
-		       unsigned int files, unsigned int nj, int wfd)
+		       unsigned int files, unsigned int nj, bool fill, int wfd, int gofd)
 {
+	char go;
 	struct proc_truth t = { .pid = getpid() };
 	uint64_t ids[MAX_INST][MAX_JOBS];
 
 	for (unsigned int f = 0; f < files; f++) {
 		int fd = open(node, O_RDWR | O_CLOEXEC);
 
+		uint32_t bo = 0;
+
 		if (fd < 0)
 			_exit(2);
-		for (unsigned int j = 0; j < nj; j++)
-			for (unsigned int i = 0; i < ni; i++)
-				ids[i][j] = sg_submit_busy(fd, in[i].engine, in[i].instance,
+		if (fill)
+			bo = sg_bo_create(fd, FILL_BYTES);
+		for (unsigned int j = 0; j < nj; j++) {
+			for (unsigned int i = 0; i < ni; i++) {
+				struct drm_simgpu_submit s = {
+					.engine = in[i].engine, .instance = in[i].instance,
+					.op = SIMGPU_OP_FILL, .dst_handle = bo,
+					.size = FILL_BYTES, .value = i + j,
+				};
+
+				ids[i][j] = fill ? sg_submit(fd, &s) :
+					    sg_submit_busy(fd, in[i].engine, in[i].instance,
 							   JOB_NS);
+			}
+		}
 		for (unsigned int i = 0; i < ni; i++) {
 			uint64_t run[MAX_JOBS], end[MAX_JOBS];
 
@@ -103,7 +129,46 @@ static void child_work(const char *node, const struct inst *in, unsigned int ni,
 		close(fd);
 		t.files++;
 	}
-	_exit(write(wfd, &t, sizeof(t)) == sizeof(t) ? 0 : 1);
+	if (write(wfd, &t, sizeof(t)) != sizeof(t))
+		_exit(1);
+	_exit(read(gofd, &go, 1) == 0 ? 0 : 1);
+}
+
+/* Busy time and jobs of process @tgid in sched_usage now (all its rings). */
+static void live_sums(struct dac_bpf *b, uint32_t tgid, uint64_t *busy, uint64_t *jobs)
+{
+	struct dac_bpf_sched *s = NULL;
+	size_t n = 0;
+
+	*busy = *jobs = 0;
+	DT_ASSERT_EQ(dac_bpf_read_sched(b, &s, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].tgid != tgid)
+			continue;
+		*busy += s[i].busy_ns;
+		*jobs += s[i].jobs;
+	}
+	free(s);
+}
+
+/*
+ * @what of process @p against its ground truth. Per ring it is charged
+ * from drm_run_job (just before run_job() takes run_ns) to the fence
+ * callback (just after end_ns): never less than the truth by more than 1%,
+ * never more by more than 1% + 0.2 ms per job (test_bpf_procs' slack).
+ * Returns the error in percent.
+ */
+static double check_proc(const char *what, int p, const struct proc_truth *t, uint64_t got,
+			 uint64_t jobs)
+{
+	double err = 100.0 * ((double)got - (double)t->busy_ns) / (double)t->busy_ns;
+
+	dt_info("process %d, %s: bpf %" PRIu64 " ns, ground truth %" PRIu64 " ns (%+.3f%%), %"
+		PRIu64 " jobs", p, what, got, t->busy_ns, err, jobs);
+	DT_EXPECT_EQ(jobs, t->jobs);
+	DT_EXPECT_GE(got, t->busy_ns - t->busy_ns / 100);
+	DT_EXPECT_LE(got, t->busy_ns + t->busy_ns / 100 + t->jobs * 200000ull);
+	return err < 0 ? -err : err;
 }
 
 struct catch {
@@ -212,7 +277,7 @@ static unsigned int instances(struct sg_dev *dev, struct inst *in)
 	return n;
 }
 
-static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach)
+static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach, bool fill)
 {
 	struct dac_bpf_load_opts o = { .attach = attach, .no_drmacct = true };
 	struct proc_truth truth[PROCS] = { 0 };
@@ -228,7 +293,7 @@ static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach)
 	uint32_t max_rings = 0;
 	pid_t pid[PROCS];
 	char node[64];
-	int pfd[2];
+	int pfd[2], gfd[2];
 
 	ni = instances(&self->dev, in);
 	DT_ASSERT_GT(ni, 0u);
@@ -237,38 +302,54 @@ static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach)
 	b = sg_bpf_load(&o);
 	DT_ASSERT_EQ(dac_bpf_info(b, &info), 0);
 	DT_ASSERT_TRUE(info.sched);
-	dt_info("gpu_scheduler programs: %s, %s set",
+	dt_info("gpu_scheduler programs: %s, %s set; ring identity: %s",
 		info.sched_btf ? "tp_btf" : "plain tracepoints",
-		info.sched_617 ? "6.17" : "6.1");
+		info.sched_617 ? "6.17" : "6.1", dac_bpf_ring_identity_name(info.ring_identity));
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
 	rings0 = map_entries(b, "rings", &max_rings);
 	peak = rings0;
 
 	DT_ASSERT_EQ(pipe(pfd), 0);
+	DT_ASSERT_EQ(pipe(gfd), 0);
 	for (int p = 0; p < PROCS; p++) {
 		pid[p] = fork();
 		DT_ASSERT_GE(pid[p], 0);
 		if (pid[p] == 0) {
 			close(pfd[0]);
-			child_work(node, in, ni, files, nj, pfd[1]);
+			close(gfd[1]);
+			child_work(node, in, ni, files, nj, fill, pfd[1], gfd[0]);
 		}
 	}
 	close(pfd[1]);
+	close(gfd[0]);
 	for (int p = 0; p < PROCS; p++) {
 		struct proc_truth t;
-		int status;
 
 		DT_ASSERT_EQ(read(pfd[0], &t, sizeof(t)), (ssize_t)sizeof(t));
 		for (int k = 0; k < PROCS; k++)
 			if (pid[k] == t.pid)
 				truth[k] = t;
-		DT_ASSERT_EQ(waitpid(pid[p], &status, 0), pid[p]);
-		DT_ASSERT_EQ(status, 0);
 		rings = map_entries(b, "rings", NULL);
 		if (rings > peak)
 			peak = rings;
 	}
 	close(pfd[0]);
+	/* All done, none exited: sched_usage holds each one's rings. */
+	for (int p = 0; p < PROCS; p++) {
+		uint64_t busy, jobs;
+		double err;
+
+		live_sums(b, (uint32_t)truth[p].pid, &busy, &jobs);
+		err = check_proc("sched_usage", p, &truth[p], busy, jobs);
+		worst = err > worst ? err : worst;
+	}
+	close(gfd[1]);
+	for (int p = 0; p < PROCS; p++) {
+		int status;
+
+		DT_ASSERT_EQ(waitpid(pid[p], &status, 0), pid[p]);
+		DT_ASSERT_EQ(status, 0);
+	}
 	for (int t = 0; t < 50; t++) {
 		int done = 0;
 
@@ -283,41 +364,50 @@ static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach)
 	if (rings > peak)
 		peak = rings;
 
-	dt_info("%d processes x %u files x %u schedulers = %u schedulers, %u jobs each: %.1f s",
-		PROCS, files, ni, PROCS * files * ni, nj, (double)(sg_now_ns() - t0) / 1e9);
+	dt_info("%d processes x %u files x %u schedulers = %u schedulers, %u %s jobs each: %.1f s",
+		PROCS, files, ni, PROCS * files * ni, nj, fill ? "FILL" : "BUSY",
+		(double)(sg_now_ns() - t0) / 1e9);
+	{
+		struct dac_bpf_prog_stats *ps = NULL;
+		size_t nps = 0;
+
+		DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &ps, &nps), 0);
+		for (size_t i = 0; i < nps; i++)
+			if (ps[i].recursion_misses)
+				dt_info("%s: %" PRIu64 " runs skipped by the kernel (recursion)",
+					ps[i].name, ps[i].recursion_misses);
+		free(ps);
+	}
 	dt_info("rings: %" PRId64 " before, %" PRId64 " after (max seen %" PRId64
-		", max_entries %u); orphans %" PRIu64 "; refused full %" PRIu64 " busy %" PRIu64,
-		rings0, rings, peak, max_rings, st.sched_orphans - st0.sched_orphans,
-		st.full - st0.full, st.busy - st0.busy);
+		", max_entries %u); orphans %" PRIu64 "; refused full %" PRIu64 " busy %" PRIu64
+		"; PROC_EXIT records %" PRIu64, rings0, rings, peak, max_rings,
+		st.sched_orphans - st0.sched_orphans, st.full - st0.full, st.busy - st0.busy,
+		st.proc_records - st0.proc_records);
 	DT_EXPECT_EQ(c.lost, (uint64_t)0);
 	DT_EXPECT_EQ(st.sched_orphans, st0.sched_orphans);
 	DT_EXPECT_EQ(st.full, st0.full);
 	DT_EXPECT_EQ(st.busy, st0.busy);
-	/* One ring per scheduler, none merged, none twice; LRU-bounded. */
-	DT_EXPECT_EQ(rings - rings0, (int64_t)PROCS * files * ni);
+	/*
+	 * A ring per scheduler, never more. A scheduler at the address of
+	 * one torn down before continues its ring (their jobs never overlap
+	 * in time), so fewer; but the PROCS x ni schedulers alive at once are
+	 * distinct rings (by name they would be ni). LRU-bounded.
+	 */
+	DT_EXPECT_LE(rings - rings0, (int64_t)PROCS * files * ni);
+	DT_EXPECT_GE(rings - rings0, (int64_t)PROCS * ni);
 	DT_EXPECT_LE(peak, (int64_t)max_rings);
 	for (int p = 0; p < PROCS; p++) {
-		uint64_t t = truth[p].busy_ns, got = c.busy[p];
-		double err = 100.0 * ((double)got - (double)t) / (double)t;
+		double err;
 
 		DT_EXPECT_EQ(truth[p].files, files);
 		DT_EXPECT_EQ(c.records[p], 1u);
-		DT_EXPECT_EQ(c.jobs[p], truth[p].jobs);
-		dt_info("process %d: bpf %" PRIu64 " ns, ground truth %" PRIu64 " ns (%+.3f%%), %"
-			PRIu64 " jobs", p, got, t, err, c.jobs[p]);
-		/*
-		 * Per ring: charged from drm_run_job (just before run_job()
-		 * takes run_ns) to the fence callback (just after end_ns):
-		 * never less than the truth by more than 1%, never more by
-		 * more than 1% + 0.2 ms per job (test_bpf_procs' slack).
-		 */
-		DT_EXPECT_GE(got, t - t / 100);
-		DT_EXPECT_LE(got, t + t / 100 + truth[p].jobs * 200000ull);
-		if (err < 0 ? -err > worst : err > worst)
-			worst = err < 0 ? -err : err;
-		sum_truth += t;
-		sum_bpf += got;
+		err = check_proc("PROC_EXIT", p, &truth[p], c.busy[p], c.jobs[p]);
+		worst = err > worst ? err : worst;
+		sum_truth += truth[p].busy_ns;
+		sum_bpf += c.busy[p];
 	}
+	dt_info("entries at the end: procs %" PRId64 ", sched_usage %" PRId64,
+		map_entries(b, "procs", NULL), map_entries(b, "sched_usage", NULL));
 	dt_info("all processes: bpf %" PRIu64 " ns, ground truth %" PRIu64
 		" ns; worst per-process error %.3f%%", sum_bpf, sum_truth, worst);
 	dac_bpf_close(b);
@@ -325,12 +415,12 @@ static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach)
 
 DT_TEST_F_TIMEOUT(pc, schedulers_2000_default_attach, 600)
 {
-	run(self, DAC_BPF_ATTACH_AUTO);
+	run(self, DAC_BPF_ATTACH_AUTO, false);
 }
 
 DT_TEST_F_TIMEOUT(pc, schedulers_2000_plain_tracepoints, 600)
 {
-	run(self, DAC_BPF_ATTACH_TRACEPOINT);
+	run(self, DAC_BPF_ATTACH_TRACEPOINT, true);
 }
 
 DT_MAIN

@@ -475,6 +475,7 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 	b->info.sched = plan->sched >= 0;
 	b->info.sched_btf = plan->sched == 1;
 	b->info.sched_617 = plan->sched >= 0 && plan->sched_set == DAC_SCHED_SET_617;
+	b->info.ring_identity = plan->ring_identity;
 	b->info.proc_exit = true;
 	b->info.ringbuf_bytes = bpf_map__max_entries(b->skel->maps.records);
 	/*
@@ -536,6 +537,7 @@ static int load_fallback(const struct dac_bpf_load_opts *o, const struct dac_bpf
 		if (sw_sched) {
 			p.sched = 0;
 			p.sched_set = tp.sched_set;
+			p.ring_identity = tp.ring_identity;
 		}
 		if (sw_acct)
 			p.drmacct = 0;
@@ -812,6 +814,9 @@ int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out)
 	b->info.sched_btf = b->info.sched_btf || path_exists(p);
 	join(p, sizeof(p), dir, "links/tp_process_job", NULL);
 	b->info.sched = b->info.sched_btf || b->info.sched_617 || path_exists(p);
+	b->info.ring_identity = dac_bpf_ring_identity_of(NULL, b->info.sched ? b->info.sched_btf : -1,
+							 b->info.sched_617 ? DAC_SCHED_SET_617 :
+							 DAC_SCHED_SET_61);
 	join(p, sizeof(p), dir, "links/track_exit", NULL);
 	b->info.proc_exit = path_exists(p);
 	if (!bpf_obj_get_info_by_fd(b->fd[M_RECORDS], &mi, &len))

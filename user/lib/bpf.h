@@ -140,6 +140,17 @@ int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out);
 void dac_bpf_close(struct dac_bpf *b);
 
 /* Which programs are attached, and how. */
+/* What the scheduler programs know a ring (a drm_gpu_scheduler) by. */
+enum dac_bpf_ring_identity {
+	DAC_BPF_RING_NONE = 0,		/* no scheduler programs */
+	DAC_BPF_RING_SCHED,		/* its address: one ring per scheduler */
+	DAC_BPF_RING_NAME,		/* a hash of its name: equally named rings merge */
+	DAC_BPF_RING_DEV_NAME,		/* a hash of device and name (6.17 plain records) */
+};
+
+/* "scheduler", "ring name", "device and ring name", "none". */
+const char *dac_bpf_ring_identity_name(enum dac_bpf_ring_identity id);
+
 struct dac_bpf_info {
 	bool drmacct;			/* drmacct tracepoint programs attached */
 	bool sched;			/* gpu_scheduler programs attached */
@@ -147,6 +158,7 @@ struct dac_bpf_info {
 	bool sched_btf;
 	bool sched_617;			/* the 6.17+ scheduler set (renamed events) */
 	bool proc_exit;			/* sched_process_exit program attached */
+	enum dac_bpf_ring_identity ring_identity;
 	uint32_t ringbuf_bytes;
 	char note[256];			/* load: a fallback that happened, else "" */
 };

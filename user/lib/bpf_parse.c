@@ -97,6 +97,79 @@ static int btf_sched_set(const struct dac_bpf_env *env)
 	return set;
 }
 
+/* Does struct @sname in @btf have a member @member? */
+static bool btf_struct_has(const struct btf *btf, const char *sname, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+	const struct btf_member *m;
+	const struct btf_type *t;
+
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (unsigned short i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
+			return true;
+	return false;
+}
+
+/*
+ * Can the plain 6.1 programs read a job's scheduler from its entity
+ * (entity->rq->sched)? Only where the kernel's BTF (vmlinux, or gpu_sched's
+ * module BTF on top of it) describes those types: CO-RE relocates the reads
+ * against it, and without it the programs fall back to the ring's name.
+ */
+static bool btf_entity_sched(const struct dac_bpf_env *env)
+{
+	char base_p[4096], mod_p[4096];
+	libbpf_print_fn_t quiet;
+	struct btf *base, *mod;
+	bool yes = false;
+
+	if (snprintf(base_p, sizeof(base_p), "%s/vmlinux", btf_dir(env)) >= (int)sizeof(base_p) ||
+	    snprintf(mod_p, sizeof(mod_p), "%s/gpu_sched", btf_dir(env)) >= (int)sizeof(mod_p))
+		return false;
+	quiet = libbpf_set_print(NULL);
+	base = btf__parse(base_p, NULL);
+	if (base) {
+		mod = btf__parse_split(mod_p, base);
+		yes = btf_struct_has(mod ? mod : base, "drm_sched_entity", "rq") &&
+		      btf_struct_has(mod ? mod : base, "drm_sched_rq", "sched");
+		btf__free(mod);
+		btf__free(base);
+	}
+	libbpf_set_print(quiet);
+	return yes;
+}
+
+enum dac_bpf_ring_identity dac_bpf_ring_identity_of(const struct dac_bpf_env *env, int sched,
+						    int set)
+{
+	if (sched < 0)
+		return DAC_BPF_RING_NONE;
+	if (sched == 1)
+		return DAC_BPF_RING_SCHED;
+	if (set == DAC_SCHED_SET_617)
+		return DAC_BPF_RING_DEV_NAME;
+	return btf_entity_sched(env) ? DAC_BPF_RING_SCHED : DAC_BPF_RING_NAME;
+}
+
+const char *dac_bpf_ring_identity_name(enum dac_bpf_ring_identity id)
+{
+	switch (id) {
+	case DAC_BPF_RING_SCHED:
+		return "scheduler";
+	case DAC_BPF_RING_NAME:
+		return "ring name";
+	case DAC_BPF_RING_DEV_NAME:
+		return "device and ring name";
+	case DAC_BPF_RING_NONE:
+		break;
+	}
+	return "none";
+}
+
 /* The scheduler set tracefs shows: 0 when it shows neither. */
 static int tracefs_sched_set(const struct dac_bpf_env *env)
 {
@@ -148,6 +221,7 @@ int dac_bpf_plan(const struct dac_bpf_env *env, const struct dac_bpf_load_opts *
 		if (p->sched >= 0 && !p->sched_set)
 			p->sched_set = DAC_SCHED_SET_61;
 	}
+	p->ring_identity = dac_bpf_ring_identity_of(env, p->sched, p->sched_set);
 	return p->drmacct < 0 && p->sched < 0 ? -ENODEV : 0;
 }
 
@@ -179,6 +253,7 @@ const struct dac_tp_field dac_bpf_drmacct_fields[] = {
 
 const struct dac_tp_field dac_bpf_sched61_fields[] = {
 	{ "gpu_scheduler/drm_sched_job", "fence", 16, "*" },
+	{ "gpu_scheduler/drm_run_job", "entity", 8, "*" },
 	{ "gpu_scheduler/drm_run_job", "fence", 16, "*" },
 	{ "gpu_scheduler/drm_run_job", "name", 24, "__data_loc" },
 	{ "gpu_scheduler/drm_sched_process_job", "fence", 8, "*" },

@@ -76,6 +76,7 @@ struct dac_bpf_plan {
 	int drmacct;			/* 1 tp_btf, 0 plain tracepoint, -ENOENT none */
 	int sched;			/* the same for gpu_scheduler */
 	int sched_set;			/* enum dac_sched_set when sched >= 0, else 0 */
+	enum dac_bpf_ring_identity ring_identity;
 };
 
 /*
@@ -89,6 +90,16 @@ struct dac_bpf_plan {
  */
 int dac_bpf_plan(const struct dac_bpf_env *env, const struct dac_bpf_load_opts *o,
 		 struct dac_bpf_plan *p);
+
+/*
+ * dac_bpf_ring_identity_of - what the scheduler programs of variant @sched
+ * (1 tp_btf, 0 plain, < 0 none) and set @set know a ring by: tp_btf reads
+ * the scheduler pointer; the plain 6.1 programs read entity->rq->sched
+ * where the kernel's BTF describes those types, else hash the ring's name;
+ * the plain 6.17 programs hash device and ring name.
+ */
+enum dac_bpf_ring_identity dac_bpf_ring_identity_of(const struct dac_bpf_env *env, int sched,
+						    int set);
 
 /* One offset the plain tracepoint programs read from a trace record. */
 struct dac_tp_field {
