@@ -36,11 +36,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <stdbool.h>
 #include <unistd.h>
 
 #include "bpf.h"
@@ -52,7 +52,14 @@
 #define MAX_INST	8	/* engine instances a file has schedulers on */
 #define MAX_JOBS	4	/* jobs per scheduler */
 #define JOB_NS		(1 * NSEC_PER_MSEC)	/* OP_BUSY jobs */
-#define FILL_BYTES	(64 * 1024)		/* OP_FILL jobs */
+#define FILL_BYTES	(512 * 1024)		/* OP_FILL jobs */
+/*
+ * Per job, how much later than end_ns the completion may be charged: the
+ * fence callback comes after the engine's end, and a waiter woken by the
+ * job's result may run first. Measured under TCG: 80 us (6.12, hrtimer
+ * completions), 350 us (6.1-rt, worker completions).
+ */
+#define LATE_NS		(500 * 1000ull)
 
 /* One engine instance, i.e. one scheduler of each file. */
 struct inst {
@@ -154,9 +161,10 @@ static void live_sums(struct dac_bpf *b, uint32_t tgid, uint64_t *busy, uint64_t
 /*
  * @what of process @p against its ground truth. Per ring it is charged
  * from drm_run_job (just before run_job() takes run_ns) to the fence
- * callback (just after end_ns): never less than the truth by more than 1%,
- * never more by more than 1% + 0.2 ms per job (test_bpf_procs' slack).
- * Returns the error in percent.
+ * callback (after end_ns): never less than the truth by more than 1% (rings
+ * merged by name would be far below: their overlapping jobs are unioned),
+ * never more by more than 1% + LATE_NS per job. Returns the error in
+ * percent.
  */
 static double check_proc(const char *what, int p, const struct proc_truth *t, uint64_t got,
 			 uint64_t jobs)
@@ -167,7 +175,7 @@ static double check_proc(const char *what, int p, const struct proc_truth *t, ui
 		PRIu64 " jobs", p, what, got, t->busy_ns, err, jobs);
 	DT_EXPECT_EQ(jobs, t->jobs);
 	DT_EXPECT_GE(got, t->busy_ns - t->busy_ns / 100);
-	DT_EXPECT_LE(got, t->busy_ns + t->busy_ns / 100 + t->jobs * 200000ull);
+	DT_EXPECT_LE(got, t->busy_ns + t->busy_ns / 100 + t->jobs * LATE_NS);
 	return err < 0 ? -err : err;
 }
 
@@ -217,22 +225,6 @@ static int64_t map_entries(struct dac_bpf *b, const char *name, uint32_t *max)
 	return e;
 }
 
-/* Reload simgpu with @params; 0 once its node is there. */
-static int simgpu_reload(const char *params)
-{
-	char path[64];
-
-	sg_sh("rmmod simgpu 2>/dev/null");
-	if (sg_sh("modprobe simgpu %s", params))
-		return -1;
-	for (int i = 0; i < 200; i++) {
-		if (!sg_find_node(path, sizeof(path)))
-			return 0;
-		usleep(10000);
-	}
-	return -1;
-}
-
 DT_FIXTURE(pc) {
 	struct sg_dev dev;
 	bool loaded;
@@ -245,7 +237,7 @@ DT_SETUP(pc)
 	if (!sg_is_root())
 		DT_SKIP("needs root to reload simgpu");
 	sg_need_btf();
-	DT_ASSERT_EQ(simgpu_reload("queues=per_client"), 0);
+	DT_ASSERT_EQ(sg_simgpu_reload("queues=per_client"), 0);
 	self->loaded = true;
 	q = sg_read_file("/sys/module/simgpu/parameters/queues", NULL);
 	DT_ASSERT_TRUE(q != NULL);
@@ -256,7 +248,7 @@ DT_SETUP(pc)
 DT_TEARDOWN(pc)
 {
 	sg_dev_free(&self->dev);
-	if (self->loaded && simgpu_reload(""))
+	if (self->loaded && sg_simgpu_reload(""))
 		dt_info("could not reload simgpu with its defaults");
 }
 

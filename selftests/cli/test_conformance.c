@@ -50,17 +50,10 @@ static const char *cli(void)
 /* Reload simgpu with fault=@fault ("none" = no fault); 0 on success. */
 static int load(const char *fault)
 {
-	char path[64];
+	char params[128];
 
-	sg_sh("rmmod simgpu 2>/dev/null");
-	if (sg_sh("modprobe simgpu fault=%s", fault))
-		return -1;
-	for (int i = 0; i < 200; i++) {
-		if (!sg_find_node(path, sizeof(path)))
-			return 0;
-		usleep(10000);
-	}
-	return -1;
+	snprintf(params, sizeof(params), "fault=%s", fault);
+	return sg_simgpu_reload(params);
 }
 
 /*

@@ -816,3 +816,31 @@ int sg_open_pci_node(const char *bdf)
 	DT_FAIL("no render node for PCI device %s after modprobe simgpu pci=1", bdf);
 	return -1;
 }
+
+int sg_simgpu_reload(const char *params)
+{
+	char path[64];
+
+	sg_sh("rmmod simgpu 2>/dev/null");
+	if (sg_sh("modprobe simgpu %s", params))
+		return -1;
+	for (int i = 0; i < 200; i++) {
+		if (!sg_find_node(path, sizeof(path)))
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+long sg_simgpu_live(const char *what)
+{
+	char *buf = sg_read_file("/sys/kernel/debug/simgpu/objects", NULL), *p;
+	long v = -1;
+
+	DT_ASSERT_TRUE(buf != NULL);
+	p = strstr(buf, what);
+	if (p)
+		v = strtol(p + strlen(what), NULL, 10);
+	free(buf);
+	return v;
+}

@@ -166,6 +166,19 @@ char *sg_read_file(const char *path, size_t *len);
  */
 int sg_parse_u64_list(const char *s, uint64_t *out, unsigned int max);
 
+/**
+ * sg_simgpu_reload() - rmmod simgpu and modprobe it with @params (may be
+ * "", or end in a redirection); 0 once its render node is there (waits up
+ * to 2 s), -1 when modprobe failed or no node came.
+ */
+int sg_simgpu_reload(const char *params);
+/**
+ * sg_simgpu_live() - a count of debugfs simgpu/objects: @what is "jobs "
+ * or "results "; fails the test when the file cannot be read, -1 when it
+ * has no such line.
+ */
+long sg_simgpu_live(const char *what);
+
 /** sg_edu_bdf() - the PCI address of QEMU's edu device (1234:11e8); -1 without one. */
 int sg_edu_bdf(char *bdf, size_t len);
 /** sg_open_pci_node() - open the render node of PCI device @bdf; waits up to 2 s. */

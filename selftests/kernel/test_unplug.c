@@ -6,7 +6,8 @@
  * ENODEV, their fdinfo stays readable, nothing leaks (debugfs
  * simgpu/objects), the module unloads once they are closed, and the kernel
  * log stays clean (the runner checks it). The device comes back with a PCI
- * rescan.
+ * rescan. Once with the device's schedulers, once with queues=per_client
+ * (each file's own schedulers are torn down by the unplug).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,7 +25,6 @@
 #include "sgtest.h"
 
 #define CLIENTS 4
-#define OBJECTS "/sys/kernel/debug/simgpu/objects"
 
 /* What a client reports to the test through its pipe. */
 struct report {
@@ -95,20 +95,8 @@ static void client(const char *bdf, int out)
 	_exit(0);
 }
 
-static long live(const char *what)
-{
-	char *buf = sg_read_file(OBJECTS, NULL), *p;
-	long v = -1;
-
-	DT_ASSERT_TRUE(buf != NULL);
-	p = strstr(buf, what);
-	if (p)
-		v = strtol(p + strlen(what), NULL, 10);
-	free(buf);
-	return v;
-}
-
-DT_TEST_TIMEOUT(pci_remove_under_load, 120)
+/* Unplug under load with simgpu loaded with pci=1 and @params. */
+static void remove_under_load(const char *params)
 {
 	char bdf[64], path[160];
 	pid_t pids[CLIENTS];
@@ -118,7 +106,7 @@ DT_TEST_TIMEOUT(pci_remove_under_load, 120)
 		DT_SKIP("needs root");
 	if (sg_edu_bdf(bdf, sizeof(bdf)))
 		DT_SKIP("no edu PCI device in this VM");
-	DT_ASSERT_EQ(sg_sh("rmmod simgpu && modprobe simgpu pci=1"), 0);
+	DT_ASSERT_EQ(sg_sh("rmmod simgpu && modprobe simgpu pci=1 %s", params), 0);
 	DT_ASSERT_EQ(pipe(pfd), 0);
 	for (int i = 0; i < CLIENTS; i++) {
 		pids[i] = fork();
@@ -150,11 +138,21 @@ DT_TEST_TIMEOUT(pci_remove_under_load, 120)
 	}
 	close(pfd[0]);
 	/* Every client is gone: nothing of theirs is left, the module unloads. */
-	DT_EXPECT_EQ(live("results "), 0);
-	DT_EXPECT_EQ(live("jobs "), 0);
+	DT_EXPECT_EQ(sg_simgpu_live("results "), 0);
+	DT_EXPECT_EQ(sg_simgpu_live("jobs "), 0);
 	DT_EXPECT_EQ(sg_sh("rmmod simgpu"), 0);
 	DT_ASSERT_EQ(sg_write_file("/sys/bus/pci/rescan", "1"), 0);
 	DT_EXPECT_EQ(sg_sh("modprobe simgpu"), 0);
+}
+
+DT_TEST_TIMEOUT(pci_remove_under_load, 120)
+{
+	remove_under_load("");
+}
+
+DT_TEST_TIMEOUT(pci_remove_under_load_per_client_queues, 120)
+{
+	remove_under_load("queues=per_client");
 }
 
 DT_MAIN
