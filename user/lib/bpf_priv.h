@@ -5,10 +5,78 @@
 #ifndef DRMACCT_BPF_PRIV_H
 #define DRMACCT_BPF_PRIV_H
 
+#include <stdint.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <sys/types.h>
 
 #include "bpf.h"
+
+/*
+ * The files and what each depends on (one way):
+ *   bpf_handle.c   the handle, libbpf's log, error texts        -
+ *   bpf_read.c     counters, names, records, map readers       handle
+ *   bpf_tracker.c  the client tracker fed from the maps        read
+ *   bpf_seed.c     clients open before the collection started  read
+ *   bpf.c          load and attach                             handle, read, seed
+ *   bpf_pinned.c   pin, unpin, open pinned                     handle, read
+ *   bpf_parse.c, bpf_verify.c: load-time decisions, the verifier run.
+ */
+
+struct drmacct_bpf;
+struct ring_buffer;
+
+enum dac_map_idx {
+	M_META, M_CLIENTS, M_USAGE, M_MEM, M_TOTALS, M_RECORDS, M_STATS, M_MUTED, M_NAMES,
+	M_TRACKED, M_RINGS, M_SCHED, M_COOKIE_USAGE, M_COOKIE_MEM, M_SCHED_CLIENTS, M_PROCS,
+	M__COUNT
+};
+
+struct dac_bpf {
+	struct drmacct_bpf *skel;	/* loaded by us; NULL when opened pinned */
+	int fd[M__COUNT];
+	struct dac_bpf_info info;
+	struct ring_buffer *rb;
+	uint64_t drops_reported;
+	/* poll state */
+	dac_bpf_event_fn cb;
+	void *cb_ctx;
+	int cb_ret;
+	int delivered;
+	struct dac_bpf_engine_usage *eng;
+	size_t eng_cap;
+	struct dac_bpf_region_mem *reg;
+	size_t reg_cap;
+	struct dac_bpf_proc_ring *rings;
+	size_t rings_cap;
+	char *pin_dir;			/* when opened pinned */
+	char *cgroup_filter;		/* dac_bpf_set_cgroup_filter() */
+	uint64_t *cg_ids;		/* cgroup paths found so far */
+	char **cg_paths;
+	size_t ncg;
+	/* devices whose names we tried to learn */
+	uint32_t *learned;
+	size_t nlearned;
+	/* clients seeded inside dac_bpf_load(), or its -errno; reported once */
+	int load_seeded;
+};
+
+/* Append @n bytes of @text to the load log, keeping its newest part. */
+void dac_bpf_load_log_add(const char *text, size_t n);
+
+/* A handle with every map fd -1 (bpf_handle.c); NULL without memory. */
+struct dac_bpf *dac_bpf_alloc(void);
+
+/* stats[@which] of the collection, 0 when unreadable. */
+uint64_t dac_bpf_stat_get(struct dac_bpf *b, uint32_t which);
+
+/* "@a/@b[/@c]" into @buf; -ENAMETOOLONG when it does not fit. */
+int dac_bpf_join(char *buf, size_t len, const char *a, const char *b, const char *c);
+
+static inline bool dac_path_exists(const char *p)
+{
+	return access(p, F_OK) == 0;
+}
 
 /*
  * Raw entry of the names map (kind is enum dac_name_kind): 0, or -ENOENT

@@ -1,0 +1,1310 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpf_read.c - read a loaded or pinned collection (see bpf.h): counters,
+ * engine and region names, exit records, the maps' contents and costs,
+ * program statistics, `drmacct stat` tracking, cgroup paths.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf.h"
+#include "bpf_priv.h"
+#include "../../bpf/drmacct_bpf.h"
+#include "drmacct.skel.h"
+
+/* Names of enum dac_map_id (the maps with full/busy counters). */
+static const char *const counted_maps[DAC_MAP__COUNT] = {
+	[DAC_MAP_CLIENTS] = "clients", [DAC_MAP_USAGE] = "usage", [DAC_MAP_MEM] = "mem",
+	[DAC_MAP_TOTALS] = "totals", [DAC_MAP_COOKIE_USAGE] = "cookie_usage",
+	[DAC_MAP_COOKIE_MEM] = "cookie_mem", [DAC_MAP_TRACKED] = "tracked",
+	[DAC_MAP_RINGS] = "rings", [DAC_MAP_RING_IDS] = "ring_ids",
+	[DAC_MAP_INFLIGHT] = "inflight", [DAC_MAP_SCHED_USAGE] = "sched_usage",
+	[DAC_MAP_INFLIGHT617] = "inflight617", [DAC_MAP_SCHED_CLIENTS] = "sched_clients",
+	[DAC_MAP_PROCS] = "procs",
+};
+
+/* ---- stats ----------------------------------------------------------------- */
+
+int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st)
+{
+	uint64_t v[DAC_STAT__COUNT];
+
+	for (uint32_t i = 0; i < DAC_STAT__COUNT; i++) {
+		v[i] = 0;
+		if (bpf_map_lookup_elem(b->fd[M_STATS], &i, &v[i]))
+			return -errno;
+	}
+	memset(st, 0, sizeof(*st));
+	st->exit_records = v[DAC_STAT_EXIT_RECORDS];
+	st->proc_records = v[DAC_STAT_PROC_RECORDS];
+	st->exit_drops = v[DAC_STAT_EXIT_DROPS];
+	st->job_end_unseen = v[DAC_STAT_JOB_END_UNSEEN];
+	st->sched_orphans = v[DAC_STAT_SCHED_ORPHAN_DONE];
+	st->read_faults = v[DAC_STAT_READ_FAULT];
+	st->cas_giveups = v[DAC_STAT_CAS_GIVEUP];
+	for (int i = 0; i < DAC_MAP__COUNT; i++) {
+		st->full += v[DAC_STAT_FULL + i];
+		st->busy += v[DAC_STAT_BUSY + i];
+	}
+	return 0;
+}
+
+static void copy_str(char *dst, size_t dlen, const char *src, size_t slen)
+{
+	size_t n = strnlen(src, slen);
+
+	if (n >= dlen)
+		n = dlen - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* ---- names ----------------------------------------------------------------- */
+
+static void fallback_name(bool region, uint32_t index, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%u", region ? "region" : "engine", index);
+}
+
+/* Parse our own fdinfo of @fd: client id, engine and region names in order. */
+static int learn_from_fd(struct dac_bpf *b, int fd)
+{
+	struct dac_probe_names pn;
+	struct dac_client_val cv;
+	uint32_t muted = 1;
+	char path[64];
+	FILE *f;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	err = dac_bpf_parse_probe(f, &pn);
+	fclose(f);
+	if (err)
+		return err;
+	/* Our probe client must not show up as a CLIENT_EXIT record. */
+	if (pn.client_id)
+		bpf_map_update_elem(b->fd[M_MUTED], &pn.client_id, &muted, BPF_ANY);
+	if (pn.client_id && !bpf_map_lookup_elem(b->fd[M_CLIENTS], &pn.client_id, &cv)) {
+		for (size_t i = 0; i < pn.ne + pn.nr; i++) {
+			struct dac_name_key k = {
+				.device_id = cv.device_id,
+				.kind = i < pn.ne ? DAC_NAME_ENGINE : DAC_NAME_REGION,
+				.index = i < pn.ne ? i : i - pn.ne,
+			};
+
+			if (bpf_map_update_elem(b->fd[M_NAMES], &k,
+						i < pn.ne ? pn.eng[i] : pn.reg[i - pn.ne], BPF_ANY)) {
+				err = -errno;
+				break;
+			}
+			if (i < pn.ne) {
+				char v[DAC_NAME_LEN] = "";
+
+				k.kind = DAC_NAME_CAPACITY;
+				snprintf(v, sizeof(v), "%llu", (unsigned long long)pn.caps[i]);
+				if (bpf_map_update_elem(b->fd[M_NAMES], &k, v, BPF_ANY)) {
+					err = -errno;
+					break;
+				}
+			}
+		}
+		if (!err) {
+			struct dac_name_key k = { .device_id = cv.device_id, .kind = DAC_NAME_RDEV };
+			char v[DAC_NAME_LEN] = "";
+			struct stat st;
+
+			if (!fstat(fd, &st)) {
+				snprintf(v, sizeof(v), "%u:%u", major(st.st_rdev), minor(st.st_rdev));
+				if (bpf_map_update_elem(b->fd[M_NAMES], &k, v, BPF_ANY))
+					err = -errno;
+			}
+		}
+	} else if (pn.client_id) {
+		/* Not seen opening (collection not attached to drmacct): no names. */
+		bpf_map_delete_elem(b->fd[M_MUTED], &pn.client_id);
+		err = -ENOENT;
+	}
+	dac_probe_names_free(&pn);
+	return err;
+}
+
+int dac_bpf_learn_names(struct dac_bpf *b)
+{
+	static const char *const dirs[] = { "/dev/dri", "/dev/accel" };
+	int learned = 0;
+
+	if (!b->info.drmacct && b->skel)
+		return 0;
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		DIR *dir = opendir(dirs[d]);
+		struct dirent *de;
+
+		if (!dir)
+			continue;
+		while ((de = readdir(dir))) {
+			char p[300];
+			int fd;
+
+			if (strncmp(de->d_name, "renderD", 7) && strncmp(de->d_name, "accel", 5))
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", dirs[d], de->d_name);
+			fd = open(p, O_RDWR | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			if (!learn_from_fd(b, fd))
+				learned++;
+			close(fd);
+		}
+		closedir(dir);
+	}
+	return learned;
+}
+
+static bool tried_device(struct dac_bpf *b, uint32_t dev)
+{
+	for (size_t i = 0; i < b->nlearned; i++)
+		if (b->learned[i] == dev)
+			return true;
+	return false;
+}
+
+int dac_bpf_name_raw(struct dac_bpf *b, uint32_t device_id, unsigned int kind, uint32_t index,
+		     char *buf, size_t len)
+{
+	struct dac_name_key k = { .device_id = device_id, .kind = kind, .index = index };
+	char name[DAC_NAME_LEN];
+
+	if (index > UINT16_MAX)
+		return -ERANGE;
+	if (bpf_map_lookup_elem(b->fd[M_NAMES], &k, name))
+		return -errno;
+	name[DAC_NAME_LEN - 1] = '\0';
+	snprintf(buf, len, "%s", name);
+	return 0;
+}
+
+const char *dac_bpf_name(struct dac_bpf *b, uint32_t device_id, bool region, uint32_t index,
+			 char *buf, size_t len)
+{
+	struct dac_name_key k = {
+		.device_id = device_id,
+		.kind = region ? DAC_NAME_REGION : DAC_NAME_ENGINE,
+		.index = index,
+	};
+	char name[DAC_NAME_LEN];
+
+	if (index > UINT16_MAX || !device_id)
+		goto fallback;
+	if (!bpf_map_lookup_elem(b->fd[M_NAMES], &k, name))
+		goto found;
+	if (!tried_device(b, device_id)) {
+		uint32_t *tmp = realloc(b->learned, (b->nlearned + 1) * sizeof(*tmp));
+
+		if (tmp) {
+			b->learned = tmp;
+			b->learned[b->nlearned++] = device_id;
+			dac_bpf_learn_names(b);
+			if (!bpf_map_lookup_elem(b->fd[M_NAMES], &k, name))
+				goto found;
+		}
+	}
+fallback:
+	fallback_name(region, index, buf, len);
+	return buf;
+found:
+	name[DAC_NAME_LEN - 1] = '\0';
+	snprintf(buf, len, "%s", name);
+	return buf;
+}
+
+/* ---- records --------------------------------------------------------------- */
+
+static int grow(void **p, size_t *cap, size_t want, size_t elem)
+{
+	void *tmp;
+
+	if (want <= *cap)
+		return 0;
+	tmp = realloc(*p, want * elem);
+	if (!tmp)
+		return -ENOMEM;
+	*p = tmp;
+	*cap = want;
+	return 0;
+}
+
+/* Hand @ev to the poll callback; its non-zero return stops the poll. */
+static int deliver(struct dac_bpf *b, const struct dac_bpf_event *ev)
+{
+	int ret = b->cb(b->cb_ctx, ev);
+
+	b->delivered++;
+	if (ret) {
+		b->cb_ret = ret;
+		return -ECANCELED;	/* stops ring_buffer__poll; the record is consumed */
+	}
+	return 0;
+}
+
+/* Name of ring @id into @buf ("ring<N>" when the ring is not known). */
+static void ring_name(struct dac_bpf *b, uint32_t id, char *buf, size_t len)
+{
+	struct dac_ring_val r;
+
+	if (!bpf_map_lookup_elem(b->fd[M_RINGS], &id, &r))
+		copy_str(buf, len, r.name, sizeof(r.name));
+	else
+		snprintf(buf, len, "ring%u", id);
+}
+
+static int on_proc_record(struct dac_bpf *b, const void *data, size_t size)
+{
+	const struct dac_rec_proc_exit *r;
+	const struct dac_rec_ring *rr;
+	struct dac_bpf_event ev = { .type = DAC_BPF_PROC_EXIT };
+	struct dac_bpf_proc_exit *x = &ev.proc;
+
+	if (dac_bpf_decode_proc_exit(data, size, &r, &rr))
+		return 0;	/* not ours: skip */
+	if (grow((void **)&b->rings, &b->rings_cap, r->num_rings + 1, sizeof(*b->rings))) {
+		b->cb_ret = -ENOMEM;
+		return -ENOMEM;
+	}
+	x->tgid = r->tgid;
+	x->flags = r->flags & DAC_EXIT_F_TRUNCATED ? DAC_BPF_EXIT_TRUNCATED : 0;
+	x->seq = r->seq;
+	x->exit_ns = r->exit_ns;
+	x->busy_ns = r->busy_ns;
+	x->jobs = r->jobs;
+	x->acct_busy_ns = r->acct_busy_ns;
+	x->acct_jobs = r->acct_jobs;
+	x->cookie = r->cookie;
+	x->cgroup_id = r->cgroup_id;
+	copy_str(x->comm, sizeof(x->comm), r->comm, sizeof(r->comm));
+	x->num_rings = r->num_rings;
+	x->rings = b->rings;
+	for (uint32_t i = 0; i < r->num_rings; i++) {
+		b->rings[i].ring_id = rr[i].ring_id;
+		ring_name(b, rr[i].ring_id, b->rings[i].ring, sizeof(b->rings[i].ring));
+		b->rings[i].busy_ns = rr[i].busy_ns;
+		b->rings[i].jobs = rr[i].jobs;
+	}
+	return deliver(b, &ev);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct dac_bpf *b = ctx;
+	const struct dac_rec_exit *r;
+	struct dac_bpf_event ev = { .type = DAC_BPF_CLIENT_EXIT };
+	struct dac_bpf_client_exit *x = &ev.exit;
+	const struct dac_rec_engine *re;
+	const struct dac_rec_region *rr;
+
+	if (size >= sizeof(uint32_t) && *(const uint32_t *)data == DAC_REC_PROC_EXIT)
+		return on_proc_record(b, data, size);
+	if (dac_bpf_decode_exit(data, size, &r, &re, &rr))
+		return 0;	/* not ours: skip, never trust its sizes */
+	if (grow((void **)&b->eng, &b->eng_cap, r->num_engines + 1, sizeof(*b->eng)) ||
+	    grow((void **)&b->reg, &b->reg_cap, r->num_regions + 1, sizeof(*b->reg))) {
+		b->cb_ret = -ENOMEM;
+		return -ENOMEM;
+	}
+	x->client_id = r->client_id;
+	x->seq = r->seq;
+	x->cookie = r->cookie;
+	x->open_ns = r->open_ns;
+	x->close_ns = r->close_ns;
+	x->device_id = r->device_id;
+	x->pid = r->pid;
+	x->tgid = r->tgid;
+	x->flags = (r->flags & DAC_EXIT_F_TRUNCATED ? DAC_BPF_EXIT_TRUNCATED : 0) |
+		   (r->flags & DAC_EXIT_F_NO_OPEN ? DAC_BPF_EXIT_NO_OPEN : 0);
+	copy_str(x->comm, sizeof(x->comm), r->comm, sizeof(r->comm));
+	copy_str(x->driver, sizeof(x->driver), r->driver, sizeof(r->driver));
+	x->num_engines = r->num_engines;
+	x->num_regions = r->num_regions;
+	x->engines = b->eng;
+	x->regions = b->reg;
+	for (uint32_t i = 0; i < r->num_engines; i++) {
+		dac_bpf_name(b, r->device_id, false, i, b->eng[i].name, sizeof(b->eng[i].name));
+		b->eng[i].busy_ns = re[i].busy_ns;
+		b->eng[i].cycles = re[i].cycles;
+		b->eng[i].jobs = re[i].jobs;
+	}
+	for (uint32_t i = 0; i < r->num_regions; i++) {
+		dac_bpf_name(b, r->device_id, true, i, b->reg[i].name, sizeof(b->reg[i].name));
+		b->reg[i].peak = rr[i].peak;
+		b->reg[i].total = rr[i].total;
+	}
+	return deliver(b, &ev);
+}
+
+int dac_bpf_poll(struct dac_bpf *b, int timeout_ms, dac_bpf_event_fn cb, void *ctx)
+{
+	uint64_t drops;
+	int err;
+
+	if (!b->rb) {
+		b->rb = ring_buffer__new(b->fd[M_RECORDS], on_record, b, NULL);
+		if (!b->rb)
+			return -errno;
+	}
+	b->cb = cb;
+	b->cb_ctx = ctx;
+	b->cb_ret = 0;
+	b->delivered = 0;
+	err = ring_buffer__poll(b->rb, timeout_ms);
+	if (err < 0 && b->cb_ret)
+		return b->cb_ret;
+	if (err < 0)
+		return err;
+	/* Drain what arrived meanwhile, then account the drops. */
+	err = ring_buffer__consume(b->rb);
+	if (err < 0)
+		return b->cb_ret ? b->cb_ret : err;
+	drops = dac_bpf_stat_get(b, DAC_STAT_EXIT_DROPS);
+	if (drops > b->drops_reported) {
+		struct dac_bpf_event ev = { .type = DAC_BPF_LOST };
+		int ret;
+
+		ev.lost.count = drops - b->drops_reported;
+		b->drops_reported = drops;
+		ret = cb(ctx, &ev);
+		b->delivered++;
+		if (ret)
+			return ret;
+	}
+	return b->delivered;
+}
+
+/* ---- map readers ------------------------------------------------------------ */
+
+/*
+ * Walk every key of @fd, calling @fn(key, value, arg). Entries deleted
+ * during the walk are skipped; the walk restarts only if its cursor key
+ * vanished (the kernel then returns the first key again), bounded.
+ */
+typedef int (*walk_fn)(const void *key, const void *val, void *arg);
+
+static int map_walk(int fd, size_t ksize, size_t vsize, walk_fn fn, void *arg)
+{
+	unsigned char *key = calloc(2, ksize), *next = key + ksize, *val = malloc(vsize);
+	bool first = true;
+	int err = 0;
+
+	if (!key || !val) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		if (bpf_map_get_next_key(fd, first ? NULL : key, next)) {
+			err = errno == ENOENT ? 0 : -errno;
+			break;
+		}
+		first = false;
+		memcpy(key, next, ksize);
+		if (bpf_map_lookup_elem(fd, key, val)) {
+			if (errno == ENOENT)
+				continue;
+			err = -errno;
+			break;
+		}
+		err = fn(key, val, arg);
+		if (err)
+			break;
+	}
+out:
+	free(key);
+	free(val);
+	return err;
+}
+
+struct vec {
+	void *p;
+	size_t n, cap, elem;
+};
+
+static void *vec_push(struct vec *v)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 16;
+		void *tmp = realloc(v->p, cap * v->elem);
+
+		if (!tmp)
+			return NULL;
+		v->p = tmp;
+		v->cap = cap;
+	}
+	return memset((char *)v->p + v->n++ * v->elem, 0, v->elem);
+}
+
+static int finish(struct vec *v, int err, void *out, size_t *n)
+{
+	if (err) {
+		free(v->p);
+		*(void **)out = NULL;
+		*n = 0;
+		return err;
+	}
+	*(void **)out = v->p;
+	*n = v->n;
+	return 0;
+}
+
+static int client_cb(const void *key, const void *val, void *arg)
+{
+	const struct dac_client_val *c = val;
+	struct dac_bpf_client *o = vec_push(arg);
+
+	if (!o)
+		return -ENOMEM;
+	o->client_id = *(const uint64_t *)key;
+	o->open_ns = c->open_ns;
+	o->cookie = c->cookie;
+	o->device_id = c->device_id;
+	o->pid = c->pid;
+	o->tgid = c->tgid;
+	o->cgroup_id = c->cgroup_id;
+	copy_str(o->comm, sizeof(o->comm), c->comm, sizeof(c->comm));
+	copy_str(o->driver, sizeof(o->driver), c->driver, sizeof(c->driver));
+	copy_str(o->name, sizeof(o->name), c->name, sizeof(c->name));
+	return 0;
+}
+
+int dac_bpf_read_clients(struct dac_bpf *b, struct dac_bpf_client **out, size_t *n)
+{
+	struct vec v = { .elem = sizeof(**out) };
+
+	return finish(&v, map_walk(b->fd[M_CLIENTS], sizeof(uint64_t),
+				   sizeof(struct dac_client_val), client_cb, &v), out, n);
+}
+
+/*
+ * One usage entry as of one moment: two copies that agree, taken while no
+ * program was writing it (struct dac_usage_val). A copy by the bpf()
+ * syscall is not atomic, so a single one can pair start_sum from before a
+ * job's begin with running from after it. -ENOENT when the entry is gone;
+ * -EAGAIN when writers kept it busy for every try (practically never: a
+ * write takes well under a microsecond).
+ */
+#define USAGE_READ_TRIES	1000
+
+static int usage_lookup(int fd, const struct dac_usage_key *k, struct dac_usage_val *v)
+{
+	struct dac_usage_val again;
+
+	for (int i = 0; i < USAGE_READ_TRIES; i++) {
+		if (bpf_map_lookup_elem(fd, k, v) || bpf_map_lookup_elem(fd, k, &again))
+			return -errno;
+		if (v->wr_begun == v->wr_done && !memcmp(v, &again, sizeof(again)))
+			return 0;
+		sched_yield();
+	}
+	return -EAGAIN;
+}
+
+/* Busy time of @v at @now: finished jobs plus the running ones so far. */
+static uint64_t usage_busy_at(const struct dac_usage_val *v, uint64_t now)
+{
+	/* A job that began after @now was taken has no in-flight part yet. */
+	if (v->running && v->running * now > v->start_sum)
+		return v->busy_ns + (v->running * now - v->start_sum);
+	return v->busy_ns;
+}
+
+static int usage_key_cb(const void *key, const void *val, void *arg)
+{
+	struct dac_usage_key *o = vec_push(arg);
+
+	(void)val;
+	if (!o)
+		return -ENOMEM;
+	memcpy(o, key, sizeof(*o));
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void usage_fill(struct dac_bpf *b, const struct dac_usage_key *k,
+		       const struct dac_usage_val *v, uint64_t now, struct dac_bpf_usage *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->client_id = k->client_id;
+	o->device_id = v->device_id;
+	o->engine = k->engine;
+	dac_bpf_name(b, v->device_id, false, k->engine, o->name, sizeof(o->name));
+	o->busy_ns = usage_busy_at(v, now);
+	o->cycles = v->cycles;
+	o->jobs = v->jobs;
+	o->running = (uint32_t)v->running;
+}
+
+int dac_bpf_read_usage(struct dac_bpf *b, uint64_t *now_ns, struct dac_bpf_usage **out,
+		       size_t *n)
+{
+	struct vec keys = { .elem = sizeof(struct dac_usage_key) };
+	struct dac_usage_val *vals;
+	struct dac_bpf_usage *u;
+	size_t nu = 0;
+	uint64_t now;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	err = map_walk(b->fd[M_USAGE], sizeof(struct dac_usage_key),
+		       sizeof(struct dac_usage_val), usage_key_cb, &keys);
+	if (err) {
+		free(keys.p);
+		return err;
+	}
+	u = calloc(keys.n ? keys.n : 1, sizeof(*u));
+	if (!u) {
+		free(keys.p);
+		return -ENOMEM;
+	}
+	/*
+	 * Each entry is taken at its own moment and its in-flight part
+	 * computed at the one @now taken after all of them: a job counts as
+	 * running at most until @now, never longer than it can have run.
+	 */
+	vals = calloc(keys.n ? keys.n : 1, sizeof(*vals));
+	if (!vals) {
+		free(keys.p);
+		free(u);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < keys.n; i++) {
+		err = usage_lookup(b->fd[M_USAGE], (struct dac_usage_key *)keys.p + i, &vals[nu]);
+		if (err == -ENOENT)
+			continue;	/* the client closed meanwhile */
+		if (err)
+			break;
+		((struct dac_usage_key *)keys.p)[nu] = ((struct dac_usage_key *)keys.p)[i];
+		nu++;
+	}
+	now = mono_ns();
+	if (err && err != -ENOENT) {
+		free(keys.p);
+		free(vals);
+		free(u);
+		return err;
+	}
+	for (size_t i = 0; i < nu; i++)
+		usage_fill(b, (struct dac_usage_key *)keys.p + i, &vals[i], now, &u[i]);
+	*n = nu;
+	*out = u;
+	*now_ns = now;
+	free(keys.p);
+	free(vals);
+	return 0;
+}
+
+int dac_bpf_lookup_usage(struct dac_bpf *b, uint64_t client_id, uint32_t engine,
+			 uint64_t *now_ns, struct dac_bpf_usage *out)
+{
+	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
+	struct dac_usage_val v;
+	uint64_t now;
+	int err = usage_lookup(b->fd[M_USAGE], &k, &v);
+
+	if (err)
+		return err;
+	now = mono_ns();
+	usage_fill(b, &k, &v, now, out);
+	*now_ns = now;
+	return 0;
+}
+
+struct mem_arg {
+	struct vec v;
+	struct dac_bpf *b;
+};
+
+static int mem_cb(const void *key, const void *val, void *arg)
+{
+	struct mem_arg *a = arg;
+	const struct dac_mem_key *k = key;
+	const struct dac_mem_val *m = val;
+	struct dac_bpf_mem *o = vec_push(&a->v);
+	struct dac_client_val cv;
+	uint32_t dev = 0;
+
+	if (!o)
+		return -ENOMEM;
+	if (!bpf_map_lookup_elem(a->b->fd[M_CLIENTS], &k->client_id, &cv))
+		dev = cv.device_id;
+	o->client_id = k->client_id;
+	o->region = k->region;
+	dac_bpf_name(a->b, dev, true, k->region, o->name, sizeof(o->name));
+	o->total = m->total;
+	o->peak = m->peak;
+	return 0;
+}
+
+int dac_bpf_read_mem(struct dac_bpf *b, struct dac_bpf_mem **out, size_t *n)
+{
+	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
+
+	return finish(&a.v, map_walk(b->fd[M_MEM], sizeof(struct dac_mem_key),
+				     sizeof(struct dac_mem_val), mem_cb, &a), out, n);
+}
+
+static int total_cb(const void *key, const void *val, void *arg)
+{
+	struct mem_arg *a = arg;
+	const struct dac_total_key *k = key;
+	const struct dac_total_val *t = val;
+	struct dac_bpf_total *o = vec_push(&a->v);
+
+	if (!o)
+		return -ENOMEM;
+	o->device_id = k->device_id;
+	o->engine = k->engine;
+	dac_bpf_name(a->b, k->device_id, false, k->engine, o->name, sizeof(o->name));
+	o->busy_ns = t->busy_ns;
+	o->cycles = t->cycles;
+	o->jobs = t->jobs;
+	return 0;
+}
+
+int dac_bpf_read_totals(struct dac_bpf *b, struct dac_bpf_total **out, size_t *n)
+{
+	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
+
+	return finish(&a.v, map_walk(b->fd[M_TOTALS], sizeof(struct dac_total_key),
+				     sizeof(struct dac_total_val), total_cb, &a), out, n);
+}
+
+static int sched_cb(const void *key, const void *val, void *arg)
+{
+	struct mem_arg *a = arg;
+	const struct dac_sched_key *k = key;
+	const struct dac_sched_val *s = val;
+	struct dac_bpf_sched *o = vec_push(&a->v);
+
+	if (!o)
+		return -ENOMEM;
+	o->tgid = k->tgid;
+	o->ring_id = k->ring_id;
+	o->cookie = s->cookie;
+	o->cgroup_id = s->cgroup_id;
+	copy_str(o->comm, sizeof(o->comm), s->comm, sizeof(s->comm));
+	ring_name(a->b, k->ring_id, o->ring, sizeof(o->ring));
+	o->busy_ns = s->busy_ns;
+	o->jobs = s->jobs;
+	return 0;
+}
+
+int dac_bpf_read_sched(struct dac_bpf *b, struct dac_bpf_sched **out, size_t *n)
+{
+	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
+
+	return finish(&a.v, map_walk(b->fd[M_SCHED], sizeof(struct dac_sched_key),
+				     sizeof(struct dac_sched_val), sched_cb, &a), out, n);
+}
+
+static int prog_stats_fd(int fd, const char *name, struct vec *v)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	struct dac_bpf_prog_stats *o;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	o = vec_push(v);
+	if (!o)
+		return -ENOMEM;
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	o->run_cnt = info.run_cnt;
+	o->run_time_ns = info.run_time_ns;
+	o->recursion_misses = info.recursion_misses;
+	return 0;
+}
+
+/*
+ * Call @fn(prog fd, name, @arg) for every program of the collection that
+ * runs: loaded by us (autoload on), or attached through a pinned link.
+ */
+static int for_each_prog(struct dac_bpf *b, int (*fn)(int fd, const char *name, void *arg),
+			 void *arg)
+{
+	char p[PATH_MAX];
+	struct dirent *de;
+	int err = 0;
+	DIR *dir;
+
+	if (b->skel) {
+		struct bpf_program *prog;
+
+		bpf_object__for_each_program(prog, b->skel->obj) {
+			if (bpf_program__fd(prog) < 0)
+				continue;	/* not loaded (the other variant) */
+			err = fn(bpf_program__fd(prog), bpf_program__name(prog), arg);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	dac_bpf_join(p, sizeof(p), b->pin_dir, "links", NULL);
+	dir = opendir(p);
+	if (!dir)
+		return -errno;
+	while (!err && (de = readdir(dir))) {
+		struct bpf_link_info li = {};
+		__u32 len = sizeof(li);
+		int lfd, pfd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (dac_bpf_join(p, sizeof(p), b->pin_dir, "links", de->d_name))
+			continue;
+		lfd = bpf_obj_get(p);
+		if (lfd < 0) {
+			err = -errno;
+			break;
+		}
+		if (bpf_obj_get_info_by_fd(lfd, &li, &len)) {
+			err = -errno;
+			close(lfd);
+			break;
+		}
+		close(lfd);
+		pfd = bpf_prog_get_fd_by_id(li.prog_id);
+		if (pfd < 0) {
+			err = -errno;
+			break;
+		}
+		err = fn(pfd, de->d_name, arg);
+		close(pfd);
+	}
+	closedir(dir);
+	return err;
+}
+
+static int prog_stats_cb(int fd, const char *name, void *arg)
+{
+	return prog_stats_fd(fd, name, arg);
+}
+
+int dac_bpf_read_prog_stats(struct dac_bpf *b, struct dac_bpf_prog_stats **out, size_t *n)
+{
+	struct vec v = { .elem = sizeof(**out) };
+
+	return finish(&v, for_each_prog(b, prog_stats_cb, &v), out, n);
+}
+
+/* ---- maps: what each holds and costs ------------------------------------ */
+
+/* The ids of the maps program @fd uses, appended to @ids (no duplicates). */
+static int prog_map_ids_cb(int fd, const char *name, void *arg)
+{
+	struct vec *ids = arg;
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), nr;
+	uint32_t *m;
+	int err = 0;
+
+	(void)name;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	nr = info.nr_map_ids;
+	if (!nr)
+		return 0;
+	m = calloc(nr, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	memset(&info, 0, sizeof(info));
+	info.nr_map_ids = nr;
+	info.map_ids = (uintptr_t)m;
+	len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		err = -errno;
+	for (__u32 i = 0; !err && i < nr && i < info.nr_map_ids; i++) {
+		bool have = false;
+		uint32_t *o;
+
+		for (size_t k = 0; k < ids->n; k++)
+			have |= ((uint32_t *)ids->p)[k] == m[i];
+		if (have)
+			continue;
+		o = vec_push(ids);
+		if (!o)
+			err = -ENOMEM;
+		else
+			*o = m[i];
+	}
+	free(m);
+	return err;
+}
+
+/* "memlock:" of a map's fdinfo: what the kernel charges for it. */
+static uint64_t fd_memlock(int fd)
+{
+	unsigned long long v = 0;
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* Entries of a hash map by walking its keys; -1 when it cannot be read. */
+static int64_t count_entries(int fd, const struct bpf_map_info *mi)
+{
+	unsigned char *key, *next;
+	int64_t n = 0;
+
+	switch (mi->type) {
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+		return mi->max_entries;
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+		break;
+	default:
+		return -1;
+	}
+	key = calloc(2, mi->key_size ? mi->key_size : 1);
+	if (!key)
+		return -1;
+	next = key + mi->key_size;
+	for (bool first = true; !bpf_map_get_next_key(fd, first ? NULL : key, next); first = false) {
+		memcpy(key, next, mi->key_size);
+		n++;
+	}
+	if (errno != ENOENT)
+		n = -1;		/* write-only: the kernel will not say */
+	free(key);
+	return n;
+}
+
+int dac_bpf_read_maps(struct dac_bpf *b, struct dac_bpf_map_stat **out, size_t *n)
+{
+	struct vec ids = { .elem = sizeof(uint32_t) }, v = { .elem = sizeof(**out) };
+	uint64_t st[DAC_STAT__COUNT] = { 0 };
+	int err = for_each_prog(b, prog_map_ids_cb, &ids);
+
+	for (uint32_t i = 0; i < DAC_STAT__COUNT; i++)
+		bpf_map_lookup_elem(b->fd[M_STATS], &i, &st[i]);
+	for (size_t i = 0; !err && i < ids.n; i++) {
+		struct bpf_map_info mi = {};
+		__u32 len = sizeof(mi);
+		struct dac_bpf_map_stat *o;
+		const char *t;
+		int fd = bpf_map_get_fd_by_id(((uint32_t *)ids.p)[i]);
+
+		if (fd < 0) {
+			if (errno == ENOENT)
+				continue;	/* gone meanwhile */
+			err = -errno;
+			break;
+		}
+		if (bpf_obj_get_info_by_fd(fd, &mi, &len)) {
+			err = -errno;
+			close(fd);
+			break;
+		}
+		o = vec_push(&v);
+		if (!o) {
+			err = -ENOMEM;
+			close(fd);
+			break;
+		}
+		copy_str(o->name, sizeof(o->name), mi.name, sizeof(mi.name));
+		t = libbpf_bpf_map_type_str(mi.type);
+		snprintf(o->type, sizeof(o->type), "%s", t ? t : "?");
+		o->max_entries = mi.max_entries;
+		o->entries = count_entries(fd, &mi);
+		o->memlock = fd_memlock(fd);
+		for (int k = 0; k < DAC_MAP__COUNT; k++) {
+			if (strcmp(o->name, counted_maps[k]))
+				continue;
+			o->full = st[DAC_STAT_FULL + k];
+			o->busy = st[DAC_STAT_BUSY + k];
+		}
+		close(fd);
+	}
+	free(ids.p);
+	return finish(&v, err, out, n);
+}
+
+int dac_bpf_client_insert(struct dac_bpf *b, uint64_t client_id,
+			  const struct dac_client_val *cv)
+{
+	return bpf_map_update_elem(b->fd[M_CLIENTS], &client_id, cv, BPF_NOEXIST) ? -errno : 0;
+}
+
+int dac_bpf_mem_seed(struct dac_bpf *b, uint64_t client_id, uint32_t region, uint64_t total)
+{
+	struct dac_mem_key k = { .client_id = client_id, .region = region };
+	struct dac_mem_val v = { 0 };
+
+	/*
+	 * The fdinfo total includes every change made before it was read,
+	 * those the programs counted since attaching too, so it replaces
+	 * the entry rather than adding to it; only a change between that
+	 * read and this update is lost.
+	 */
+	if (bpf_map_lookup_elem(b->fd[M_MEM], &k, &v) && errno != ENOENT)
+		return -errno;
+	v.total = total;
+	if (v.peak < total)
+		v.peak = total;
+	return bpf_map_update_elem(b->fd[M_MEM], &k, &v, BPF_ANY) ? -errno : 0;
+}
+
+int dac_bpf_take_load_seeded(struct dac_bpf *b)
+{
+	int n = b->load_seeded;
+
+	b->load_seeded = 0;
+	return n;
+}
+
+struct known_arg {
+	struct vec ids, rdevs;
+};
+
+static int known_cb(const void *key, const void *val, void *arg)
+{
+	const struct dac_name_key *k = key;
+	struct known_arg *a = arg;
+	char v[DAC_NAME_LEN];
+	unsigned int ma, mi;
+	uint32_t *id;
+	dev_t *rd;
+
+	if (k->kind != DAC_NAME_RDEV)
+		return 0;
+	memcpy(v, val, sizeof(v));
+	v[sizeof(v) - 1] = '\0';
+	if (sscanf(v, "%u:%u", &ma, &mi) != 2)
+		return 0;
+	id = vec_push(&a->ids);
+	rd = vec_push(&a->rdevs);
+	if (!id || !rd)
+		return -ENOMEM;
+	*id = k->device_id;
+	*rd = makedev(ma, mi);
+	return 0;
+}
+
+int dac_bpf_known_devices(struct dac_bpf *b, uint32_t **ids, dev_t **rdevs, size_t *n)
+{
+	struct known_arg a = { .ids = { .elem = sizeof(uint32_t) },
+			       .rdevs = { .elem = sizeof(dev_t) } };
+	int err = map_walk(b->fd[M_NAMES], sizeof(struct dac_name_key), DAC_NAME_LEN, known_cb, &a);
+
+	if (err) {
+		free(a.ids.p);
+		free(a.rdevs.p);
+		*ids = NULL;
+		*rdevs = NULL;
+		*n = 0;
+		return err;
+	}
+	*ids = a.ids.p;
+	*rdevs = a.rdevs.p;
+	*n = a.ids.n;
+	return 0;
+}
+
+/* ---- tracking --------------------------------------------------------------- */
+
+int dac_bpf_track(struct dac_bpf *b, uint32_t tgid, uint64_t cookie)
+{
+	if (!cookie || !tgid)
+		return -EINVAL;
+	return bpf_map_update_elem(b->fd[M_TRACKED], &tgid, &cookie, BPF_ANY) ? -errno : 0;
+}
+
+struct untrack_arg {
+	uint64_t cookie;
+	struct vec v;
+};
+
+static int untrack_cb(const void *key, const void *val, void *arg)
+{
+	struct untrack_arg *a = arg;
+	uint32_t *o;
+
+	if (*(const uint64_t *)val != a->cookie)
+		return 0;
+	o = vec_push(&a->v);
+	if (!o)
+		return -ENOMEM;
+	*o = *(const uint32_t *)key;
+	return 0;
+}
+
+static int cookie_keys_cb(const void *key, const void *val, void *arg)
+{
+	struct untrack_arg *a = arg;
+	const struct dac_cookie_key *k = key;
+	struct dac_cookie_key *o;
+
+	(void)val;
+	if (k->cookie != a->cookie)
+		return 0;
+	o = vec_push(&a->v);
+	if (!o)
+		return -ENOMEM;
+	*o = *k;
+	return 0;
+}
+
+static int sched_cookie_cb(const void *key, const void *val, void *arg)
+{
+	struct untrack_arg *a = arg;
+	const struct dac_sched_val *sv = val;
+	struct dac_sched_key *o;
+
+	if (sv->cookie != a->cookie)
+		return 0;
+	o = vec_push(&a->v);
+	if (!o)
+		return -ENOMEM;
+	memcpy(o, key, sizeof(*o));
+	return 0;
+}
+
+/* Delete every key of @fd that @fn collects for @cookie. */
+static int delete_matching(int fd, size_t ksize, size_t vsize, walk_fn fn, uint64_t cookie)
+{
+	struct untrack_arg a = { .cookie = cookie, .v = { .elem = ksize } };
+	int err = map_walk(fd, ksize, vsize, fn, &a);
+
+	for (size_t i = 0; !err && i < a.v.n; i++)
+		if (bpf_map_delete_elem(fd, (char *)a.v.p + i * ksize) && errno != ENOENT)
+			err = -errno;
+	free(a.v.p);
+	return err;
+}
+
+int dac_bpf_untrack(struct dac_bpf *b, uint64_t cookie)
+{
+	int err = delete_matching(b->fd[M_TRACKED], sizeof(uint32_t), sizeof(uint64_t),
+				  untrack_cb, cookie);
+	int e2 = delete_matching(b->fd[M_COOKIE_USAGE], sizeof(struct dac_cookie_key),
+				 sizeof(struct dac_cookie_val), cookie_keys_cb, cookie);
+	int e3 = delete_matching(b->fd[M_COOKIE_MEM], sizeof(struct dac_cookie_key),
+				 sizeof(struct dac_cookie_val), cookie_keys_cb, cookie);
+	/* The scheduler entries its exited processes left for the reader. */
+	int e4 = delete_matching(b->fd[M_SCHED], sizeof(struct dac_sched_key),
+				 sizeof(struct dac_sched_val), sched_cookie_cb, cookie);
+
+	return err ? err : e2 ? e2 : e3 ? e3 : e4;
+}
+
+struct cookie_arg {
+	struct dac_bpf *b;
+	uint64_t cookie;
+	struct vec v;
+	bool region;
+};
+
+static int cookie_read_cb(const void *key, const void *val, void *arg)
+{
+	struct cookie_arg *a = arg;
+	const struct dac_cookie_key *k = key;
+	const struct dac_cookie_val *cv = val;
+
+	if (k->cookie != a->cookie)
+		return 0;
+	if (a->region) {
+		struct dac_bpf_cookie_region *o = vec_push(&a->v);
+
+		if (!o)
+			return -ENOMEM;
+		o->device_id = k->device_id;
+		o->region = k->index;
+		dac_bpf_name(a->b, k->device_id, true, k->index, o->name, sizeof(o->name));
+		o->total = cv->total;
+		o->peak = cv->peak;
+	} else {
+		struct dac_bpf_cookie_engine *o = vec_push(&a->v);
+
+		if (!o)
+			return -ENOMEM;
+		o->device_id = k->device_id;
+		o->engine = k->index;
+		dac_bpf_name(a->b, k->device_id, false, k->index, o->name, sizeof(o->name));
+		o->busy_ns = cv->busy_ns;
+		o->cycles = cv->cycles;
+		o->jobs = cv->jobs;
+	}
+	return 0;
+}
+
+int dac_bpf_read_cookie(struct dac_bpf *b, uint64_t cookie,
+			struct dac_bpf_cookie_engine **eng, size_t *neng,
+			struct dac_bpf_cookie_region **reg, size_t *nreg)
+{
+	struct cookie_arg e = { .b = b, .cookie = cookie, .v = { .elem = sizeof(**eng) } };
+	struct cookie_arg r = { .b = b, .cookie = cookie, .v = { .elem = sizeof(**reg) },
+				.region = true };
+	int err;
+
+	err = finish(&e.v, map_walk(b->fd[M_COOKIE_USAGE], sizeof(struct dac_cookie_key),
+				    sizeof(struct dac_cookie_val), cookie_read_cb, &e), eng, neng);
+	if (err)
+		return err;
+	err = finish(&r.v, map_walk(b->fd[M_COOKIE_MEM], sizeof(struct dac_cookie_key),
+				    sizeof(struct dac_cookie_val), cookie_read_cb, &r), reg, nreg);
+	if (err) {
+		free(*eng);
+		*eng = NULL;
+		*neng = 0;
+	}
+	return err;
+}
+
+/* ---- cgroups ------------------------------------------------------------------ */
+
+int dac_bpf_set_cgroup_filter(struct dac_bpf *b, const char *path)
+{
+	char *dup = NULL;
+
+	if (path && !(dup = strdup(path)))
+		return -ENOMEM;
+	free(b->cgroup_filter);
+	b->cgroup_filter = dup;
+	return 0;
+}
+
+const char *dac_bpf_cgroup_filter(const struct dac_bpf *b)
+{
+	return b->cgroup_filter;
+}
+
+/* Where cgroup2 is mounted (mountinfo), else the usual place. */
+static void cgroup2_root(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[1024];
+
+	snprintf(buf, len, "/sys/fs/cgroup");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		/* id parent maj:min root mountpoint opts ... - fstype source opts */
+		char mnt[512], *dash = strstr(line, " - cgroup2 ");
+
+		if (dash && sscanf(line, "%*s %*s %*s %*s %511s", mnt) == 1) {
+			snprintf(buf, len, "%s", mnt);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/*
+ * Find the directory with inode @id under @dir (a path buffer of PATH_MAX
+ * holding @len bytes; on success it holds the match), @depth levels deep
+ * at most. Does not cross into other file systems.
+ */
+static bool cgroup_find(char *dir, size_t len, dev_t fs, uint64_t id, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+	bool found = false;
+
+	if (depth < 0 || !(d = opendir(dir)))
+		return false;
+	while (!found && (de = readdir(d))) {
+		struct stat st;
+		int n;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		n = snprintf(dir + len, PATH_MAX - len, "/%s", de->d_name);
+		if (n < 0 || (size_t)n >= PATH_MAX - len)
+			continue;
+		if (lstat(dir, &st) || st.st_dev != fs || !S_ISDIR(st.st_mode))
+			continue;
+		found = (uint64_t)st.st_ino == id ||
+			cgroup_find(dir, len + n, fs, id, depth - 1);
+	}
+	closedir(d);
+	if (!found)
+		dir[len] = '\0';
+	return found;
+}
+
+const char *dac_bpf_cgroup_path(struct dac_bpf *b, uint64_t id, char *buf, size_t len)
+{
+	char dir[PATH_MAX];
+	size_t rlen;
+	struct stat st;
+
+	for (size_t i = 0; i < b->ncg; i++) {
+		if (b->cg_ids[i] == id) {
+			snprintf(buf, len, "%s", b->cg_paths[i]);
+			return buf;
+		}
+	}
+	cgroup2_root(dir, sizeof(dir));
+	rlen = strlen(dir);
+	if (id && !stat(dir, &st)) {
+		const char *found = NULL;
+
+		if ((uint64_t)st.st_ino == id)
+			found = "/";
+		else if (cgroup_find(dir, rlen, st.st_dev, id, 32))
+			found = dir + rlen;
+		if (found) {
+			uint64_t *ids = realloc(b->cg_ids, (b->ncg + 1) * sizeof(*ids));
+			char **paths = ids ? realloc(b->cg_paths, (b->ncg + 1) * sizeof(*paths)) : NULL;
+
+			/* Remembered: a cgroup id is never reused while it exists. */
+			if (ids)
+				b->cg_ids = ids;
+			if (paths) {
+				b->cg_paths = paths;
+				paths[b->ncg] = strdup(found);
+				if (paths[b->ncg])
+					ids[b->ncg++] = id;
+			}
+			snprintf(buf, len, "%s", found);
+			return buf;
+		}
+	}
+	/* cgroup2 not mounted: the root's id is still known (kernfs root, 1). */
+	if (id == 1)
+		snprintf(buf, len, "/");
+	else
+		snprintf(buf, len, "cgroup:%llu", (unsigned long long)id);
+	return buf;
+}
+
