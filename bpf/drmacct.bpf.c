@@ -359,6 +359,14 @@ static int exit_ring(__u32 i, void *arg)
 	return 0;
 }
 
+/* sched_usage entry @key of process *@ctx goes (bpf_for_each_map_elem). */
+static long drop_proc_ring(void *map, struct dac_sched_key *key, void *val, __u32 *ctx)
+{
+	if (key->tgid == *ctx)
+		bpf_map_delete_elem(map, key);
+	return 0;
+}
+
 /*
  * Write process @tgid's PROC_EXIT record from @p -- sums, then one entry
  * per ring with its sched_usage entry, which goes -- and delete @p. Two
@@ -396,6 +404,14 @@ static __always_inline void proc_emit(__u32 tgid, struct dac_proc_val *p)
 	bpf_loop(DAC_PROC_MAX_RINGS, exit_ring, &lc, 0);
 	if (bpf_map_delete_elem(&procs, &tgid))
 		return;
+	/*
+	 * More rings than slots (a process that used thousands of per-queue
+	 * schedulers): the entries of the rings without a slot go too, or
+	 * they would stay until the LRU drops them and a later process with
+	 * this tgid would add to them. A walk over the map, for these only.
+	 */
+	if ((rec->flags & DAC_EXIT_F_TRUNCATED) && !lc.keep)
+		bpf_for_each_map_elem(&sched_usage, drop_proc_ring, &tgid, 0);
 	size = sizeof(*rec) + (__u64)lc.n * sizeof(struct dac_rec_ring);
 	asm volatile("" : "+r"(size));
 	if (size > sizeof(buf->data))
