@@ -144,6 +144,21 @@ DT_TEST_F_TIMEOUT(q, hang_of_one_file_ends_for_the_next, 60)
 	uint64_t ja, jb;
 
 	ja = sg_submit(a, &s);
+	/*
+	 * Each file's scheduler hands its jobs over on its own: B's job goes
+	 * in only once A's hung job runs (A's fdinfo shows busy time).
+	 */
+	for (int i = 0; i < 10000; i++) {
+		struct sg_fdinfo fi;
+		uint64_t busy;
+
+		sg_fdinfo_read(a, &fi);
+		busy = sg_fdinfo_engine_ns(&fi, self->e->q.name);
+		sg_fdinfo_free(&fi);
+		if (busy)
+			break;
+		usleep(1000);
+	}
 	jb = sg_submit_busy(b, self->e->index, 0, 2 * NSEC_PER_MSEC);
 	sg_wait(b, jb, &wb);
 	/* Not sg_wait(): it wants SIMGPU_JOB_DONE. */
