@@ -406,32 +406,49 @@ do-fuzz: $(FUZZERS)
 	selftests/run-fuzz.sh $(FUZZ_LONG_SECONDS) $(B)/fuzz/fuzz.log $(FUZZERS)
 
 # `make test`: every part writes a TAP log; the summary reads them all.
-# The VM runner's own tests boot the newest kernel; the VM selftests run on
-# every kernel of KVERS, one log each (vm-<release>.log) whose program and
-# test names carry the release. Each phase's wall time is printed at the
+# The parts are independent and each is one busy thread (a TCG VM runs its
+# vCPUs on one host thread), so a sub-make runs TEST_JOBS of them at once
+# (default: the machine's cores), longest first: the VM selftests on every
+# kernel of KVERS (one log each, vm-<release>.log, whose program and test
+# names carry the release), the VM runner's own tests on the newest kernel,
+# then the host tests and the fuzzers. --output-sync prints each part's
+# output in one piece when it ends. Each part's wall time is printed at the
 # end (timing: lines), before the summary line, which stays last.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+TEST_PARTS := $(foreach k,$(KVERS),test-part-vm-$(k)) test-part-runner test-part-host
 do-test: do-all $(FUZZERS) $(B)/bench/harness-sample $(TEP_CHECK)
 	@rm -rf $(B)/test && mkdir -p $(B)/test
 	@echo "timing: build $$(( $$(date +%s) - $${DRMACCT_T1:-$$(date +%s)} )) s" > $(B)/test/timing
 	@t=$$(date +%s); \
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target $(TEST_PARTS); \
+	cat $(foreach p,$(TEST_PARTS),$(B)/test/timing-$(p)) >> $(B)/test/timing 2>/dev/null; \
+	echo "timing: all test parts, $(TEST_JOBS) at a time, $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; \
+	cat $(B)/test/timing; true
+	@selftests/tap-summary.sh $(B)/test/*.log
+
+# The parts of do-test. Each records its time and never fails the sub-make
+# (the summary judges the logs), so one part's failure stops no other.
+.PHONY: test-part-host test-part-runner
+test-part-host:
+	@t=$$(date +%s); \
 	selftests/harness/test_harness.sh $(B)/bench/harness-sample | tee $(B)/test/harness.log; \
 	selftests/test_tap_summary.sh | tee $(B)/test/tap-summary.log; \
 	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS); \
-	echo "timing: host tests $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; t=$$(date +%s); \
+	echo "timing: host tests $$(( $$(date +%s) - t )) s" > $(B)/test/timing-$@; t=$$(date +%s); \
 	selftests/run-fuzz.sh $(FUZZ_SECONDS) $(B)/test/fuzz.log $(FUZZERS); \
-	echo "timing: fuzzers $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; t=$$(date +%s); \
-	$(RUNNER_TEST); \
-	echo "timing: VM runner self-tests ($(KNEW)) $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; \
-	for k in $(KVERS); do \
-		t=$$(date +%s); \
-		$(call VM,$$k) --mode test --label "$$k" --timeout $(VM_TIMEOUT) \
-			--log $(call KB,$$k)/vm/test --tap $(B)/test/vm-$$k.log \
-			--expect "$(GUEST_TEST_NAMES)"; \
-		echo "timing: VM selftests on $$k $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; \
-		$(TEP_CHECK) $(call KB,$$k)/vm/test/serial.log "$$k" > $(B)/test/tep-$$k.log; \
-	done; \
-	cat $(B)/test/timing; true
-	@selftests/tap-summary.sh $(B)/test/*.log
+	echo "timing: fuzzers $$(( $$(date +%s) - t )) s" >> $(B)/test/timing-$@; true
+
+test-part-runner:
+	@t=$$(date +%s); $(RUNNER_TEST); \
+	echo "timing: VM runner self-tests ($(KNEW)) $$(( $$(date +%s) - t )) s" > $(B)/test/timing-$@; true
+
+test-part-vm-%:
+	@t=$$(date +%s); \
+	$(call VM,$*) --mode test --label "$*" --timeout $(VM_TIMEOUT) \
+		--log $(call KB,$*)/vm/test --tap $(B)/test/vm-$*.log \
+		--expect "$(GUEST_TEST_NAMES)"; \
+	echo "timing: VM selftests on $* $$(( $$(date +%s) - t )) s" > $(B)/test/timing-$@; \
+	$(TEP_CHECK) $(call KB,$*)/vm/test/serial.log "$*" > $(B)/test/tep-$*.log; true
 
 do-bench: do-all $(HOST_BENCHES)
 	@for b in $(HOST_BENCHES); do echo "== $$b"; $$b || exit 1; done
