@@ -5,7 +5,8 @@
  * first row and nothing is written past the last one, arrows/PgDn/End
  * scroll and say how many more, engines that exist get a column, a client
  * busier than its engine's capacity shows 100 %, 'i' hides idle clients, '/'
- * filters, and a resize redraws at the new size. The clients come from a
+ * filters, 'c' shows the command line instead of comm and 'C' a cgroup
+ * column, and a resize redraws at the new size. The clients come from a
  * synthetic /proc tree whose counters the test advances while top runs.
  */
 #define _GNU_SOURCE
@@ -24,6 +25,11 @@
 #define NIDLE	90
 #define NBUSY	10
 #define HOT_PID	5000
+/* the hot client's command line as /proc has it, and as top shows it */
+#define HOT_CMDLINE	"/opt/hotgame\0-l\0three\0"
+#define HOT_SHOWN	"/opt/hotgame -l three"
+/* a v1 line top must not take, then the v2 one whose end it shows */
+#define HOT_CGROUP	"3:cpu:/v1-wrong\n0::/machine.slice/container-hot.scope\n"
 
 struct tm_run {
 	struct proc_tree pt;
@@ -55,6 +61,10 @@ static void build(struct tm_run *t)
 	DT_ASSERT_EQ(proc_tree_add_proc(&t->pt, HOT_PID, "hot"), 0);
 	fdinfo(text, sizeof(text), 99, 1000);
 	DT_ASSERT_EQ(proc_tree_add_drm_fd(&t->pt, HOT_PID, 3, 226, 128, text), 0);
+	DT_ASSERT_EQ(proc_tree_write(&t->pt, HOT_PID, "cmdline", HOT_CMDLINE,
+				     sizeof(HOT_CMDLINE) - 1), 0);
+	DT_ASSERT_EQ(proc_tree_write(&t->pt, HOT_PID, "cgroup", HOT_CGROUP,
+				     sizeof(HOT_CGROUP) - 1), 0);
 }
 
 /* Called every ~50 ms: busy clients +25 ms (50 %), the hot one +150 ms (300 %). */
@@ -233,6 +243,59 @@ static bool filtered_hot(const char *s)
 	       !has_comm(s, "idle");
 }
 
+/* The row of the hot client: the one with its pid at the start. */
+static const char *hot_row(const char *s, size_t *len)
+{
+	char pfx[16];
+	const char *p;
+
+	snprintf(pfx, sizeof(pfx), "\n%d ", HOT_PID);
+	p = strstr(s, pfx);
+	if (!p)
+		return NULL;
+	p++;
+	*len = strcspn(p, "\n");
+	return p;
+}
+
+static bool row_has(const char *s, const char *needle)
+{
+	size_t len, n = strlen(needle);
+	const char *r = hot_row(s, &len);
+
+	for (const char *p = r; p && p + n <= r + len; p++)
+		if (!memcmp(p, needle, n))
+			return true;
+	return false;
+}
+
+/* 'c': the command line (NULs shown as spaces) in the COMMAND column, no comm */
+static bool shows_cmdline(const char *s)
+{
+	const char *hdr = strstr(s, "\nPID ");
+
+	return hdr && strstr(hdr, "COMMAND") && !strstr(hdr, "COMM ") && row_has(s, HOT_SHOWN) &&
+	       !row_has(s, " hot ");
+}
+
+/* 'C': the end of the v2 path in a CGROUP column, not the v1 line */
+static bool shows_cgroup(const char *s)
+{
+	const char *hdr = strstr(s, "\nPID ");
+
+	return hdr && strstr(hdr, "CGROUP") && row_has(s, "-hot.scope") &&
+	       !strstr(s, "v1-wrong");
+}
+
+/* 'c' and 'C' again: comm back, no cgroup column */
+static bool shows_comm(const char *s)
+{
+	const char *hdr = strstr(s, "\nPID ");
+
+	return hdr && !strstr(hdr, "CGROUP") && !strstr(hdr, "COMMAND") && row_has(s, " hot ") &&
+	       !row_has(s, "hotgame");
+}
+
 static int resized_w, resized_h;
 
 static bool resized(const char *s)
@@ -306,6 +369,18 @@ static void run_at(int w, int h)
 	/* filter by name */
 	tmux(&t, "send-keys -t top / h o t Enter");
 	scr = wait_screen(&t, filtered_hot, "only the hot client");
+	free(scr);
+
+	/* the command line instead of comm, then a cgroup column too */
+	tmux(&t, "send-keys -t top c");
+	scr = wait_screen(&t, shows_cmdline, "the command line of the hot client");
+	free(scr);
+	tmux(&t, "send-keys -t top C");
+	scr = wait_screen(&t, shows_cgroup, "the cgroup of the hot client");
+	DT_EXPECT_TRUE(row_has(scr, HOT_SHOWN) || t.w < 80);
+	free(scr);
+	tmux(&t, "send-keys -t top c C");
+	scr = wait_screen(&t, shows_comm, "comm again, no cgroup column");
 	free(scr);
 
 	/* a resize: everything at the new size */

@@ -163,6 +163,8 @@ struct cli_json_opts {
 	bool reverse;
 	bool pretty;		/* indented; else one line (JSON lines) */
 	uint64_t update;	/* top: update number, 0: not written */
+	bool procinfo;		/* top: "cmdline" and "cgroup" of holders, processes */
+	const char *proc_root;	/* where those are read; NULL: /proc */
 };
 
 int cli_json_tracker(FILE *f, const struct dac_tracker *t,

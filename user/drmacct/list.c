@@ -142,7 +142,7 @@ static int cmd_list(int argc, char **argv)
 		ret = cli_json_tracker(stdout, t, &st, &(struct cli_json_opts){
 			.sort = sort, .reverse = reverse, .pretty = true });
 	else
-		ret = cli_print_table(stdout, t, sort, reverse, procs);
+		ret = cli_print_table(stdout, t, sort, reverse, procs, false, NULL);
 	if (cli_output_done(CMD, ret))
 		goto out;
 	if (!json)

@@ -16,6 +16,7 @@
 #include "bpf.h"
 #include "cli.h"
 #include "json.h"
+#include "procinfo.h"
 
 int cli_exec_status(int err)
 {
@@ -332,6 +333,27 @@ static void json_device(struct dac_json *j, dev_t rdev)
 	dac_json_obj_end(j);
 }
 
+/* "cmdline" and "cgroup" of @pid, null when /proc does not say. */
+static void json_procinfo(struct dac_json *j, const struct cli_json_opts *o, pid_t pid)
+{
+	char *cmd, *cg;
+
+	if (!o->procinfo)
+		return;
+	cmd = cli_proc_cmdline(o->proc_root, pid);
+	cg = cli_proc_cgroup(o->proc_root, pid);
+	if (cmd)
+		dac_json_str(j, "cmdline", cmd);
+	else
+		dac_json_null(j, "cmdline");
+	if (cg)
+		dac_json_str(j, "cgroup", cg);
+	else
+		dac_json_null(j, "cgroup");
+	free(cmd);
+	free(cg);
+}
+
 static void json_util(struct dac_json *j, const char *key, double v)
 {
 	if (isnan(v))
@@ -507,6 +529,7 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 			dac_json_i64(&j, "pid", c->holders[k].pid);
 			dac_json_str(&j, "comm", c->holders[k].comm);
 			dac_json_i64(&j, "fd", c->holders[k].fd);
+			json_procinfo(&j, o, c->holders[k].pid);
 			dac_json_obj_end(&j);
 		}
 		dac_json_arr_end(&j);
@@ -523,6 +546,7 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 		dac_json_obj_begin(&j, NULL);
 		dac_json_i64(&j, "pid", p->pid);
 		dac_json_str(&j, "comm", p->comm);
+		json_procinfo(&j, o, p->pid);
 		dac_json_arr_begin(&j, "clients");
 		for (k = 0; k < p->nclients; k++)
 			dac_json_u64(&j, NULL, p->clients[k] < nc ? pos[p->clients[k]] : p->clients[k]);
