@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "conformance.h"
 #include "json.h"
+#include "output.h"
 
 static const char *const CMD = "conformance";
 

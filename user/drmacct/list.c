@@ -9,8 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "bpf.h"
 #include "cli.h"
+#include "output.h"
+#include "source.h"
+#include "tracker_json.h"
 #include "view.h"
 
 static const char *const CMD = "list";

@@ -24,9 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpf.h"
 #include "cli.h"
+#include "order.h"
+#include "output.h"
 #include "procinfo.h"
+#include "source.h"
+#include "tracker_json.h"
 #include "view.h"
 
 static const char *const CMD = "top";

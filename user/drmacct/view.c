@@ -9,7 +9,10 @@
 #include <sys/sysmacros.h>
 
 #include "cli.h"
+#include "order.h"
+#include "output.h"
 #include "procinfo.h"
+#include "tracker.h"
 #include "view.h"
 
 static void fmt_util(double u, char *buf, size_t len)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "tracker.h"
 
 /*
  * One line per client (or per process with @per_process), followed by an
