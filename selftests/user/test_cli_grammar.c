@@ -740,7 +740,7 @@ DT_TEST(help_has_one_layout)
 {
 	static const char *const cmds[][3] = {
 		{ "validate" }, { "list" }, { "top" }, { "record" }, { "report" },
-		{ "export" }, { "stat" }, { "check" }, { "bpf" },
+		{ "export" }, { "stat" }, { "check" }, { "conformance" }, { "bpf" },
 		{ "bpf", "start" }, { "bpf", "stop" }, { "bpf", "status" }, { "bpf", "dump" },
 	};
 
