@@ -14,6 +14,9 @@
 #include "dtest.h"
 #include "proc_tree.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -303,19 +306,72 @@ static bool resized(const char *s)
 	return count_lines(s) == (size_t)resized_h && !strncmp(s, "drmacct top", 11);
 }
 
-/* The tmux server of a test that failed half-way must not outlive it. */
+/*
+ * The tmux server (private socket, -L) must not outlive the test however
+ * the test ends: the teardown after a failure, a handler for the signals
+ * that end a test run (SIGTERM, SIGALRM, SIGINT, SIGHUP), and for SIGKILL
+ * (the harness's timeout), a watchdog inside the server that kills it once
+ * the test process is gone.
+ */
 static char live_sock[64];
 
+/* Async-signal-safe: fork, exec and wait only. */
 static void kill_server(void)
 {
-	char cmd[128];
+	pid_t p;
 
 	if (!live_sock[0])
 		return;
-	snprintf(cmd, sizeof(cmd), "tmux -L %s kill-server </dev/null >/dev/null 2>&1",
-		 live_sock);
-	if (system(cmd))
-		live_sock[0] = '\0';
+	p = fork();
+	if (p == 0) {
+		int fd = open("/dev/null", O_RDWR);
+
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execlp("tmux", "tmux", "-L", live_sock, "kill-server", (char *)NULL);
+		_exit(127);
+	}
+	if (p > 0)
+		while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
+			;
+	live_sock[0] = '\0';
+}
+
+static void on_end_signal(int sig)
+{
+	kill_server();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_end_signals(void)
+{
+	static const int sigs[] = { SIGTERM, SIGALRM, SIGINT, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_end_signal };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/*
+ * A server of our own on socket @t->sock with session "top" of @w x @h
+ * running @cmd, and its watchdog: a background job of the server that
+ * kills it when this process no longer exists.
+ */
+static void start_server(struct tm_run *t, int w, int h, const char *cmd)
+{
+	snprintf(t->sock, sizeof(t->sock), "drmacct-test-%d", (int)getpid());
+	snprintf(live_sock, sizeof(live_sock), "%s", t->sock);
+	catch_end_signals();
+	if (tmux(t, "new-session -d -s top -x %d -y %d '%s'", w, h, cmd))
+		DT_FAIL("tmux new-session failed (is tmux installed? make deps)");
+	if (tmux(t, "run-shell -b \"while kill -0 %d 2>/dev/null; do sleep 0.2; done; "
+		 "tmux -L %s kill-server\"", (int)getpid(), t->sock))
+		DT_FAIL("tmux run-shell failed");
 }
 
 static void run_at(int w, int h)
@@ -323,12 +379,13 @@ static void run_at(int w, int h)
 	struct tm_run t = { .w = w, .h = h };
 	char *scr;
 
-	snprintf(t.sock, sizeof(t.sock), "drmacct-test-%d", (int)getpid());
-	snprintf(live_sock, sizeof(live_sock), "%s", t.sock);
+	char *cmd;
+
 	build(&t);
-	if (tmux(&t, "new-session -d -s top -x %d -y %d '%s top --proc-root %s -i 100ms "
-		 "--sort=pid'", w, h, cli_bin(), t.pt.root))
-		DT_FAIL("tmux new-session failed (is tmux installed? make deps)");
+	DT_ASSERT_GT(asprintf(&cmd, "%s top --proc-root %s -i 100ms --sort=pid", cli_bin(),
+			      t.pt.root), 0);
+	start_server(&t, w, h, cmd);
+	free(cmd);
 
 	/* the first screen: 101 clients do not fit, the title does */
 	scr = wait_screen(&t, has_more_below, "\"more below\"");
@@ -396,7 +453,7 @@ static void run_at(int w, int h)
 	for (int i = 0; i < 100 && !tmux(&t, "has-session -t top"); i++)
 		usleep(50000);
 	DT_EXPECT_NE(tmux(&t, "has-session -t top"), 0);	/* q ended it */
-	tmux(&t, "kill-server");
+	kill_server();
 	proc_tree_cleanup(&t.pt);
 }
 
@@ -426,6 +483,60 @@ DT_TEST_F_TIMEOUT(tm, top_60x20, 120)
 DT_TEST_F_TIMEOUT(tm, top_200x60, 120)
 {
 	run_at(200, 60);
+}
+
+/*
+ * A test process ended by @sig while its server runs (a long sleep in the
+ * session, standing for top): the server is gone soon after, by the
+ * handler (SIGTERM, SIGALRM) or the watchdog (SIGKILL).
+ */
+static void killed_leaves_no_server(int sig)
+{
+	struct tm_run t = { .w = 80, .h = 24 };
+	int ready[2], status;
+	char c = 0;
+	pid_t pid;
+
+	DT_ASSERT_EQ(pipe(ready), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(ready[0]);
+		start_server(&t, 80, 24, "sleep 600");
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	DT_ASSERT_EQ(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	snprintf(t.sock, sizeof(t.sock), "drmacct-test-%d", (int)pid);
+	DT_ASSERT_EQ(tmux(&t, "has-session -t top"), 0);	/* it runs */
+	kill(pid, sig);
+	DT_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	DT_EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig);
+	for (int i = 0; i < 100 && !tmux(&t, "has-session -t top"); i++)
+		usleep(50000);
+	if (!tmux(&t, "has-session -t top")) {
+		tmux(&t, "kill-server");
+		DT_FAIL("the tmux server outlived its test killed by %s", sigabbrev_np(sig));
+	}
+}
+
+DT_TEST_F_TIMEOUT(tm, killed_by_sigterm_leaves_no_server, 30)
+{
+	killed_leaves_no_server(SIGTERM);
+}
+
+DT_TEST_F_TIMEOUT(tm, killed_by_sigalrm_leaves_no_server, 30)
+{
+	killed_leaves_no_server(SIGALRM);
+}
+
+DT_TEST_F_TIMEOUT(tm, killed_by_sigkill_leaves_no_server, 30)
+{
+	killed_leaves_no_server(SIGKILL);
 }
 
 DT_MAIN
