@@ -243,10 +243,38 @@ static void dac_map_free(struct dac_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Whitespace as the spec means it (a line never contains '\n'). */
+/* Whitespace as the spec means it: ' ', \t, \v, \f, \r (not \n). */
 static bool dac_isws(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+	return c == ' ' || ((unsigned char)c - 9u <= 4u && c != '\n');
+}
+
+/*
+ * Whitespace in the key [s, s + n)? Eight bytes a step: a word has a byte
+ * below 0x21 (every whitespace byte is) when (w - 0x21..21) & ~w & 0x80..80
+ * is not 0; only then are its bytes looked at one by one. This runs for
+ * every line, where strcspn() cost a call and a table per key.
+ */
+static bool dac_key_has_ws(const char *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	size_t i = 0;
+	uint64_t w;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		if ((w - ones * 0x21) & ~w & high)
+			goto bytes;
+	}
+	w = ones * 'A';		/* the tail, padded with a byte that is no whitespace */
+	memcpy(&w, s + i, n - i);
+	if (!((w - ones * 0x21) & ~w & high))
+		return false;
+bytes:
+	for (i = 0; i < n; i++)
+		if (dac_isws(s[i]))
+			return true;
+	return false;
 }
 
 static bool dac_has_ws(const char *s)
@@ -311,16 +339,21 @@ static int dac_add(struct dac_parser *p, enum dac_severity sev, const char *code
 			return add_err_;				\
 	} while (0)
 
-/* Step 1: one line [s, s + ll); s[ll] is writable ('\n' or spare byte). */
-static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
+/*
+ * Step 1: one line [s, s + ll); s[ll] is writable ('\n' or spare byte).
+ * @nul: the text has a NUL byte somewhere, so look for one in this line
+ * (one memchr() over the whole text saves one per line otherwise).
+ */
+static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line,
+		    bool nul)
 {
 	struct dac_fdinfo *fi = p->fi;
-	char *colon, *v, *end;
+	char *colon, *v, *end, *le = s + ll;
+	bool bad, key_ws = false;
 	struct dac_kv *kv;
 	size_t i;
-	bool bad;
 
-	if (memchr(s, '\0', ll)) {
+	if (nul && memchr(s, '\0', ll)) {
 		if (ll >= 4 && !memcmp(s, "drm-", 4))
 			fi->is_drm = true;
 		ADD(p, DAC_SEV_ERROR, C_NUL_BYTE, line,
@@ -340,13 +373,14 @@ static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
 		}
 		return 0;	/* not a key/value line: not ours to judge */
 	}
+	key_ws = dac_key_has_ws(s, (size_t)(colon - s));
 	*colon = '\0';
-	end = s + ll;
+	end = le;
 	for (v = colon + 1; v < end && dac_isws(*v); v++)
 		;
 	while (end > v && dac_isws(end[-1]))
 		end--;
-	bad = end != s + ll;	/* trailing whitespace trimmed */
+	bad = end != le;	/* trailing whitespace trimmed */
 	*end = '\0';
 
 	if (dac__grow((void **)&fi->kv, &p->kv_cap, fi->nkv + 1, sizeof(*kv), 32))
@@ -372,7 +406,7 @@ static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
 	if (!*s) {
 		p->kaux[fi->nkv - 1].bad = true;
 		ADD(p, DAC_SEV_ERROR, C_KEY_EMPTY, line, "empty key before ':'");
-	} else if (dac_has_ws(s)) {
+	} else if (key_ws) {
 		p->kaux[fi->nkv - 1].bad = true;
 		ADD(p, DAC_SEV_ERROR, C_KEY_WHITESPACE, line,
 		    "key " KFMT " contains whitespace (keys must not); line ignored",
@@ -381,20 +415,37 @@ static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
 	return 0;
 }
 
+/*
+ * dac_keydefs by the character after "drm-": index + 1 of each definition
+ * starting with it, 0-terminated (dac_classify() runs for every key).
+ */
+static const unsigned char dac_keydefs_by[26][4] = {
+	['a' - 'a'] = { 14 },		/* active- */
+	['c' - 'a'] = { 3, 4, 7 },	/* client-id, client-name, cycles- */
+	['d' - 'a'] = { 1 },		/* driver */
+	['e' - 'a'] = { 5, 6 },		/* engine-, engine-capacity- */
+	['m' - 'a'] = { 8, 15 },	/* maxfreq-, memory- */
+	['p' - 'a'] = { 2, 13 },	/* pdev, purgeable- */
+	['r' - 'a'] = { 12 },		/* resident- */
+	['s' - 'a'] = { 11 },		/* shared- */
+	['t' - 'a'] = { 9, 10 },	/* total-cycles-, total- */
+};
+
 static enum dac_key_type dac_classify(enum dac_profile profile, const char *key,
 				      size_t klen, const char **name)
 {
 	const struct dac_keydef *best = NULL;
-	size_t i;
 
 	*name = NULL;
 	if (!dac_is_drm(key))
 		return strchr(key, '-') ? DAC_KEY_DRIVER_SPECIFIC : DAC_KEY_OTHER;
-	for (i = 0; i < sizeof(dac_keydefs) / sizeof(dac_keydefs[0]); i++) {
-		const struct dac_keydef *d = &dac_keydefs[i];
+	if (key[4] < 'a' || key[4] > 'z')
+		return DAC_KEY_UNKNOWN_DRM;
+	/* Only the definitions whose character after "drm-" matches. */
+	for (const unsigned char *c = dac_keydefs_by[key[4] - 'a']; *c; c++) {
+		const struct dac_keydef *d = &dac_keydefs[*c - 1];
 
-		/* Cheap filter: the character after "drm-" must match. */
-		if (d->prefix[4] != key[4] || !(d->profiles & (1u << profile)))
+		if (!(d->profiles & (1u << profile)))
 			continue;
 		/* klen is strlen(key): memcmp stays inside the key. */
 		if (d->named ? klen < d->len : klen != d->len)
@@ -461,12 +512,12 @@ static int dac_number(struct dac_parser *p, struct dac_kv *kv,
 		return 0;
 	}
 	for (; *s >= '0' && *s <= '9'; s++) {
-		unsigned int d = (unsigned int)(*s - '0');
+		uint64_t t;
 
-		if (v > (UINT64_MAX - d) / 10)
+		/* no division per digit: the overflow builtins */
+		if (!range && (__builtin_mul_overflow(v, 10, &t) ||
+			       __builtin_add_overflow(t, (uint64_t)(*s - '0'), &v)))
 			range = true;
-		else
-			v = v * 10 + d;
 	}
 	u = s;
 	while (dac_isws(*u))
@@ -1009,6 +1060,7 @@ static int dac_run(struct dac_parser *p, size_t len)
 	struct dac_fdinfo *fi = p->fi;
 	char *text = fi->priv_text;
 	const char *driver = NULL;
+	bool nul = memchr(text, '\0', len) != NULL;
 	unsigned int line = 0;
 	size_t pos = 0, i, nl = 1;
 	const char *q;
@@ -1027,7 +1079,7 @@ static int dac_run(struct dac_parser *p, size_t len)
 
 		line++;
 		pos += ll + (nl ? 1 : 0);
-		err = dac_line(p, s, ll, line);
+		err = dac_line(p, s, ll, line, nul);
 		if (err)
 			return err;
 	}
