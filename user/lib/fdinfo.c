@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,8 @@ struct dac_map {
 	struct dac_map_ent *ent;
 	size_t cap;		/* 0 or a power of two */
 	size_t n;
+	struct dac_map_ent *inl;	/* room of the parser's own, or NULL */
+	size_t inl_cap;			/* its entries, a power of two */
 };
 
 struct dac_parser {
@@ -148,7 +151,42 @@ struct dac_parser {
 	size_t bad_cap;
 	struct dac_map keys, engines, regions;
 	bool have_driver_key, have_client_id_key;
+	/* first line of drm-driver, -pdev, -client-id, -client-name; 0 none */
+	unsigned int l_fixed[DAC_KEY_CLIENT_NAME + 1];
+	/*
+	 * Room for what texts in the wild need, so that a parse allocates
+	 * none of its own scratch: larger texts move to the heap (and these
+	 * are not zeroed up front: dac__parse_owned() clears the fields above).
+	 */
+	struct dac_kaux kaux_in[64];
+	struct dac_eng_aux eaux_in[16];
+	struct dac_reg_aux raux_in[8];
+	struct dac_map_ent keys_in[128], engines_in[32], regions_in[16];
 };
+
+/*
+ * dac__grow() for an array that starts in the parser's own room @inl:
+ * leaving it copies to the heap; later growth reallocates as usual.
+ */
+static int dac_grow_in(void **arr, size_t *cap, size_t need, size_t elem, const void *inl)
+{
+	void *old = *arr;
+	size_t ocap = *cap;
+
+	if (need <= *cap)
+		return 0;
+	if (old != inl)
+		return dac__grow_to(arr, cap, need, elem, 8);
+	*arr = NULL;
+	*cap = 0;
+	if (dac__grow_to(arr, cap, need > 2 * ocap ? need : 2 * ocap, elem, 8)) {
+		*arr = old;
+		*cap = ocap;
+		return -ENOMEM;
+	}
+	memcpy(*arr, old, ocap * elem);
+	return 0;
+}
 
 /* String hash, eight bytes a step (keys are 10-30 bytes: this is hot). */
 static uint64_t dac_hash_n(const char *s, size_t n)
@@ -194,7 +232,11 @@ static int dac_map_add(struct dac_map *m, const char *key, uint64_t h, size_t va
 
 		if (ncap > SIZE_MAX / sizeof(*ne))
 			return -ENOMEM;
-		ne = dac__malloc(ncap * sizeof(*ne));
+		if (!m->cap && m->inl && m->inl_cap >= ncap) {
+			ne = m->inl;
+		} else {
+			ne = dac__malloc(ncap * sizeof(*ne));
+		}
 		if (!ne)
 			return -ENOMEM;
 		memset(ne, 0, ncap * sizeof(*ne));
@@ -206,7 +248,8 @@ static int dac_map_add(struct dac_map *m, const char *key, uint64_t h, size_t va
 				;
 			ne[i] = m->ent[j];
 		}
-		free(m->ent);
+		if (m->ent != m->inl)
+			free(m->ent);
 		m->ent = ne;
 		m->cap = ncap;
 	}
@@ -219,27 +262,10 @@ static int dac_map_add(struct dac_map *m, const char *key, uint64_t h, size_t va
 	return 0;
 }
 
-/* Size an empty map for @n entries up front, so that it never rehashes. */
-static int dac_map_reserve(struct dac_map *m, size_t n)
-{
-	size_t cap = 16;
-
-	while (cap < 2 * n + 2) {
-		if (cap > SIZE_MAX / 2 / sizeof(*m->ent))
-			return -ENOMEM;
-		cap *= 2;
-	}
-	m->ent = dac__malloc(cap * sizeof(*m->ent));
-	if (!m->ent)
-		return -ENOMEM;
-	memset(m->ent, 0, cap * sizeof(*m->ent));
-	m->cap = cap;
-	return 0;
-}
-
 static void dac_map_free(struct dac_map *m)
 {
-	free(m->ent);
+	if (m->ent != m->inl)
+		free(m->ent);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -385,8 +411,8 @@ static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line,
 
 	if (dac__grow((void **)&fi->kv, &p->kv_cap, fi->nkv + 1, sizeof(*kv), 32))
 		return -ENOMEM;
-	if (dac__grow((void **)&p->kaux, &p->bad_cap, fi->nkv + 1,
-		      sizeof(*p->kaux), 32))
+	if (dac_grow_in((void **)&p->kaux, &p->bad_cap, fi->nkv + 1,
+			sizeof(*p->kaux), p->kaux_in))
 		return -ENOMEM;
 	kv = &fi->kv[fi->nkv];
 	memset(kv, 0, sizeof(*kv));
@@ -642,6 +668,7 @@ struct dac_view {
 	size_t *cap, elem;
 	void **aux;
 	size_t *aux_cap, aux_elem;
+	const void *aux_inl;	/* the parser's own room *@aux starts in */
 	size_t *n;
 };
 
@@ -657,7 +684,7 @@ static int dac_view_idx(const struct dac_view *v, const char *name, size_t *idx,
 		return 0;
 	}
 	if (dac__grow(v->arr, v->cap, *v->n + 1, v->elem, 8) ||
-	    dac__grow(v->aux, v->aux_cap, *v->n + 1, v->aux_elem, 8))
+	    dac_grow_in(v->aux, v->aux_cap, *v->n + 1, v->aux_elem, v->aux_inl))
 		return -ENOMEM;
 	if (dac_map_add(v->map, name, h, *v->n))
 		return -ENOMEM;
@@ -675,7 +702,8 @@ static int dac_engine_idx(struct dac_parser *p, const char *name, unsigned int l
 	const struct dac_view v = {
 		.map = &p->engines, .arr = (void **)&fi->engines, .cap = &p->eng_cap,
 		.elem = sizeof(*fi->engines), .aux = (void **)&p->eaux,
-		.aux_cap = &p->eaux_cap, .aux_elem = sizeof(*p->eaux), .n = &fi->nengines,
+		.aux_cap = &p->eaux_cap, .aux_elem = sizeof(*p->eaux), .aux_inl = p->eaux_in,
+		.n = &fi->nengines,
 	};
 	bool created;
 
@@ -696,7 +724,8 @@ static int dac_region_idx(struct dac_parser *p, const char *name, unsigned int l
 	const struct dac_view v = {
 		.map = &p->regions, .arr = (void **)&fi->regions, .cap = &p->reg_cap,
 		.elem = sizeof(*fi->regions), .aux = (void **)&p->raux,
-		.aux_cap = &p->raux_cap, .aux_elem = sizeof(*p->raux), .n = &fi->nregions,
+		.aux_cap = &p->raux_cap, .aux_elem = sizeof(*p->raux), .aux_inl = p->raux_in,
+		.n = &fi->nregions,
 	};
 	bool created;
 
@@ -802,30 +831,91 @@ static bool dac_is_region_type(enum dac_key_type t)
 	return t >= DAC_KEY_MEM_TOTAL && t <= DAC_KEY_MEMORY_LEGACY;
 }
 
+/* The line-number field of @t in an engine's or region's bookkeeping. */
+static unsigned int *dac_aux_line(struct dac_parser *p, enum dac_key_type t, size_t idx)
+{
+	struct dac_eng_aux *e = &p->eaux[idx];
+	struct dac_reg_aux *r = &p->raux[idx];
+
+	switch (t) {
+	case DAC_KEY_ENGINE: return &e->l_engine;
+	case DAC_KEY_ENGINE_CAPACITY: return &e->l_capacity;
+	case DAC_KEY_CYCLES: return &e->l_cycles;
+	case DAC_KEY_MAXFREQ: return &e->l_maxfreq;
+	case DAC_KEY_TOTAL_CYCLES: return &e->l_total;
+	case DAC_KEY_MEM_TOTAL: return &r->l_total;
+	case DAC_KEY_MEM_SHARED: return &r->l_shared;
+	case DAC_KEY_MEM_RESIDENT: return &r->l_resident;
+	case DAC_KEY_MEM_PURGEABLE: return &r->l_purgeable;
+	case DAC_KEY_MEM_ACTIVE: return &r->l_active;
+	default: return &r->l_memory;	/* DAC_KEY_MEMORY_LEGACY */
+	}
+}
+
+/*
+ * Has key @i appeared before? 1 with *@first its first line, 0 (now noted),
+ * or -ENOMEM. *@idx: the key's engine or region (made when new). The spec's keys are looked up where their values go anyway
+ * (the engine's or region's line fields, fixed slots), so only other keys
+ * (driver-specific, unknown drm-, an empty name) need the key map's hash.
+ */
+static int dac_seen(struct dac_parser *p, size_t i, unsigned int *first, size_t *idx)
+{
+	struct dac_fdinfo *fi = p->fi;
+	struct dac_kv *kv = &fi->kv[i];
+	struct dac_map_ent *e;
+	unsigned int *slot = NULL;
+	uint64_t h;
+
+	if (kv->type <= DAC_KEY_CLIENT_NAME) {
+		slot = &p->l_fixed[kv->type];
+	} else if (kv->name && *kv->name && dac_is_engine_type(kv->type)) {
+		if (dac_engine_idx(p, kv->name, kv->line, idx))
+			return -ENOMEM;
+		slot = dac_aux_line(p, kv->type, *idx);
+	} else if (kv->name && *kv->name && dac_is_region_type(kv->type)) {
+		if (dac_region_idx(p, kv->name, kv->line, idx))
+			return -ENOMEM;
+		slot = dac_aux_line(p, kv->type, *idx);
+	}
+	if (slot) {
+		if (*slot) {
+			*first = *slot;
+			return 1;
+		}
+		*slot = kv->line;
+		return 0;
+	}
+	h = dac_hash_n(kv->key, p->kaux[i].klen);
+	e = dac_map_find(&p->keys, kv->key, h);
+	if (e) {
+		*first = fi->kv[e->val].line;
+		return 1;
+	}
+	return dac_map_add(&p->keys, kv->key, h, i) ? -ENOMEM : 0;
+}
+
 /* Step 2 for one key/value. */
 static int dac_kv_check(struct dac_parser *p, size_t i, const char *driver)
 {
 	struct dac_fdinfo *fi = p->fi;
 	struct dac_kv *kv = &fi->kv[i];
-	struct dac_map_ent *first;
+	unsigned int first;
 	bool dup = false;
-	uint64_t h;
-	int ok = 0;
+	int ok = 0, err;
 	size_t idx;
 
 	kv->type = dac_classify(fi->profile, kv->key, p->kaux[i].klen, &kv->name);
 	if (kv->type == DAC_KEY_OTHER)
 		return 0;
 
-	h = dac_hash_n(kv->key, p->kaux[i].klen);
-	first = dac_map_find(&p->keys, kv->key, h);
-	if (first) {
+	err = dac_seen(p, i, &first, &idx);
+	if (err < 0)
+		return err;
+	if (err) {
 		dup = true;
 		ADD(p, DAC_SEV_ERROR, C_DUPLICATE_KEY, kv->line,
 		    "key " KFMT " already appeared on line %u; the first value is used",
-		    KARG(kv->key), fi->kv[first->val].line);
-	} else if (dac_map_add(&p->keys, kv->key, h, i)) {
-		return -ENOMEM;
+		    KARG(kv->key), first);
 	}
 
 	if (kv->name && !*kv->name) {
@@ -905,15 +995,11 @@ static int dac_kv_check(struct dac_parser *p, size_t i, const char *driver)
 			kv->type != DAC_KEY_PDEV && kv->type != DAC_KEY_CLIENT_NAME;
 	if (dup)
 		return 0;
-	if (dac_is_engine_type(kv->type)) {
-		if (dac_engine_idx(p, kv->name, kv->line, &idx))
-			return -ENOMEM;
+	/* dac_seen() found (or made) the engine or region: idx */
+	if (dac_is_engine_type(kv->type))
 		dac_put_engine(p, idx, kv, ok);
-	} else if (dac_is_region_type(kv->type)) {
-		if (dac_region_idx(p, kv->name, kv->line, &idx))
-			return -ENOMEM;
+	else if (dac_is_region_type(kv->type))
 		dac_put_region(p, idx, kv, ok);
-	}
 	return 0;
 }
 
@@ -1066,12 +1152,11 @@ static int dac_run(struct dac_parser *p, size_t len)
 	const char *q;
 	int err;
 
-	/* At most one key per line: size the arrays and key map once. */
+	/* At most one key per line: size the arrays once. */
 	for (q = text; (q = memchr(q, '\n', len - (size_t)(q - text))); q++)
 		nl++;
 	if (dac__grow((void **)&fi->kv, &p->kv_cap, nl, sizeof(*fi->kv), 32) ||
-	    dac__grow((void **)&p->kaux, &p->bad_cap, nl, sizeof(*p->kaux), 32) ||
-	    dac_map_reserve(&p->keys, nl))
+	    dac_grow_in((void **)&p->kaux, &p->bad_cap, nl, sizeof(*p->kaux), p->kaux_in))
 		return -ENOMEM;
 	while (pos < len) {
 		char *s = text + pos, *nl = memchr(s, '\n', len - pos);
@@ -1126,15 +1211,30 @@ int dac__parse_owned(char *text, size_t len, enum dac_profile profile,
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	memset(&p, 0, sizeof(p));
+	memset(&p, 0, offsetof(struct dac_parser, kaux_in));
+	p.kaux = p.kaux_in;
+	p.bad_cap = sizeof(p.kaux_in) / sizeof(p.kaux_in[0]);
+	p.eaux = p.eaux_in;
+	p.eaux_cap = sizeof(p.eaux_in) / sizeof(p.eaux_in[0]);
+	p.raux = p.raux_in;
+	p.raux_cap = sizeof(p.raux_in) / sizeof(p.raux_in[0]);
+	p.keys.inl = p.keys_in;
+	p.keys.inl_cap = sizeof(p.keys_in) / sizeof(p.keys_in[0]);
+	p.engines.inl = p.engines_in;
+	p.engines.inl_cap = sizeof(p.engines_in) / sizeof(p.engines_in[0]);
+	p.regions.inl = p.regions_in;
+	p.regions.inl_cap = sizeof(p.regions_in) / sizeof(p.regions_in[0]);
 	out->profile = profile;
 	out->priv_text = text;
 	text[len] = '\0';
 	p.fi = out;
 	err = dac_run(&p, len);
-	free(p.eaux);
-	free(p.raux);
-	free(p.kaux);
+	if (p.eaux != p.eaux_in)
+		free(p.eaux);
+	if (p.raux != p.raux_in)
+		free(p.raux);
+	if (p.kaux != p.kaux_in)
+		free(p.kaux);
 	dac_map_free(&p.keys);
 	dac_map_free(&p.engines);
 	dac_map_free(&p.regions);
