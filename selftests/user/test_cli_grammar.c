@@ -343,6 +343,30 @@ DT_TEST(list_json_follows_sort_and_reverse)
 	proc_tree_cleanup(&pt);
 }
 
+/*
+ * The tests' one JSON parser (json_dom, also behind cli_json_valid()) is
+ * strict: what RFC 8259 allows parses, the usual near misses do not.
+ */
+DT_TEST(json_checker_is_strict)
+{
+	static const char *const good[] = {
+		"{\"a\": [1, -0.5e3, 0, true, false, null, \"x\\u00e9\\n\\\"\"]}",
+		" [ ] ", "\"\"", "-0", "1E+2", "{\"\\ud83d\\ude00\": {}}",
+	};
+	static const char *const bad[] = {
+		"{\"a\": 01}", "[1,]", "{\"a\" 1}", "\"tab\there\"", "\"\\x\"", "[1] x",
+		"{\"a\": 1", "\"\\u12\"", "nul", "", "1.", ".5", "+1", "{,}", "[true false]",
+		"{\"a\":1,}", "'s'",
+	};
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (!cli_json_valid(good[i]))
+			DT_FAIL("valid JSON refused: %s", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (cli_json_valid(bad[i]))
+			DT_FAIL("invalid JSON accepted: %s", bad[i]);
+}
+
 DT_TEST(top_json_lines)
 {
 	struct proc_tree pt;
