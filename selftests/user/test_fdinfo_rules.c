@@ -574,6 +574,39 @@ DT_TEST(key_whitespace_at_every_position)
 	}
 }
 
+/*
+ * A few engines are found by comparing names, more through a hash map: an
+ * engine named again after the switch (capacity lines after all engines,
+ * one duplicate of the first) still finds its own entry.
+ */
+DT_TEST(engines_found_again_past_the_linear_search)
+{
+	char text[4096];
+	struct dac_fdinfo fi;
+	size_t o = 0;
+
+	o += (size_t)snprintf(text + o, sizeof(text) - o, "drm-driver: x\ndrm-client-id: 1\n");
+	for (int e = 0; e < 12; e++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "drm-engine-e%d: %d ns\n", e,
+				      100 + e);
+	for (int e = 0; e < 12; e++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "drm-engine-capacity-e%d: %d\n",
+				      e, e + 2);
+	o += (size_t)snprintf(text + o, sizeof(text) - o, "drm-engine-e0: 999 ns\n");
+	DT_ASSERT_EQ(dac_fdinfo_parse(text, o, CUR, &fi), 0);
+	DT_EXPECT_EQ(fi.nengines, (size_t)12);
+	for (int e = 0; e < 12; e++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "e%d", e);
+		DT_ASSERT_TRUE(dac_fdinfo_engine(&fi, name) != NULL);
+		DT_EXPECT_EQ(dac_fdinfo_engine(&fi, name)->busy_ns, (uint64_t)(100 + e));
+		DT_EXPECT_EQ(dac_fdinfo_engine(&fi, name)->capacity, (uint64_t)(e + 2));
+	}
+	FDINFO_EXPECT_FINDINGS(&fi, "27:e:duplicate-key");
+	dac_fdinfo_free(&fi);
+}
+
 DT_TEST(legacy_memory_fallback)
 {
 	struct dac_fdinfo fi;

@@ -670,26 +670,53 @@ struct dac_view {
 	size_t *aux_cap, aux_elem;
 	const void *aux_inl;	/* the parser's own room *@aux starts in */
 	size_t *n;
+	size_t name_off;	/* offsetof the element's const char *name */
 };
+
+/* Up to this many names a view is searched in order, without hashing. */
+#define DAC_VIEW_LINEAR 8
+
+static const char *dac_view_name(const struct dac_view *v, size_t i)
+{
+	const char *name;
+
+	memcpy(&name, (const char *)*v->arr + i * v->elem + v->name_off, sizeof(name));
+	return name;
+}
 
 static int dac_view_idx(const struct dac_view *v, const char *name, size_t *idx,
 			bool *created)
 {
-	uint64_t h = dac_hash(name);
-	struct dac_map_ent *e = dac_map_find(v->map, name, h);
+	size_t n = *v->n, i;
+	uint64_t h = 0;
 
 	*created = false;
-	if (e) {
-		*idx = e->val;
-		return 0;
+	if (!v->map->n) {
+		/* few names (every driver seen): compare them, no map yet */
+		for (i = 0; i < n; i++)
+			if (!strcmp(dac_view_name(v, i), name)) {
+				*idx = i;
+				return 0;
+			}
+		/* the one past DAC_VIEW_LINEAR: from now on the map */
+		for (i = 0; n >= DAC_VIEW_LINEAR && i < n; i++)
+			if (dac_map_add(v->map, dac_view_name(v, i), dac_hash(dac_view_name(v, i)), i))
+				return -ENOMEM;
+	} else {
+		struct dac_map_ent *e = dac_map_find(v->map, name, h = dac_hash(name));
+
+		if (e) {
+			*idx = e->val;
+			return 0;
+		}
 	}
-	if (dac__grow(v->arr, v->cap, *v->n + 1, v->elem, 8) ||
-	    dac_grow_in(v->aux, v->aux_cap, *v->n + 1, v->aux_elem, v->aux_inl))
+	if (dac__grow(v->arr, v->cap, n + 1, v->elem, 8) ||
+	    dac_grow_in(v->aux, v->aux_cap, n + 1, v->aux_elem, v->aux_inl))
 		return -ENOMEM;
-	if (dac_map_add(v->map, name, h, *v->n))
+	if (v->map->n && dac_map_add(v->map, name, h ? h : dac_hash(name), n))
 		return -ENOMEM;
-	memset((char *)*v->arr + *v->n * v->elem, 0, v->elem);
-	memset((char *)*v->aux + *v->n * v->aux_elem, 0, v->aux_elem);
+	memset((char *)*v->arr + n * v->elem, 0, v->elem);
+	memset((char *)*v->aux + n * v->aux_elem, 0, v->aux_elem);
 	*idx = (*v->n)++;
 	*created = true;
 	return 0;
@@ -703,7 +730,7 @@ static int dac_engine_idx(struct dac_parser *p, const char *name, unsigned int l
 		.map = &p->engines, .arr = (void **)&fi->engines, .cap = &p->eng_cap,
 		.elem = sizeof(*fi->engines), .aux = (void **)&p->eaux,
 		.aux_cap = &p->eaux_cap, .aux_elem = sizeof(*p->eaux), .aux_inl = p->eaux_in,
-		.n = &fi->nengines,
+		.n = &fi->nengines, .name_off = offsetof(struct dac_engine, name),
 	};
 	bool created;
 
@@ -725,7 +752,7 @@ static int dac_region_idx(struct dac_parser *p, const char *name, unsigned int l
 		.map = &p->regions, .arr = (void **)&fi->regions, .cap = &p->reg_cap,
 		.elem = sizeof(*fi->regions), .aux = (void **)&p->raux,
 		.aux_cap = &p->raux_cap, .aux_elem = sizeof(*p->raux), .aux_inl = p->raux_in,
-		.n = &fi->nregions,
+		.n = &fi->nregions, .name_off = offsetof(struct dac_region, name),
 	};
 	bool created;
 
@@ -1148,16 +1175,10 @@ static int dac_run(struct dac_parser *p, size_t len)
 	const char *driver = NULL;
 	bool nul = memchr(text, '\0', len) != NULL;
 	unsigned int line = 0;
-	size_t pos = 0, i, nl = 1;
-	const char *q;
+	size_t pos = 0, i;
 	int err;
 
-	/* At most one key per line: size the arrays once. */
-	for (q = text; (q = memchr(q, '\n', len - (size_t)(q - text))); q++)
-		nl++;
-	if (dac__grow((void **)&fi->kv, &p->kv_cap, nl, sizeof(*fi->kv), 32) ||
-	    dac_grow_in((void **)&p->kaux, &p->bad_cap, nl, sizeof(*p->kaux), p->kaux_in))
-		return -ENOMEM;
+	/* The arrays grow as keys come (dac_line()), no counting pass first. */
 	while (pos < len) {
 		char *s = text + pos, *nl = memchr(s, '\n', len - pos);
 		size_t ll = nl ? (size_t)(nl - s) : len - pos;
