@@ -545,6 +545,17 @@ static int dac_number(struct dac_parser *p, struct dac_kv *kv,
 			       __builtin_add_overflow(t, (uint64_t)(*s - '0'), &v)))
 			range = true;
 	}
+	/* The forms nearly every line has, settled without the unit table. */
+	if (!range && !*s && kind != DAC_UNITS_TIME && kind != DAC_UNITS_FREQ) {
+		kv->value = v;		/* bytes, an id, a count: no unit */
+		return 1;
+	}
+	if (!range && kind == DAC_UNITS_TIME && s[0] == ' ' && s[1] == 'n' && s[2] == 's' &&
+	    !s[3]) {
+		kv->unit = s + 1;	/* "<uint> ns" */
+		kv->value = v;
+		return 1;
+	}
 	u = s;
 	while (dac_isws(*u))
 		u++;
