@@ -39,7 +39,7 @@ DEB_PACKAGES := make gcc libc6-dev binutils clang llvm libclang-rt-14-dev \
 	linux-image-rt-amd64 linux-headers-rt-amd64 \
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 libbpf-dev bpftool dwarves \
 	libelf-dev zlib1g-dev libdrm-dev qemu-system-x86 busybox-static kmod \
-	cpio xz-utils gzip bpftrace prometheus libtraceevent-dev \
+	cpio xz-utils gzip zstd bpftrace prometheus libtraceevent-dev \
 	python3-docutils tmux
 # What `make drmacct` and `make install` need: a C compiler, clang and
 # bpftool for the BPF skeleton the CLI embeds (built from bpf/ alone, no
@@ -95,6 +95,11 @@ KNEW := $(lastword $(or $(filter-out %-rt-amd64 %-rt-arm64,$(KVERS)),$(KVERS)))
 B := build
 HB := $(B)/host
 GB := $(B)/guest
+# The build machine's bpftrace goes into every initramfs as an appended
+# piece (selftests/vm/mkbpftrace.sh), with the one-liners of
+# Documentation/bpf.rst that selftests/bpf/test_bpftrace.c runs.
+BPFTRACE := $(shell command -v bpftrace 2>/dev/null)
+BPFTRACE_PIECE := $(if $(BPFTRACE),$(GB)/bpftrace.cpio.zst)
 BB := $(B)/bpf
 # Per target kernel K: $(call KB,K) holds its module build tree (src/), its
 # vmlinux ELF and vmlinux.h, the modules with BTF (modules/), the BPF object
@@ -232,12 +237,13 @@ $(call KB,$(1))/bpf/%.bpf.o: bpf/%.bpf.c $(call KB,$(1))/vmlinux.h $(wildcard bp
 	@mkdir -p $$(@D)
 	$$(CLANG) $$(BPF_CFLAGS) -DDAC_VMLINUX_H -I$(call KB,$(1)) -c $$< -o $$@
 
-$(call KB,$(1))/initramfs.cpio.gz: $(call KB,$(1))/modules/.stamp guest \
+$(call KB,$(1))/initramfs.cpio.gz: $(call KB,$(1))/modules/.stamp guest $(BPFTRACE_PIECE) \
 		$(wildcard selftests/vm/guest/* selftests/vm/guest/*/*) selftests/vm/mkinitramfs.sh
 	selftests/vm/mkinitramfs.sh --kver $(1) $(if $(KROOT),--kroot $(KROOT)) --out $$@ \
 		--modules $(call KB,$(1))/modules \
 		--bin $(GB)/bin --tests $(GB)/tests --bench $(GB)/bench \
-		--selfcheck $(GB)/selfcheck --guest selftests/vm/guest
+		--selfcheck $(GB)/selfcheck --guest selftests/vm/guest \
+		$(if $(BPFTRACE_PIECE),--append $(BPFTRACE_PIECE))
 endef
 $(foreach k,$(KVERS),$(eval $(call KERNEL_RULES,$(k))))
 
@@ -352,6 +358,11 @@ $(B)/fuzz/%: user/fuzz/%.c $(LIB_SRCS)
 	$(CLANG) $(FUZZ_CFLAGS) $^ $(HOST_LIBS) -o $@
 
 # ---- initramfs -----------------------------------------------------------------
+$(GB)/bpftrace/.stamp: Documentation/bpf.rst selftests/bpf/bpftrace-extract.sh
+	selftests/bpf/bpftrace-extract.sh $< $(@D) && touch $@
+$(GB)/bpftrace.cpio.zst: $(GB)/bpftrace/.stamp selftests/vm/mkbpftrace.sh $(BPFTRACE)
+	selftests/vm/mkbpftrace.sh $@ $(GB)/bpftrace
+
 INITRAMFS_ALL := $(foreach k,$(KVERS),$(call KB,$(k))/initramfs.cpio.gz)
 initramfs: $(INITRAMFS_ALL)
 
