@@ -39,7 +39,7 @@ DEB_PACKAGES := make gcc libc6-dev binutils clang llvm libclang-rt-14-dev \
 	linux-image-rt-amd64 linux-headers-rt-amd64 \
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 libbpf-dev bpftool dwarves \
 	libelf-dev zlib1g-dev libdrm-dev qemu-system-x86 busybox-static kmod \
-	cpio xz-utils gzip bpftrace prometheus libtraceevent-dev \
+	cpio xz-utils gzip zstd bpftrace prometheus libtraceevent-dev \
 	python3-docutils tmux
 # What `make drmacct` and `make install` need: a C compiler, clang and
 # bpftool for the BPF skeleton the CLI embeds (built from bpf/ alone, no
@@ -95,6 +95,11 @@ KNEW := $(lastword $(or $(filter-out %-rt-amd64 %-rt-arm64,$(KVERS)),$(KVERS)))
 B := build
 HB := $(B)/host
 GB := $(B)/guest
+# The build machine's bpftrace goes into every initramfs as an appended
+# piece (selftests/vm/mkbpftrace.sh), with the one-liners of
+# Documentation/bpf.rst that selftests/bpf/test_bpftrace.c runs.
+BPFTRACE := $(shell command -v bpftrace 2>/dev/null)
+BPFTRACE_PIECE := $(if $(BPFTRACE),$(GB)/bpftrace.cpio.zst)
 BB := $(B)/bpf
 # Per target kernel K: $(call KB,K) holds its module build tree (src/), its
 # vmlinux ELF and vmlinux.h, the modules with BTF (modules/), the BPF object
@@ -232,12 +237,13 @@ $(call KB,$(1))/bpf/%.bpf.o: bpf/%.bpf.c $(call KB,$(1))/vmlinux.h $(wildcard bp
 	@mkdir -p $$(@D)
 	$$(CLANG) $$(BPF_CFLAGS) -DDAC_VMLINUX_H -I$(call KB,$(1)) -c $$< -o $$@
 
-$(call KB,$(1))/initramfs.cpio.gz: $(call KB,$(1))/modules/.stamp guest \
+$(call KB,$(1))/initramfs.cpio.gz: $(call KB,$(1))/modules/.stamp guest $(BPFTRACE_PIECE) \
 		$(wildcard selftests/vm/guest/* selftests/vm/guest/*/*) selftests/vm/mkinitramfs.sh
 	selftests/vm/mkinitramfs.sh --kver $(1) $(if $(KROOT),--kroot $(KROOT)) --out $$@ \
 		--modules $(call KB,$(1))/modules \
 		--bin $(GB)/bin --tests $(GB)/tests --bench $(GB)/bench \
-		--selfcheck $(GB)/selfcheck --guest selftests/vm/guest
+		--selfcheck $(GB)/selfcheck --guest selftests/vm/guest \
+		$(if $(BPFTRACE_PIECE),--append $(BPFTRACE_PIECE))
 endef
 $(foreach k,$(KVERS),$(eval $(call KERNEL_RULES,$(k))))
 
@@ -352,6 +358,11 @@ $(B)/fuzz/%: user/fuzz/%.c $(LIB_SRCS)
 	$(CLANG) $(FUZZ_CFLAGS) $^ $(HOST_LIBS) -o $@
 
 # ---- initramfs -----------------------------------------------------------------
+$(GB)/bpftrace/.stamp: Documentation/bpf.rst selftests/bpf/bpftrace-extract.sh
+	selftests/bpf/bpftrace-extract.sh $< $(@D) && touch $@
+$(GB)/bpftrace.cpio.zst: $(GB)/bpftrace/.stamp selftests/vm/mkbpftrace.sh $(BPFTRACE)
+	selftests/vm/mkbpftrace.sh $@ $(GB)/bpftrace
+
 INITRAMFS_ALL := $(foreach k,$(KVERS),$(call KB,$(k))/initramfs.cpio.gz)
 initramfs: $(INITRAMFS_ALL)
 
@@ -406,32 +417,49 @@ do-fuzz: $(FUZZERS)
 	selftests/run-fuzz.sh $(FUZZ_LONG_SECONDS) $(B)/fuzz/fuzz.log $(FUZZERS)
 
 # `make test`: every part writes a TAP log; the summary reads them all.
-# The VM runner's own tests boot the newest kernel; the VM selftests run on
-# every kernel of KVERS, one log each (vm-<release>.log) whose program and
-# test names carry the release. Each phase's wall time is printed at the
+# The parts are independent and each is one busy thread (a TCG VM runs its
+# vCPUs on one host thread), so a sub-make runs TEST_JOBS of them at once
+# (default: the machine's cores), longest first: the VM selftests on every
+# kernel of KVERS (one log each, vm-<release>.log, whose program and test
+# names carry the release), the VM runner's own tests on the newest kernel,
+# then the host tests and the fuzzers. --output-sync prints each part's
+# output in one piece when it ends. Each part's wall time is printed at the
 # end (timing: lines), before the summary line, which stays last.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+TEST_PARTS := $(foreach k,$(KVERS),test-part-vm-$(k)) test-part-runner test-part-host
 do-test: do-all $(FUZZERS) $(B)/bench/harness-sample $(TEP_CHECK)
 	@rm -rf $(B)/test && mkdir -p $(B)/test
 	@echo "timing: build $$(( $$(date +%s) - $${DRMACCT_T1:-$$(date +%s)} )) s" > $(B)/test/timing
 	@t=$$(date +%s); \
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target $(TEST_PARTS); \
+	cat $(foreach p,$(TEST_PARTS),$(B)/test/timing-$(p)) >> $(B)/test/timing 2>/dev/null; \
+	echo "timing: all test parts, $(TEST_JOBS) at a time, $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; \
+	cat $(B)/test/timing; true
+	@selftests/tap-summary.sh $(B)/test/*.log
+
+# The parts of do-test. Each records its time and never fails the sub-make
+# (the summary judges the logs), so one part's failure stops no other.
+.PHONY: test-part-host test-part-runner
+test-part-host:
+	@t=$$(date +%s); \
 	selftests/harness/test_harness.sh $(B)/bench/harness-sample | tee $(B)/test/harness.log; \
 	selftests/test_tap_summary.sh | tee $(B)/test/tap-summary.log; \
 	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS); \
-	echo "timing: host tests $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; t=$$(date +%s); \
+	echo "timing: host tests $$(( $$(date +%s) - t )) s" > $(B)/test/timing-$@; t=$$(date +%s); \
 	selftests/run-fuzz.sh $(FUZZ_SECONDS) $(B)/test/fuzz.log $(FUZZERS); \
-	echo "timing: fuzzers $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; t=$$(date +%s); \
-	$(RUNNER_TEST); \
-	echo "timing: VM runner self-tests ($(KNEW)) $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; \
-	for k in $(KVERS); do \
-		t=$$(date +%s); \
-		$(call VM,$$k) --mode test --label "$$k" --timeout $(VM_TIMEOUT) \
-			--log $(call KB,$$k)/vm/test --tap $(B)/test/vm-$$k.log \
-			--expect "$(GUEST_TEST_NAMES)"; \
-		echo "timing: VM selftests on $$k $$(( $$(date +%s) - t )) s" >> $(B)/test/timing; \
-		$(TEP_CHECK) $(call KB,$$k)/vm/test/serial.log "$$k" > $(B)/test/tep-$$k.log; \
-	done; \
-	cat $(B)/test/timing; true
-	@selftests/tap-summary.sh $(B)/test/*.log
+	echo "timing: fuzzers $$(( $$(date +%s) - t )) s" >> $(B)/test/timing-$@; true
+
+test-part-runner:
+	@t=$$(date +%s); $(RUNNER_TEST); \
+	echo "timing: VM runner self-tests ($(KNEW)) $$(( $$(date +%s) - t )) s" > $(B)/test/timing-$@; true
+
+test-part-vm-%:
+	@t=$$(date +%s); \
+	$(call VM,$*) --mode test --label "$*" --timeout $(VM_TIMEOUT) \
+		--log $(call KB,$*)/vm/test --tap $(B)/test/vm-$*.log \
+		--expect "$(GUEST_TEST_NAMES)"; \
+	echo "timing: VM selftests on $* $$(( $$(date +%s) - t )) s" > $(B)/test/timing-$@; \
+	$(TEP_CHECK) $(call KB,$*)/vm/test/serial.log "$*" > $(B)/test/tep-$*.log; true
 
 do-bench: do-all $(HOST_BENCHES)
 	@for b in $(HOST_BENCHES); do echo "== $$b"; $$b || exit 1; done

@@ -468,15 +468,6 @@ DT_TEARDOWN(noacct)
 }
 
 #define MAX_RINGS 16
-
-/*
- * A job's interval on the scheduler's tracepoints runs from drm_run_job
- * (microseconds before simgpu's run_ns) to drm_sched_process_job, which
- * fires when the fence signals, after simgpu's end_ns. On PREEMPT_RT the
- * completion path can be preempted between the two (once 9 ms over four
- * jobs under TCG): allowed per job, above the 1 % both bounds keep.
- */
-#define SIGNAL_SLACK_NS (3 * NSEC_PER_MSEC)
 #define MAX_RING_JOBS 16
 
 /*
@@ -634,7 +625,7 @@ DT_TEST_F_TIMEOUT(noacct, sched_path_alone_within_2pct, 180)
 			DT_EXPECT_EQ(pr->jobs, t.r[r].jobs);
 			DT_EXPECT_GE(pr->busy_ns, t.r[r].busy_ns - t.r[r].busy_ns / 100);
 			DT_EXPECT_LE(pr->busy_ns, t.r[r].busy_ns + t.r[r].busy_ns / 100 +
-				     t.r[r].jobs * SIGNAL_SLACK_NS);
+				     t.r[r].jobs * SG_SCHED_SLACK_NS);
 		}
 	}
 	dt_info("process %d: bpf %" PRIu64 " ns, ground truth %" PRIu64 " ns over %" PRIu64
@@ -789,7 +780,7 @@ static void check_plain_variants(const struct dac_bpf_load_opts *o)
 	dt_info("gpu_scheduler path: %" PRIu64 " ns for 4 queued jobs, ring truth %" PRIu64
 		", engine truth %" PRIu64, sched, sched_truth, truth);
 	DT_EXPECT_GE(sched, sched_truth - sched_truth / 100);
-	DT_EXPECT_LE(sched, sched_truth + sched_truth / 100 + 4 * SIGNAL_SLACK_NS);
+	DT_EXPECT_LE(sched, sched_truth + sched_truth / 100 + 4 * SG_SCHED_SLACK_NS);
 	DT_EXPECT_GE(sched_truth, truth);
 	close(fd);
 	for (int i = 0; i < 50 && !c.seen; i++)

@@ -172,8 +172,14 @@ static void busy_window(int fd, const struct sg_dev *dev, const struct sg_engine
 		"window %" PRIu64 "..%" PRIu64 " ns (read brackets %" PRIu64 "+%" PRIu64 " ns)",
 		eng->q.name, ninst, window, delta, lo, hi,
 		a.t_after - a.t_before, b.t_after - b.t_before);
-	/* the premise: the engine really was 100% busy between the reads */
-	DT_EXPECT_GE(lo, (b.t_before - a.t_after) * ninst * 99 / 100);
+	/*
+	 * The premise: the engine was (nearly) always busy between the reads.
+	 * Not 100%: drm_sched hands simgpu the next job from its own thread
+	 * after the previous one ended, and under a loaded host that thread
+	 * can start late (9 ms of 500 seen with two guests on two cores). The
+	 * checks below use WAIT's exact busy time, gaps included.
+	 */
+	DT_EXPECT_GE(lo, (b.t_before - a.t_after) * ninst * 90 / 100);
 	DT_EXPECT_GE(delta + slack, lo);
 	DT_EXPECT_LE(delta, hi + slack);
 	expect_engines_unchanged(dev, eng, &a, &b);

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "cli_run.h"
 #include "dtest.h"
+#include "json_dom.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -192,116 +193,13 @@ void cli_result_free(struct cli_result *r)
 	r->out = r->err = NULL;
 }
 
-/* ---- a strict JSON syntax checker ---- */
-
-static const char *ws(const char *s)
-{
-	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-		s++;
-	return s;
-}
-
-static const char *value(const char *s, int depth);
-
-static const char *string(const char *s)
-{
-	if (*s++ != '"')
-		return NULL;
-	while (*s != '"') {
-		if ((unsigned char)*s < 0x20)
-			return NULL;
-		if (*s == '\\') {
-			s++;
-			if (*s == 'u') {
-				for (int i = 1; i <= 4; i++)
-					if (!strchr("0123456789abcdefABCDEF", s[i]) || !s[i])
-						return NULL;
-				s += 5;
-				continue;
-			}
-			if (!*s || !strchr("\"\\/bfnrt", *s))
-				return NULL;
-		}
-		s++;
-	}
-	return s + 1;
-}
-
-static const char *number(const char *s)
-{
-	if (*s == '-')
-		s++;
-	if (*s == '0')
-		s++;
-	else if (*s >= '1' && *s <= '9')
-		while (*s >= '0' && *s <= '9')
-			s++;
-	else
-		return NULL;
-	if (*s == '.') {
-		s++;
-		if (*s < '0' || *s > '9')
-			return NULL;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		if (*s == '+' || *s == '-')
-			s++;
-		if (*s < '0' || *s > '9')
-			return NULL;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	return s;
-}
-
-static const char *value(const char *s, int depth)
-{
-	if (depth > 200)
-		return NULL;
-	s = ws(s);
-	if (*s == '{' || *s == '[') {
-		char close = *s == '{' ? '}' : ']';
-		bool obj = *s == '{';
-
-		s = ws(s + 1);
-		if (*s == close)
-			return s + 1;
-		for (;;) {
-			if (obj) {
-				s = string(ws(s));
-				if (!s)
-					return NULL;
-				s = ws(s);
-				if (*s++ != ':')
-					return NULL;
-			}
-			s = value(s, depth + 1);
-			if (!s)
-				return NULL;
-			s = ws(s);
-			if (*s == close)
-				return s + 1;
-			if (*s++ != ',')
-				return NULL;
-		}
-	}
-	if (*s == '"')
-		return string(s);
-	if (!strncmp(s, "true", 4))
-		return s + 4;
-	if (!strncmp(s, "false", 5))
-		return s + 5;
-	if (!strncmp(s, "null", 4))
-		return s + 4;
-	return number(s);
-}
+/* ---- JSON: the tests' one parser, json_dom ---- */
 
 bool cli_json_valid(const char *s)
 {
-	const char *e = value(s, 0);
+	struct jd *j = jd_parse(s);
+	bool ok = j != NULL;
 
-	return e && !*ws(e);
+	jd_free(j);
+	return ok;
 }

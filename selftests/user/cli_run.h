@@ -58,7 +58,10 @@ struct cli_io {
 void cli_run_io(struct cli_result *r, const struct cli_io *io, const char *const *args);
 void cli_result_free(struct cli_result *r);
 
-/* Strict JSON syntax check of a whole document (RFC 8259). */
+/*
+ * Strict JSON syntax check of a whole document (RFC 8259): jd_parse() of
+ * json_dom.h, the one JSON parser of the tests, succeeds.
+ */
 bool cli_json_valid(const char *s);
 
 /* Environment for a child: adds the sanitizer exit code options. */

@@ -15,9 +15,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-static int write_file(const char *path, const char *text)
+static int write_data(const char *path, const void *data, size_t len)
 {
-	size_t len = strlen(text), off = 0;
+	const char *text = data;
+	size_t off = 0;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 	if (fd < 0)
@@ -36,6 +37,20 @@ static int write_file(const char *path, const char *text)
 	if (close(fd))
 		return -errno;
 	return 0;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	return write_data(path, text, strlen(text));
+}
+
+int proc_tree_write(struct proc_tree *pt, pid_t pid, const char *rel, const void *data,
+		    size_t len)
+{
+	char path[PATH_MAX + 64];
+
+	proc_tree_path(pt, pid, rel, path, sizeof(path));
+	return write_data(path, data, len);
 }
 
 void proc_tree_path(const struct proc_tree *pt, pid_t pid, const char *rel, char *buf,

@@ -44,6 +44,9 @@ int proc_tree_add_link_fd(struct proc_tree *pt, pid_t pid, int fd, const char *t
 int proc_tree_set_fdinfo(struct proc_tree *pt, pid_t pid, int fd, const char *text);
 /* Remove one entry: "fd/N", "fdinfo/N", "comm", "fd" (dir), ... relative to PID/. */
 int proc_tree_remove(struct proc_tree *pt, pid_t pid, const char *rel);
+/* ROOT/PID/@rel with @len bytes of @data (NULs too: "cmdline"). */
+int proc_tree_write(struct proc_tree *pt, pid_t pid, const char *rel, const void *data,
+		    size_t len);
 /* chmod ROOT/PID/@rel */
 int proc_tree_chmod(struct proc_tree *pt, pid_t pid, const char *rel, mode_t mode);
 /* Path ROOT/PID/@rel into @buf. */

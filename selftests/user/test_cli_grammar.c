@@ -343,6 +343,30 @@ DT_TEST(list_json_follows_sort_and_reverse)
 	proc_tree_cleanup(&pt);
 }
 
+/*
+ * The tests' one JSON parser (json_dom, also behind cli_json_valid()) is
+ * strict: what RFC 8259 allows parses, the usual near misses do not.
+ */
+DT_TEST(json_checker_is_strict)
+{
+	static const char *const good[] = {
+		"{\"a\": [1, -0.5e3, 0, true, false, null, \"x\\u00e9\\n\\\"\"]}",
+		" [ ] ", "\"\"", "-0", "1E+2", "{\"\\ud83d\\ude00\": {}}",
+	};
+	static const char *const bad[] = {
+		"{\"a\": 01}", "[1,]", "{\"a\" 1}", "\"tab\there\"", "\"\\x\"", "[1] x",
+		"{\"a\": 1", "\"\\u12\"", "nul", "", "1.", ".5", "+1", "{,}", "[true false]",
+		"{\"a\":1,}", "'s'",
+	};
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (!cli_json_valid(good[i]))
+			DT_FAIL("valid JSON refused: %s", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (cli_json_valid(bad[i]))
+			DT_FAIL("invalid JSON accepted: %s", bad[i]);
+}
+
 DT_TEST(top_json_lines)
 {
 	struct proc_tree pt;
@@ -367,6 +391,68 @@ DT_TEST(top_json_lines)
 	}
 	DT_EXPECT_EQ(n, 3);
 	DT_EXPECT_TRUE(strstr(r.err, "note") == NULL);
+	cli_result_free(&r);
+	proc_tree_cleanup(&pt);
+}
+
+/*
+ * top's batch and JSON output carry each process's command line (NULs as
+ * spaces) and cgroup v2 path (the "0::" line, not a v1 one); a process
+ * without them has null, not comm.
+ */
+DT_TEST(top_cmdline_and_cgroup)
+{
+	static const char cmd[] = "/usr/bin/beta\0--frames\0000\0two words\0";
+	static const char cg[] = "12:cpuset:/v1-wrong\n0::/machine.slice/beta-ctr.scope\n";
+	struct proc_tree pt;
+	struct cli_result r;
+	struct jd *j;
+	int beta = -1;
+
+	build(&pt);
+	DT_ASSERT_EQ(proc_tree_write(&pt, 200, "cmdline", cmd, sizeof(cmd) - 1), 0);
+	DT_ASSERT_EQ(proc_tree_write(&pt, 200, "cgroup", cg, sizeof(cg) - 1), 0);
+	cli_run(&r, "top", "--proc-root", pt.root, "--json", "-n", "1", "-i", "10ms",
+		"--sort=pid", NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	j = parse_ok(r.out);
+	DT_EXPECT_EQ(jd_int(j, "processes.1.pid", -1), 200);
+	DT_EXPECT_STREQ(jd_str(j, "processes.1.cmdline"), "/usr/bin/beta --frames 0 two words");
+	DT_EXPECT_STREQ(jd_str(j, "processes.1.cgroup"), "/machine.slice/beta-ctr.scope");
+	DT_EXPECT_TRUE(jd_is_null(j, "processes.0.cmdline"));
+	DT_EXPECT_TRUE(jd_is_null(j, "processes.0.cgroup"));
+	for (long i = 0; i < jd_len(j, "clients"); i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "clients.%ld.holders.0.pid", i);
+		if (jd_int(j, path, -1) == 200)
+			beta = (int)i;
+	}
+	DT_ASSERT_GE(beta, 0);
+	{
+		char path[64];
+
+		snprintf(path, sizeof(path), "clients.%d.holders.0.cmdline", beta);
+		DT_EXPECT_STREQ(jd_str(j, path), "/usr/bin/beta --frames 0 two words");
+		snprintf(path, sizeof(path), "clients.%d.holders.0.cgroup", beta);
+		DT_EXPECT_STREQ(jd_str(j, path), "/machine.slice/beta-ctr.scope");
+	}
+	jd_free(j);
+	cli_result_free(&r);
+
+	/* list's document stays as it was: no per-holder /proc reads */
+	cli_run(&r, "list", "--proc-root", pt.root, "-i", "0", "--json", NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	j = parse_ok(r.out);
+	DT_EXPECT_TRUE(jd_path(j, "processes.0.cmdline") == NULL);
+	jd_free(j);
+	cli_result_free(&r);
+
+	cli_run(&r, "top", "--proc-root", pt.root, "-b", "-n", "1", "-i", "10ms", NULL);
+	DT_ASSERT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "    command /usr/bin/beta --frames 0 two words\n");
+	EXPECT_HAS(r.out, "    cgroup /machine.slice/beta-ctr.scope\n");
+	DT_EXPECT_TRUE(strstr(r.out, "v1-wrong") == NULL);
 	cli_result_free(&r);
 	proc_tree_cleanup(&pt);
 }
@@ -678,7 +764,7 @@ DT_TEST(help_has_one_layout)
 {
 	static const char *const cmds[][3] = {
 		{ "validate" }, { "list" }, { "top" }, { "record" }, { "report" },
-		{ "export" }, { "stat" }, { "check" }, { "bpf" },
+		{ "export" }, { "stat" }, { "check" }, { "conformance" }, { "bpf" },
 		{ "bpf", "start" }, { "bpf", "stop" }, { "bpf", "status" }, { "bpf", "dump" },
 	};
 

@@ -5,7 +5,8 @@
  * first row and nothing is written past the last one, arrows/PgDn/End
  * scroll and say how many more, engines that exist get a column, a client
  * busier than its engine's capacity shows 100 %, 'i' hides idle clients, '/'
- * filters, and a resize redraws at the new size. The clients come from a
+ * filters, 'c' shows the command line instead of comm and 'C' a cgroup
+ * column, and a resize redraws at the new size. The clients come from a
  * synthetic /proc tree whose counters the test advances while top runs.
  */
 #define _GNU_SOURCE
@@ -13,6 +14,9 @@
 #include "dtest.h"
 #include "proc_tree.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -24,6 +28,11 @@
 #define NIDLE	90
 #define NBUSY	10
 #define HOT_PID	5000
+/* the hot client's command line as /proc has it, and as top shows it */
+#define HOT_CMDLINE	"/opt/hotgame\0-l\0three\0"
+#define HOT_SHOWN	"/opt/hotgame -l three"
+/* a v1 line top must not take, then the v2 one whose end it shows */
+#define HOT_CGROUP	"3:cpu:/v1-wrong\n0::/machine.slice/container-hot.scope\n"
 
 struct tm_run {
 	struct proc_tree pt;
@@ -55,6 +64,10 @@ static void build(struct tm_run *t)
 	DT_ASSERT_EQ(proc_tree_add_proc(&t->pt, HOT_PID, "hot"), 0);
 	fdinfo(text, sizeof(text), 99, 1000);
 	DT_ASSERT_EQ(proc_tree_add_drm_fd(&t->pt, HOT_PID, 3, 226, 128, text), 0);
+	DT_ASSERT_EQ(proc_tree_write(&t->pt, HOT_PID, "cmdline", HOT_CMDLINE,
+				     sizeof(HOT_CMDLINE) - 1), 0);
+	DT_ASSERT_EQ(proc_tree_write(&t->pt, HOT_PID, "cgroup", HOT_CGROUP,
+				     sizeof(HOT_CGROUP) - 1), 0);
 }
 
 /* Called every ~50 ms: busy clients +25 ms (50 %), the hot one +150 ms (300 %). */
@@ -233,6 +246,59 @@ static bool filtered_hot(const char *s)
 	       !has_comm(s, "idle");
 }
 
+/* The row of the hot client: the one with its pid at the start. */
+static const char *hot_row(const char *s, size_t *len)
+{
+	char pfx[16];
+	const char *p;
+
+	snprintf(pfx, sizeof(pfx), "\n%d ", HOT_PID);
+	p = strstr(s, pfx);
+	if (!p)
+		return NULL;
+	p++;
+	*len = strcspn(p, "\n");
+	return p;
+}
+
+static bool row_has(const char *s, const char *needle)
+{
+	size_t len, n = strlen(needle);
+	const char *r = hot_row(s, &len);
+
+	for (const char *p = r; p && p + n <= r + len; p++)
+		if (!memcmp(p, needle, n))
+			return true;
+	return false;
+}
+
+/* 'c': the command line (NULs shown as spaces) in the COMMAND column, no comm */
+static bool shows_cmdline(const char *s)
+{
+	const char *hdr = strstr(s, "\nPID ");
+
+	return hdr && strstr(hdr, "COMMAND") && !strstr(hdr, "COMM ") && row_has(s, HOT_SHOWN) &&
+	       !row_has(s, " hot ");
+}
+
+/* 'C': the end of the v2 path in a CGROUP column, not the v1 line */
+static bool shows_cgroup(const char *s)
+{
+	const char *hdr = strstr(s, "\nPID ");
+
+	return hdr && strstr(hdr, "CGROUP") && row_has(s, "-hot.scope") &&
+	       !strstr(s, "v1-wrong");
+}
+
+/* 'c' and 'C' again: comm back, no cgroup column */
+static bool shows_comm(const char *s)
+{
+	const char *hdr = strstr(s, "\nPID ");
+
+	return hdr && !strstr(hdr, "CGROUP") && !strstr(hdr, "COMMAND") && row_has(s, " hot ") &&
+	       !row_has(s, "hotgame");
+}
+
 static int resized_w, resized_h;
 
 static bool resized(const char *s)
@@ -240,19 +306,72 @@ static bool resized(const char *s)
 	return count_lines(s) == (size_t)resized_h && !strncmp(s, "drmacct top", 11);
 }
 
-/* The tmux server of a test that failed half-way must not outlive it. */
+/*
+ * The tmux server (private socket, -L) must not outlive the test however
+ * the test ends: the teardown after a failure, a handler for the signals
+ * that end a test run (SIGTERM, SIGALRM, SIGINT, SIGHUP), and for SIGKILL
+ * (the harness's timeout), a watchdog inside the server that kills it once
+ * the test process is gone.
+ */
 static char live_sock[64];
 
+/* Async-signal-safe: fork, exec and wait only. */
 static void kill_server(void)
 {
-	char cmd[128];
+	pid_t p;
 
 	if (!live_sock[0])
 		return;
-	snprintf(cmd, sizeof(cmd), "tmux -L %s kill-server </dev/null >/dev/null 2>&1",
-		 live_sock);
-	if (system(cmd))
-		live_sock[0] = '\0';
+	p = fork();
+	if (p == 0) {
+		int fd = open("/dev/null", O_RDWR);
+
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execlp("tmux", "tmux", "-L", live_sock, "kill-server", (char *)NULL);
+		_exit(127);
+	}
+	if (p > 0)
+		while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
+			;
+	live_sock[0] = '\0';
+}
+
+static void on_end_signal(int sig)
+{
+	kill_server();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_end_signals(void)
+{
+	static const int sigs[] = { SIGTERM, SIGALRM, SIGINT, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_end_signal };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/*
+ * A server of our own on socket @t->sock with session "top" of @w x @h
+ * running @cmd, and its watchdog: a background job of the server that
+ * kills it when this process no longer exists.
+ */
+static void start_server(struct tm_run *t, int w, int h, const char *cmd)
+{
+	snprintf(t->sock, sizeof(t->sock), "drmacct-test-%d", (int)getpid());
+	snprintf(live_sock, sizeof(live_sock), "%s", t->sock);
+	catch_end_signals();
+	if (tmux(t, "new-session -d -s top -x %d -y %d '%s'", w, h, cmd))
+		DT_FAIL("tmux new-session failed (is tmux installed? make deps)");
+	if (tmux(t, "run-shell -b \"while kill -0 %d 2>/dev/null; do sleep 0.2; done; "
+		 "tmux -L %s kill-server\"", (int)getpid(), t->sock))
+		DT_FAIL("tmux run-shell failed");
 }
 
 static void run_at(int w, int h)
@@ -260,12 +379,13 @@ static void run_at(int w, int h)
 	struct tm_run t = { .w = w, .h = h };
 	char *scr;
 
-	snprintf(t.sock, sizeof(t.sock), "drmacct-test-%d", (int)getpid());
-	snprintf(live_sock, sizeof(live_sock), "%s", t.sock);
+	char *cmd;
+
 	build(&t);
-	if (tmux(&t, "new-session -d -s top -x %d -y %d '%s top --proc-root %s -i 100ms "
-		 "--sort=pid'", w, h, cli_bin(), t.pt.root))
-		DT_FAIL("tmux new-session failed (is tmux installed? make deps)");
+	DT_ASSERT_GT(asprintf(&cmd, "%s top --proc-root %s -i 100ms --sort=pid", cli_bin(),
+			      t.pt.root), 0);
+	start_server(&t, w, h, cmd);
+	free(cmd);
 
 	/* the first screen: 101 clients do not fit, the title does */
 	scr = wait_screen(&t, has_more_below, "\"more below\"");
@@ -308,6 +428,18 @@ static void run_at(int w, int h)
 	scr = wait_screen(&t, filtered_hot, "only the hot client");
 	free(scr);
 
+	/* the command line instead of comm, then a cgroup column too */
+	tmux(&t, "send-keys -t top c");
+	scr = wait_screen(&t, shows_cmdline, "the command line of the hot client");
+	free(scr);
+	tmux(&t, "send-keys -t top C");
+	scr = wait_screen(&t, shows_cgroup, "the cgroup of the hot client");
+	DT_EXPECT_TRUE(row_has(scr, HOT_SHOWN) || t.w < 80);
+	free(scr);
+	tmux(&t, "send-keys -t top c C");
+	scr = wait_screen(&t, shows_comm, "comm again, no cgroup column");
+	free(scr);
+
 	/* a resize: everything at the new size */
 	resized_w = w > 100 ? 100 : w - 10;
 	resized_h = h - 4;
@@ -321,7 +453,7 @@ static void run_at(int w, int h)
 	for (int i = 0; i < 100 && !tmux(&t, "has-session -t top"); i++)
 		usleep(50000);
 	DT_EXPECT_NE(tmux(&t, "has-session -t top"), 0);	/* q ended it */
-	tmux(&t, "kill-server");
+	kill_server();
 	proc_tree_cleanup(&t.pt);
 }
 
@@ -351,6 +483,60 @@ DT_TEST_F_TIMEOUT(tm, top_60x20, 120)
 DT_TEST_F_TIMEOUT(tm, top_200x60, 120)
 {
 	run_at(200, 60);
+}
+
+/*
+ * A test process ended by @sig while its server runs (a long sleep in the
+ * session, standing for top): the server is gone soon after, by the
+ * handler (SIGTERM, SIGALRM) or the watchdog (SIGKILL).
+ */
+static void killed_leaves_no_server(int sig)
+{
+	struct tm_run t = { .w = 80, .h = 24 };
+	int ready[2], status;
+	char c = 0;
+	pid_t pid;
+
+	DT_ASSERT_EQ(pipe(ready), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(ready[0]);
+		start_server(&t, 80, 24, "sleep 600");
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	DT_ASSERT_EQ(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	snprintf(t.sock, sizeof(t.sock), "drmacct-test-%d", (int)pid);
+	DT_ASSERT_EQ(tmux(&t, "has-session -t top"), 0);	/* it runs */
+	kill(pid, sig);
+	DT_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	DT_EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig);
+	for (int i = 0; i < 100 && !tmux(&t, "has-session -t top"); i++)
+		usleep(50000);
+	if (!tmux(&t, "has-session -t top")) {
+		tmux(&t, "kill-server");
+		DT_FAIL("the tmux server outlived its test killed by %s", sigabbrev_np(sig));
+	}
+}
+
+DT_TEST_F_TIMEOUT(tm, killed_by_sigterm_leaves_no_server, 30)
+{
+	killed_leaves_no_server(SIGTERM);
+}
+
+DT_TEST_F_TIMEOUT(tm, killed_by_sigalrm_leaves_no_server, 30)
+{
+	killed_leaves_no_server(SIGALRM);
+}
+
+DT_TEST_F_TIMEOUT(tm, killed_by_sigkill_leaves_no_server, 30)
+{
+	killed_leaves_no_server(SIGKILL);
 }
 
 DT_MAIN

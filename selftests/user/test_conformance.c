@@ -396,6 +396,15 @@ DT_TEST(cli_usage_and_errors)
 	DT_EXPECT_EQ(r.status, 2);
 	EXPECT_HAS(r.err, "bad interval '5us'");
 	cli_result_free(&r);
+	/* -i is --interval, as in every command */
+	cli_run(&r, "conformance", "-i", "5us", NULL);
+	DT_EXPECT_EQ(r.status, 2);
+	EXPECT_HAS(r.err, "bad interval '5us'");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "-i", "10ms", "--device=/nonexistent/renderD128", NULL);
+	DT_EXPECT_EQ(r.status, 1);	/* parsed; the device is what fails */
+	EXPECT_HAS(r.err, "/nonexistent/renderD128");
+	cli_result_free(&r);
 	cli_run(&r, "conformance", "--duration=0", NULL);
 	DT_EXPECT_EQ(r.status, 2);
 	cli_result_free(&r);

@@ -539,6 +539,74 @@ DT_TEST(nul_byte_line)
 	dac_fdinfo_free(&fi);
 }
 
+/*
+ * Whitespace in a key is found eight bytes at a time: each whitespace byte
+ * at every position of keys of every length up to 40 (the word and the
+ * tail) is an error, and bytes below 0x21 that are not whitespace (a
+ * control character) or above 0x7f (UTF-8) are not.
+ */
+DT_TEST(key_whitespace_at_every_position)
+{
+	static const char ws[] = " \t\v\f\r", other[] = "\x01\x1f\xc3\xa9";
+	struct dac_fdinfo fi;
+	char text[128], key[48];
+
+	for (size_t len = 1; len <= 40; len++) {
+		for (size_t pos = 0; pos < len; pos++) {
+			for (size_t k = 0; k < sizeof(ws) - 1 + sizeof(other) - 1; k++) {
+				bool is_ws = k < sizeof(ws) - 1;
+				char c = is_ws ? ws[k] : other[k - (sizeof(ws) - 1)];
+				int n;
+
+				memset(key, 'k', len);
+				key[len] = '\0';
+				key[pos] = c;
+				n = snprintf(text, sizeof(text), "drm-driver: x\ndrm-client-id: 1\n"
+					     "x-%s: 5\n", key);
+				DT_ASSERT_EQ(dac_fdinfo_parse(text, (size_t)n, CUR, &fi), 0);
+				if ((dac_fdinfo_find_code(&fi, "key-whitespace") != NULL) != is_ws)
+					DT_FAIL("key of %zu bytes, byte %#x at %zu: whitespace %s",
+						len + 2, (unsigned char)c, pos + 2,
+						is_ws ? "missed" : "reported");
+				dac_fdinfo_free(&fi);
+			}
+		}
+	}
+}
+
+/*
+ * A few engines are found by comparing names, more through a hash map: an
+ * engine named again after the switch (capacity lines after all engines,
+ * one duplicate of the first) still finds its own entry.
+ */
+DT_TEST(engines_found_again_past_the_linear_search)
+{
+	char text[4096];
+	struct dac_fdinfo fi;
+	size_t o = 0;
+
+	o += (size_t)snprintf(text + o, sizeof(text) - o, "drm-driver: x\ndrm-client-id: 1\n");
+	for (int e = 0; e < 12; e++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "drm-engine-e%d: %d ns\n", e,
+				      100 + e);
+	for (int e = 0; e < 12; e++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "drm-engine-capacity-e%d: %d\n",
+				      e, e + 2);
+	o += (size_t)snprintf(text + o, sizeof(text) - o, "drm-engine-e0: 999 ns\n");
+	DT_ASSERT_EQ(dac_fdinfo_parse(text, o, CUR, &fi), 0);
+	DT_EXPECT_EQ(fi.nengines, (size_t)12);
+	for (int e = 0; e < 12; e++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "e%d", e);
+		DT_ASSERT_TRUE(dac_fdinfo_engine(&fi, name) != NULL);
+		DT_EXPECT_EQ(dac_fdinfo_engine(&fi, name)->busy_ns, (uint64_t)(100 + e));
+		DT_EXPECT_EQ(dac_fdinfo_engine(&fi, name)->capacity, (uint64_t)(e + 2));
+	}
+	FDINFO_EXPECT_FINDINGS(&fi, "27:e:duplicate-key");
+	dac_fdinfo_free(&fi);
+}
+
 DT_TEST(legacy_memory_fallback)
 {
 	struct dac_fdinfo fi;

@@ -3,16 +3,19 @@
 #
 #   mkinitramfs.sh --kver KVER [--kroot DIR] --out FILE.cpio.gz --modules DIR
 #                  --bin DIR --tests DIR --bench DIR --selfcheck DIR --guest DIR
+#                  [--append PIECE]
 #
 # The guest gets busybox (static), the distribution modules our modules need
 # (the closure of drm, gpu-sched and drm_shmem_helper over modules.dep) plus
 # our own BTF-carrying .ko files under extra/, a depmod index so plain
 # `modprobe simgpu` works, our static binaries, and the init script.
 # The kernel's modules come from KROOT/lib/modules/KVER (KROOT defaults to
-# /; the debug kernel's cache has the same layout).
+# /; the debug kernel's cache has the same layout). --append adds a
+# compressed cpio archive after ours (mkbpftrace.sh's bpftrace piece): the
+# kernel unpacks the archives one after the other.
 set -euo pipefail
 
-kver= kroot= out= moddir= bindir= testdir= benchdir= selfdir= guestdir=
+kver= kroot= out= moddir= bindir= testdir= benchdir= selfdir= guestdir= append=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) kver=$2 ;;
@@ -24,6 +27,7 @@ while [ $# -gt 0 ]; do
 	--bench) benchdir=$2 ;;
 	--selfcheck) selfdir=$2 ;;
 	--guest) guestdir=$2 ;;
+	--append) append=$2 ;;
 	*) echo "mkinitramfs: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -110,5 +114,8 @@ done
 
 tmp=$(mktemp "$out.XXXXXX")
 (cd "$root" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet) | gzip -1 >"$tmp"
+if [ -n "$append" ]; then
+	cat "$append" >>"$tmp"
+fi
 mv "$tmp" "$out"
-echo "  INITRAMFS $out ($(du -h "$out" | cut -f1), $(ls "$root/opt/drmacct/tests" | wc -l) test programs, ${#want[@]}+$(ls "$dst/extra" | wc -l) modules)"
+echo "  INITRAMFS $out ($(du -h "$out" | cut -f1), $(ls "$root/opt/drmacct/tests" | wc -l) test programs, ${#want[@]}+$(ls "$dst/extra" | wc -l) modules${append:+, + ${append##*/}})"

@@ -107,9 +107,9 @@ hang_report() { # after a timeout: LOG/hang-report.txt, symbolized
 			--log "$log/kallsyms" >/dev/null 2>&1
 		mkdir -p "$(dirname "$kallsyms")"
 		sed -n '/^# drmacct-vm: kallsyms begin/,/^# drmacct-vm: kallsyms end/p' \
-			"$log/kallsyms/serial.log" | grep -v '^#' >"$kallsyms.tmp" &&
-			[ -s "$kallsyms.tmp" ] && mv "$kallsyms.tmp" "$kallsyms"
-		rm -f "$kallsyms.tmp"
+			"$log/kallsyms/serial.log" | grep -v '^#' >"$kallsyms.tmp.$$" &&
+			[ -s "$kallsyms.tmp.$$" ] && mv "$kallsyms.tmp.$$" "$kallsyms"
+		rm -f "$kallsyms.tmp.$$"
 	fi
 	"$here/hang-report.sh" show "$log/monitor.txt" "$console" "$kallsyms" "$kver" \
 		"$moddir" >"$log/hang-report.txt" 2>&1

@@ -13,6 +13,7 @@
 #include "bpf.h"
 #include "cli.h"
 #include "json.h"
+#include "output.h"
 
 #define OPT_DIR  "  -d, --dir=DIR          pin directory (default " DAC_BPF_PIN_DIR ")\n"
 #define OPT_HELP "  -h, --help             this text\n"
@@ -556,87 +557,6 @@ out:
 	free(d.s);
 	dac_bpf_close(b);
 	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-}
-
-/* ---- data source of list and top ----------------------------------------- */
-
-int cli_opt_source(const char *cmd, const char *arg, enum cli_source *out)
-{
-	if (!strcmp(arg, "auto"))
-		*out = CLI_SOURCE_AUTO;
-	else if (!strcmp(arg, "bpf"))
-		*out = CLI_SOURCE_BPF;
-	else if (!strcmp(arg, "proc"))
-		*out = CLI_SOURCE_PROC;
-	else
-		return cli_usage_error(cmd, "--source: '%s' is not auto, bpf or proc", arg);
-	return 0;
-}
-
-int cli_source_open(const char *cmd, enum cli_source src, bool proc_only, struct dac_bpf **b)
-{
-	struct dac_bpf_info info;
-	int err;
-
-	*b = NULL;
-	if (src == CLI_SOURCE_PROC)
-		return 0;
-	if (proc_only) {
-		if (src == CLI_SOURCE_AUTO)
-			return 0;
-		cli_error(cmd, "--source=bpf cannot be combined with --pid or --proc-root");
-		return -1;
-	}
-	err = dac_bpf_open_pinned(NULL, b);
-	if (!err) {
-		dac_bpf_info(*b, &info);
-		if (info.drmacct)
-			return 0;
-		dac_bpf_close(*b);
-		*b = NULL;
-		err = -ENODEV;
-	}
-	if (src == CLI_SOURCE_AUTO)
-		return 0;	/* /proc it is; list and top name it (cli_source_name()) */
-	cli_error(cmd, "--source=bpf: %s", err == -ENODEV ?
-		  "the BPF collection is not attached to drmacct's tracepoints" :
-		  dac_bpf_strerror(err));
-	return -1;
-}
-
-int cli_source_sample(struct dac_bpf *b, struct dac_tracker *t, struct dac_discover *d,
-		      enum dac_profile profile, struct dac_discover_stats *st)
-{
-	if (!b)
-		return dac_tracker_sample_proc(t, d, profile, dac_now_ns(), st);
-	if (st)
-		memset(st, 0, sizeof(*st));
-	return dac_bpf_tracker_sample(b, t, NULL);
-}
-
-int cli_source_cgroup(const char *cmd, struct dac_bpf *b, const char *path)
-{
-	if (!path)
-		return 0;
-	if (!b) {
-		cli_error(cmd, "--cgroup needs the BPF client table (`drmacct bpf start`, "
-			  "--source=bpf): /proc does not say which cgroup opened a client");
-		return -1;
-	}
-	if (path[0] != '/') {
-		cli_error(cmd, "--cgroup: '%s' is not a cgroup v2 path (starts with /)", path);
-		return -1;
-	}
-	if (dac_bpf_set_cgroup_filter(b, path)) {
-		cli_error(cmd, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-const char *cli_source_name(const struct dac_bpf *b)
-{
-	return b ? "BPF client table (no /proc walk)" : "/proc fdinfo";
 }
 
 static const struct bpf_sub *find_sub(const char *name)

@@ -26,6 +26,8 @@
 #include "bpf.h"
 #include "cli.h"
 #include "json.h"
+#include "output.h"
+#include "source.h"
 
 #define CHECK_EXIT_NOTHING	CLI_EXIT_NOTHING
 

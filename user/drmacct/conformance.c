@@ -14,36 +14,37 @@
 #include "cli.h"
 #include "conformance.h"
 #include "json.h"
+#include "output.h"
 
 static const char *const CMD = "conformance";
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: drmacct conformance [--device=PATH] [--workload='CMD'] [--duration=D]\n"
-		"                           [--interval=D] [--json|--tap] [-v]\n\n"
+		"Usage: drmacct conformance [OPTIONS]\n\n"
 		"Test a driver's DRM usage stats against the spec: opens clients on the\n"
 		"device itself (open, dup, fork, reopen, close) and reads their fdinfo\n"
 		"while they stay idle; with --workload runs CMD (sh -c) and watches the\n"
 		"clients it opens. Every check names the spec rule it enforces and, when\n"
 		"it fails, the evidence.\n\n"
 		"Options:\n"
-		"      --device=PATH     render or accel node (default: the first\n"
-		"                        /dev/dri/renderD*, else /dev/accel/accel*)\n"
-		"      --workload=CMD    command to run and watch\n"
-		"      --duration=D      idle reads last D (default 1s); with --workload,\n"
-		"                        stop the workload after D (default: wait for it)\n"
-		"      --interval=D      time between reads (default 50ms)\n"
-		"  -j, --json            machine-readable output\n"
-		"      --tap             TAP 13, one test point per check\n"
-		"  -v, --verbose         every check's rule and evidence\n"
-		"  -h, --help            this text\n\n"
-		"Durations: 500ms, 2s, 1m; a bare number is seconds.\n"
+		"      --device=PATH      render or accel node (default: the first\n"
+		"                         /dev/dri/renderD*, else /dev/accel/accel*)\n"
+		"      --workload=CMD     command to run and watch\n"
+		"      --duration=DUR     idle reads last DUR (default 1s; 1ms..24h);\n"
+		"                         with --workload, stop the workload after DUR\n"
+		"                         (default: wait for it)\n"
+		"  -i, --interval=DUR     time between reads (default 50ms; 1ms..1h;\n"
+		"                         500ms, 2s, 1m; a bare number is seconds)\n"
+		"  -j, --json             machine-readable output\n"
+		"      --tap              TAP 13, one test point per check\n"
+		"  -v, --verbose          every check's rule and evidence\n"
+		"  -h, --help             this text\n\n"
 		"Exit status: 0 every check passed (skips and notes allowed), 1 a check\n"
 		"failed or the device could not be tested, 2 usage error.\n");
 }
 
-enum { OPT_DEVICE = 256, OPT_WORKLOAD, OPT_DURATION, OPT_INTERVAL, OPT_TAP };
+enum { OPT_DEVICE = 256, OPT_WORKLOAD, OPT_DURATION, OPT_TAP };
 
 static int cmd_conformance(int argc, char **argv)
 {
@@ -51,7 +52,7 @@ static int cmd_conformance(int argc, char **argv)
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "workload", required_argument, NULL, OPT_WORKLOAD },
 		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "interval", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "tap", no_argument, NULL, OPT_TAP },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -68,7 +69,7 @@ static int cmd_conformance(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":jvh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":i:jvh", opts, NULL)) != -1) {
 		switch (ch) {
 		case OPT_DEVICE:
 			if (!*optarg)
@@ -85,7 +86,7 @@ static int cmd_conformance(int argc, char **argv)
 					     24 * 3600 * 1000000000ull, false, &o.duration_ns))
 				return CLI_EXIT_USAGE;
 			break;
-		case OPT_INTERVAL:
+		case 'i':
 			if (cli_opt_interval(CMD, optarg, false, &o.interval_ns))
 				return CLI_EXIT_USAGE;
 			break;

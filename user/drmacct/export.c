@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output.h"
 #include "prom.h"
+#include "tracker.h"
 
 static const char *const CMD = "export";
 

@@ -9,8 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "bpf.h"
 #include "cli.h"
+#include "output.h"
+#include "source.h"
+#include "tracker_json.h"
 #include "view.h"
 
 static const char *const CMD = "list";
@@ -142,7 +144,7 @@ static int cmd_list(int argc, char **argv)
 		ret = cli_json_tracker(stdout, t, &st, &(struct cli_json_opts){
 			.sort = sort, .reverse = reverse, .pretty = true });
 	else
-		ret = cli_print_table(stdout, t, sort, reverse, procs);
+		ret = cli_print_table(stdout, t, sort, reverse, procs, false, NULL);
 	if (cli_output_done(CMD, ret))
 		goto out;
 	if (!json)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output.h"
 
 extern const struct drmacct_cmd __start_drmacct_cmds[];
 extern const struct drmacct_cmd __stop_drmacct_cmds[];

@@ -117,53 +117,17 @@ const char *cli_fmt_duration(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- output ---- */
-
-static bool stdout_closed;
-
-bool cli_write_failed_epipe(int err)
+int cli_opt_source(const char *cmd, const char *arg, enum cli_source *out)
 {
-	/* -EIO: a stdio or JSON writer error, errno still says which */
-	if (err == -EPIPE || ((!err || err == -EIO) && errno == EPIPE))
-		stdout_closed = true;
-	return stdout_closed;
-}
-
-bool cli_stdout_closed(void)
-{
-	if (fflush(stdout) && errno == EPIPE)
-		stdout_closed = true;
-	return stdout_closed;
-}
-
-int cli_output_done(const char *cmd, int ret)
-{
-	if (!ret && fflush(stdout))
-		ret = errno == EPIPE ? -EPIPE : -EIO;
-	if (ret == -EIO && errno == EPIPE)
-		ret = -EPIPE;	/* a sticky JSON writer error from a pipe */
-	if (ret && !cli_write_failed_epipe(ret))
-		cli_error(cmd, "writing the output failed");
-	return ret;
-}
-
-FILE *cli_open_output(const char *cmd, const char *path, bool binary, int *rc)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "we") : stdout;
-
-	if (!f) {
-		cli_error(cmd, "cannot create %s: %s", path, strerror(errno));
-		*rc = CLI_EXIT_FAIL;
-		return NULL;
-	}
-	if (binary && isatty(fileno(f))) {
-		if (f != stdout)
-			fclose(f);
-		*rc = cli_usage_error(cmd, "refusing to write binary data to a terminal; give "
-				      "-o FILE or redirect standard output");
-		return NULL;
-	}
-	return f;
+	if (!strcmp(arg, "auto"))
+		*out = CLI_SOURCE_AUTO;
+	else if (!strcmp(arg, "bpf"))
+		*out = CLI_SOURCE_BPF;
+	else if (!strcmp(arg, "proc"))
+		*out = CLI_SOURCE_PROC;
+	else
+		return cli_usage_error(cmd, "--source: '%s' is not auto, bpf or proc", arg);
+	return 0;
 }
 
 int cli_check_source_conflict(const char *cmd, enum cli_source src,
@@ -198,6 +162,25 @@ int cli_opt_proc_root(const char *cmd, const char *arg, const char **out)
 		return cli_usage_error(cmd, "--proc-root needs a directory");
 	*out = arg;
 	return 0;
+}
+
+static const char *const sort_names[CLI_SORT__COUNT] = { "util", "mem", "pid", "id" };
+
+int cli_parse_sort(const char *s, enum cli_sort *out)
+{
+	int i;
+
+	for (i = 0; i < CLI_SORT__COUNT; i++)
+		if (!strcmp(s, sort_names[i])) {
+			*out = (enum cli_sort)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *cli_sort_name(enum cli_sort s)
+{
+	return (unsigned int)s < CLI_SORT__COUNT ? sort_names[s] : "?";
 }
 
 int cli_opt_sort(const char *cmd, const char *arg, enum cli_sort *out)

@@ -19,7 +19,10 @@
 
 #include "bpf.h"
 #include "cli.h"
+#include "output.h"
 #include "record.h"
+#include "source.h"
+#include "tracker.h"
 
 static const char *const CMD = "record";
 

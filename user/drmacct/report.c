@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "output.h"
 #include "record.h"
 
 static const char *const CMD = "report";

@@ -29,6 +29,8 @@
 #include "bpf.h"
 #include "cli.h"
 #include "json.h"
+#include "output.h"
+#include "source.h"
 
 static void usage(FILE *f)
 {

@@ -24,8 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpf.h"
 #include "cli.h"
+#include "order.h"
+#include "output.h"
+#include "procinfo.h"
+#include "source.h"
+#include "tracker_json.h"
 #include "view.h"
 
 static const char *const CMD = "top";
@@ -162,6 +166,9 @@ struct top {
 	size_t body_rows;	/* body lines that fit at the last draw (PgUp/PgDn) */
 	bool hide_idle;		/* 'i': only clients with utilisation > 0 */
 	bool detail;		/* 'd': a line per engine under each entry */
+	bool cmdline;		/* 'c': the full command line instead of comm */
+	bool cgroup;		/* 'C': a cgroup v2 column */
+	const char *proc_root;	/* where cmdline and cgroup are read; NULL: /proc */
 	bool editing;		/* '/': typing a filter */
 	char filter[64];	/* pid, or part of comm, driver or device name */
 	char edit[64];
@@ -317,8 +324,11 @@ static double agg_engine_util(const struct dac_tk_agg *a, const char *name, bool
 	return m;
 }
 
-/* The engine cells of a client @c or process aggregate @a, at @row + @o. */
-static void engine_cells(char *row, size_t size, size_t o, const struct names *nm, size_t ne,
+/*
+ * The engine cells of a client @c or process aggregate @a, at @row + @o.
+ * Returns where they end.
+ */
+static size_t engine_cells(char *row, size_t size, size_t o, const struct names *nm, size_t ne,
 			 size_t w, const struct dac_tk_client *c, const struct dac_tk_agg *a)
 {
 	for (size_t e = 0; e < ne && o + w < size; e++) {
@@ -332,11 +342,78 @@ static void engine_cells(char *row, size_t size, size_t o, const struct names *n
 			snprintf(row + o, size - o, "%*s", (int)w, "");
 		o += strlen(row + o);
 	}
+	return o;
+}
+
+/* The cgroup column's width (with its space): narrow, or from 120 columns on. */
+#define CG_NARROW	21
+#define CG_WIDE		33
+/* The command column ('c') takes at least this much before the engines get any. */
+#define CMD_MIN		24
+
+/*
+ * The command column of process @pid: its command line, or "[comm]" as ps
+ * has it when there is none (kernel thread, zombie, gone). Caller frees.
+ */
+static char *command_of(const struct top *tp, pid_t pid, const char *comm)
+{
+	char *s = pid > 0 ? cli_proc_cmdline(tp->proc_root, pid) : NULL;
+
+	if (!s && asprintf(&s, "[%s]", comm ? comm : "") < 0)
+		s = NULL;
+	return s;
+}
+
+/*
+ * The cgroup cell at @row + @o (@w columns with the space): @known (the
+ * opener's cgroup from the BPF table), else @pid's from /proc, "-" when
+ * neither says. A longer path keeps its end, where the container's name
+ * is, after "...".
+ */
+static size_t cgroup_cell(const struct top *tp, char *row, size_t size, size_t o, size_t w,
+			  pid_t pid, const char *known)
+{
+	char *own = NULL, pb[CLI_PRINTABLE_MAX];
+	const char *s = known;
+	size_t n, max = w - 1;
+	int r;
+
+	if (!s && pid > 0)
+		s = own = cli_proc_cgroup(tp->proc_root, pid);
+	s = s ? cli_printable(s, pb, sizeof(pb)) : "-";
+	n = strlen(s);
+	if (n > max) {
+		s += n - (max - 3);
+		while ((*s & 0xc0) == 0x80)
+			s++;
+		r = snprintf(row + o, size - o, "...%-*s ", (int)(max - 3), s);
+	} else {
+		r = snprintf(row + o, size - o, "%-*s ", (int)max, s);
+	}
+	free(own);
+	return r < 0 ? o : (size_t)r + o < size ? o + (size_t)r : size - 1;
+}
+
+/*
+ * The command column at @row + @o after @pad blanks (the header's "+N"
+ * slot), to the end of the row; put_row() cuts it at the last column.
+ */
+static void command_cell(const struct top *tp, char *row, size_t size, size_t o, size_t pad,
+			 pid_t pid, const char *comm)
+{
+	char *s = command_of(tp, pid, comm), pb[CLI_PRINTABLE_MAX];
+
+	if (o < size)
+		snprintf(row + o, size - o, "%*s%s", (int)pad, "",
+			 s ? cli_printable(s, pb, sizeof(pb)) : "");
+	free(s);
 }
 
 /*
  * The table: @hdr gets the header line, @l one line per entry (and per
  * engine in detail mode), every line at most @cols wide before cutting.
+ * Columns: PID, COMM (not with 'c'), DRIVER DEVICE (100 columns on),
+ * CLIENT (120 on), CGROUP ('C'), MEMORY, a cell per engine, COMMAND ('c').
  */
 static void build(struct top *tp, int cols, char *hdr, size_t hlen, struct lines *l)
 {
@@ -345,9 +422,10 @@ static void build(struct top *tp, int cols, char *hdr, size_t hlen, struct lines
 				  : cli_sorted_clients(tp->t, tp->sort, tp->reverse);
 	bool wide = cols >= 100, wider = cols >= 120;
 	struct names nm = { 0 };
-	size_t fixed, area, ne, w = 0, o;
+	size_t fixed, area, ne, w = 0, o, cgw = tp->cgroup ? (wider ? CG_WIDE : CG_NARROW) : 0;
+	size_t commw = tp->cmdline ? 0 : 16, cmdw = tp->cmdline ? CMD_MIN : 0, extra = 0;
 	char cb[CLI_PRINTABLE_MAX], db[CLI_PRINTABLE_MAX], nb[CLI_PRINTABLE_MAX];
-	char row[1024], c1[64], mem[32], dev[32];
+	char row[2048], c1[64], mem[32], dev[32];
 
 	if (!order)
 		return;
@@ -368,7 +446,8 @@ static void build(struct top *tp, int cols, char *hdr, size_t hlen, struct lines
 						name_add(&nm, c->engines[k].name);
 		}
 	}
-	fixed = tp->procs ? 8 + 16 + 8 + 7 : 8 + 16 + (wide ? 20 : 0) + (wider ? 9 : 0) + 7;
+	fixed = 8 + commw + cgw + cmdw + 7 +
+		(tp->procs ? 8 : (wide ? 20 : 0) + (wider ? 9 : 0));
 	area = (size_t)cols > fixed ? (size_t)cols - fixed : 0;
 	ne = nm.n;
 	if (ne) {
@@ -380,18 +459,27 @@ static void build(struct top *tp, int cols, char *hdr, size_t hlen, struct lines
 		if (w > 30)
 			w = 30;
 	}
+	/* with the command last, the header's "+N" gets a slot of its own */
+	if (tp->cmdline && ne < nm.n)
+		extra = (size_t)snprintf(c1, sizeof(c1), "+%zu ", nm.n - ne);
+	o = (size_t)snprintf(hdr, hlen, "%-7s ", "PID");
+	if (!tp->cmdline)
+		o += (size_t)snprintf(hdr + o, hlen - o, "%-15s ", "COMM");
 	if (tp->procs)
-		o = (size_t)snprintf(hdr, hlen, "%-7s %-15s %-7s %6s ", "PID", "COMM", "CLIENTS",
-				     "MEMORY");
+		o += (size_t)snprintf(hdr + o, hlen - o, "%-7s ", "CLIENTS");
 	else
-		o = (size_t)snprintf(hdr, hlen, "%-7s %-15s %s%s%6s ", "PID", "COMM",
-				     wide ? "DRIVER   DEVICE     " : "",
-				     wider ? "CLIENT   " : "", "MEMORY");
+		o += (size_t)snprintf(hdr + o, hlen - o, "%s%s", wide ? "DRIVER   DEVICE     " : "",
+				      wider ? "CLIENT   " : "");
+	if (cgw)
+		o += (size_t)snprintf(hdr + o, hlen - o, "%-*s", (int)cgw, "CGROUP");
+	o += (size_t)snprintf(hdr + o, hlen - o, "%6s ", "MEMORY");
 	for (size_t e = 0; e < ne && o < hlen; e++)
 		o += (size_t)snprintf(hdr + o, hlen - o, "%-*.*s", (int)w, (int)(w ? w - 1 : 0),
 				      cli_printable(nm.v[e], nb, sizeof(nb)));
 	if (ne < nm.n && o < hlen)
-		snprintf(hdr + o, hlen - o, "+%zu", nm.n - ne);
+		o += (size_t)snprintf(hdr + o, hlen - o, "+%zu%s", nm.n - ne, extra ? " " : "");
+	if (tp->cmdline && o < hlen)
+		snprintf(hdr + o, hlen - o, "COMMAND");
 
 	for (size_t i = 0; i < n; i++) {
 		if (tp->procs) {
@@ -399,11 +487,18 @@ static void build(struct top *tp, int cols, char *hdr, size_t hlen, struct lines
 
 			if (!proc_shown(tp, p))
 				continue;
-			o = (size_t)snprintf(row, sizeof(row), "%-7d %-15.15s %-7zu %6s ",
-					     (int)p->pid, cli_printable(p->comm, cb, sizeof(cb)),
-					     p->nclients,
-					     cli_fmt_bytes(cli_agg_mem(&p->agg), mem, sizeof(mem)));
-			engine_cells(row, sizeof(row), o, &nm, ne, w, NULL, &p->agg);
+			o = (size_t)snprintf(row, sizeof(row), "%-7d ", (int)p->pid);
+			if (!tp->cmdline)
+				o += (size_t)snprintf(row + o, sizeof(row) - o, "%-15.15s ",
+						      cli_printable(p->comm, cb, sizeof(cb)));
+			o += (size_t)snprintf(row + o, sizeof(row) - o, "%-7zu ", p->nclients);
+			if (cgw)
+				o = cgroup_cell(tp, row, sizeof(row), o, cgw, p->pid, NULL);
+			o += (size_t)snprintf(row + o, sizeof(row) - o, "%6s ",
+					      cli_fmt_bytes(cli_agg_mem(&p->agg), mem, sizeof(mem)));
+			o = engine_cells(row, sizeof(row), o, &nm, ne, w, NULL, &p->agg);
+			if (tp->cmdline)
+				command_cell(tp, row, sizeof(row), o, extra, p->pid, p->comm);
 			addf(l, "%s", row);
 			if (!tp->detail)
 				continue;
@@ -419,11 +514,13 @@ static void build(struct top *tp, int cols, char *hdr, size_t hlen, struct lines
 			}
 		} else {
 			const struct dac_tk_client *c = dac_tracker_client(tp->t, order[i]);
+			pid_t hpid = c->nholders ? c->holders[0].pid : 0;
+			const char *hcomm = c->nholders ? c->holders[0].comm : "";
 			char pid[32], id[32];
 
 			if (!client_shown(tp, c))
 				continue;
-			snprintf(pid, sizeof(pid), "%d%s", c->nholders ? (int)c->holders[0].pid : 0,
+			snprintf(pid, sizeof(pid), "%d%s", (int)hpid,
 				 c->nholders > 1 && c->holders[c->nholders - 1].pid !=
 				 c->holders[0].pid ? "+" : "");
 			if (c->has_client_id)
@@ -431,9 +528,10 @@ static void build(struct top *tp, int cols, char *hdr, size_t hlen, struct lines
 			else
 				snprintf(id, sizeof(id), "-");
 			dac_dev_name(c->major, c->minor, dev, sizeof(dev));
-			o = (size_t)snprintf(row, sizeof(row), "%-7s %-15.15s ", pid,
-					     cli_printable(c->nholders ? c->holders[0].comm : "", cb,
-							   sizeof(cb)));
+			o = (size_t)snprintf(row, sizeof(row), "%-7s ", pid);
+			if (!tp->cmdline)
+				o += (size_t)snprintf(row + o, sizeof(row) - o, "%-15.15s ",
+						      cli_printable(hcomm, cb, sizeof(cb)));
 			if (wide)
 				o += (size_t)snprintf(row + o, sizeof(row) - o, "%-8.8s %-10.10s ",
 						      c->driver ? cli_printable(c->driver, db,
@@ -441,9 +539,13 @@ static void build(struct top *tp, int cols, char *hdr, size_t hlen, struct lines
 						      dev);
 			if (wider)
 				o += (size_t)snprintf(row + o, sizeof(row) - o, "%-8.8s ", id);
+			if (cgw)
+				o = cgroup_cell(tp, row, sizeof(row), o, cgw, hpid, c->cgroup);
 			o += (size_t)snprintf(row + o, sizeof(row) - o, "%6s ",
 					      cli_fmt_bytes(cli_client_mem(c), mem, sizeof(mem)));
-			engine_cells(row, sizeof(row), o, &nm, ne, w, c, NULL);
+			o = engine_cells(row, sizeof(row), o, &nm, ne, w, c, NULL);
+			if (tp->cmdline)
+				command_cell(tp, row, sizeof(row), o, extra, hpid, hcomm);
 			addf(l, "%s", row);
 			if (!tp->detail)
 				continue;
@@ -528,9 +630,9 @@ static void draw(struct top *tp)
 		snprintf(keys, sizeof(keys), "filter (pid, name, driver; Enter apply, Esc cancel): "
 			 "%s_", cli_printable(tp->edit, cb, sizeof(cb)));
 	else
-		snprintf(keys, sizeof(keys), "q quit  u/m/p/c sort  r reverse  P processes  "
-			 "i %s idle  d detail  / filter  arrows PgUp PgDn scroll",
-			 tp->hide_idle ? "show" : "hide");
+		snprintf(keys, sizeof(keys), "q quit  u/m/p/I sort  r reverse  P processes  "
+			 "i %s idle  c %s  C cgroup  d detail  / filter  arrows PgUp PgDn scroll",
+			 tp->hide_idle ? "show" : "hide", tp->cmdline ? "comm" : "cmdline");
 
 	fputs("\033[H", f);
 	put_row(f, r++, cols, "\033[1m", title, false);
@@ -660,7 +762,9 @@ static void handle_keys(struct top *tp, bool *redraw)
 		case 'u': tp->sort = CLI_SORT_UTIL; break;
 		case 'm': tp->sort = CLI_SORT_MEM; break;
 		case 'p': tp->sort = CLI_SORT_PID; break;
-		case 'c': tp->sort = CLI_SORT_ID; break;
+		case 'I': tp->sort = CLI_SORT_ID; break;
+		case 'c': tp->cmdline = !tp->cmdline; break;
+		case 'C': tp->cgroup = !tp->cgroup; break;
 		case 'r': tp->reverse = !tp->reverse; break;
 		case 'P': tp->procs = !tp->procs; tp->scroll = 0; break;
 		case 'i': tp->hide_idle = !tp->hide_idle; tp->scroll = 0; break;
@@ -711,10 +815,12 @@ static void usage(FILE *f)
 		"Usage: drmacct top [OPTIONS]\n\n"
 		"Live per-client engine utilisation. On a terminal: a full-screen view,\n"
 		"one line per client with a bar per engine (clamped at 100%% of the\n"
-		"engine's capacity); keys q quit, u/m/p/c sort by utilisation/memory/\n"
+		"engine's capacity); keys q quit, u/m/p/I sort by utilisation/memory/\n"
 		"pid/client id, r reverse, P per-process view, i hide idle clients,\n"
-		"d details, / filter by pid, name or driver, arrows PgUp PgDn Home End\n"
-		"scroll. Otherwise (or with --batch): a plain snapshot every interval.\n\n"
+		"c full command line instead of comm, C cgroup column, d details,\n"
+		"/ filter by pid, name or driver, arrows PgUp PgDn Home End scroll.\n"
+		"Otherwise (or with --batch): a plain snapshot every interval, with\n"
+		"each process's command line and cgroup.\n\n"
 		"Options:\n"
 		"  -i, --interval=DUR     update interval (default 1s; 1ms..1h; 500ms,\n"
 		"                         2s, 1m; a bare number is seconds)\n"
@@ -821,6 +927,7 @@ static int cmd_top(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 
+	tp.proc_root = dopts.proc_root;
 	tty = !batch && !json && isatty(STDOUT_FILENO);
 	tp.keys = tty && isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &term_orig);
 	install_handlers(tty);
@@ -858,7 +965,8 @@ static int cmd_top(int argc, char **argv)
 		} else if (json) {
 			/* JSON lines: one drmacct-list document per update. */
 			ret = cli_json_tracker(stdout, tp.t, &tp.st, &(struct cli_json_opts){
-				.sort = tp.sort, .reverse = tp.reverse, .update = tp.shown });
+				.sort = tp.sort, .reverse = tp.reverse, .update = tp.shown,
+				.procinfo = true, .proc_root = dopts.proc_root });
 			if (ret)
 				break;
 		} else {
@@ -866,7 +974,8 @@ static int cmd_top(int argc, char **argv)
 			       (unsigned long long)tp.shown,
 			       (double)dac_tracker_interval_ns(tp.t) / 1e9,
 			       cli_source_name(tp.bpf));
-			if (cli_print_table(stdout, tp.t, tp.sort, tp.reverse, tp.procs))
+			if (cli_print_table(stdout, tp.t, tp.sort, tp.reverse, tp.procs, true,
+					    dopts.proc_root))
 				ret = -ENOMEM;
 			printf("\n");
 			if (fflush(stdout)) {

@@ -11,6 +11,8 @@
 
 #include "cli.h"
 #include "json.h"
+#include "output.h"
+#include "source.h"
 
 static const char *const CMD = "validate";
 

@@ -9,6 +9,10 @@
 #include <sys/sysmacros.h>
 
 #include "cli.h"
+#include "order.h"
+#include "output.h"
+#include "procinfo.h"
+#include "tracker.h"
 #include "view.h"
 
 static void fmt_util(double u, char *buf, size_t len)
@@ -105,8 +109,30 @@ static void print_agg(FILE *f, const struct dac_tk_agg *a)
 	}
 }
 
+/*
+ * With @procinfo: "command ..." and "cgroup ..." lines of process @pid;
+ * @known is the cgroup the BPF table says (it wins). Without: only @known.
+ */
+static void print_procinfo(FILE *f, bool procinfo, const char *proc_root, pid_t pid,
+			   const char *known)
+{
+	char nb[CLI_PRINTABLE_MAX], *cmd = NULL, *cg = NULL;
+
+	if (procinfo && pid > 0) {
+		cmd = cli_proc_cmdline(proc_root, pid);
+		if (!known)
+			known = cg = cli_proc_cgroup(proc_root, pid);
+	}
+	if (cmd)
+		fprintf(f, "    command %s\n", cli_printable(cmd, nb, sizeof(nb)));
+	if (known)
+		fprintf(f, "    cgroup %s\n", cli_printable(known, nb, sizeof(nb)));
+	free(cmd);
+	free(cg);
+}
+
 int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, bool reverse,
-		    bool per_process)
+		    bool per_process, bool procinfo, const char *proc_root)
 {
 	char pids[256], dev[32], mem[32], id[32];
 	char cb[CLI_PRINTABLE_MAX], db[CLI_PRINTABLE_MAX], nb[CLI_PRINTABLE_MAX];
@@ -123,6 +149,7 @@ int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, boo
 			fprintf(f, "%-8d %-16s %-8zu %s\n", (int)p->pid,
 				cli_printable(p->comm, cb, sizeof(cb)), p->nclients,
 				cli_fmt_bytes(cli_agg_mem(&p->agg), mem, sizeof(mem)));
+			print_procinfo(f, procinfo, proc_root, p->pid, NULL);
 			print_agg(f, &p->agg);
 		}
 		free(order);
@@ -146,8 +173,8 @@ int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, boo
 				dac_dev_name(c->major, c->minor, dev, sizeof(dev)), id,
 				cli_fmt_bytes(cli_client_mem(c), mem, sizeof(mem)),
 				cli_printable(c->client_name, nb, sizeof(nb)));
-			if (c->cgroup)
-				fprintf(f, "    cgroup %s\n", cli_printable(c->cgroup, nb, sizeof(nb)));
+			print_procinfo(f, procinfo, proc_root, c->nholders ? c->holders[0].pid : 0,
+				       c->cgroup);
 			for (k = 0; k < c->nengines; k++)
 				if (c->engines[k].present)
 					print_engine(f, &c->engines[k]);

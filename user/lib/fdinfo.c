@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,8 @@ struct dac_map {
 	struct dac_map_ent *ent;
 	size_t cap;		/* 0 or a power of two */
 	size_t n;
+	struct dac_map_ent *inl;	/* room of the parser's own, or NULL */
+	size_t inl_cap;			/* its entries, a power of two */
 };
 
 struct dac_parser {
@@ -148,7 +151,42 @@ struct dac_parser {
 	size_t bad_cap;
 	struct dac_map keys, engines, regions;
 	bool have_driver_key, have_client_id_key;
+	/* first line of drm-driver, -pdev, -client-id, -client-name; 0 none */
+	unsigned int l_fixed[DAC_KEY_CLIENT_NAME + 1];
+	/*
+	 * Room for what texts in the wild need, so that a parse allocates
+	 * none of its own scratch: larger texts move to the heap (and these
+	 * are not zeroed up front: dac__parse_owned() clears the fields above).
+	 */
+	struct dac_kaux kaux_in[64];
+	struct dac_eng_aux eaux_in[16];
+	struct dac_reg_aux raux_in[8];
+	struct dac_map_ent keys_in[128], engines_in[32], regions_in[16];
 };
+
+/*
+ * dac__grow() for an array that starts in the parser's own room @inl:
+ * leaving it copies to the heap; later growth reallocates as usual.
+ */
+static int dac_grow_in(void **arr, size_t *cap, size_t need, size_t elem, const void *inl)
+{
+	void *old = *arr;
+	size_t ocap = *cap;
+
+	if (need <= *cap)
+		return 0;
+	if (old != inl)
+		return dac__grow_to(arr, cap, need, elem, 8);
+	*arr = NULL;
+	*cap = 0;
+	if (dac__grow_to(arr, cap, need > 2 * ocap ? need : 2 * ocap, elem, 8)) {
+		*arr = old;
+		*cap = ocap;
+		return -ENOMEM;
+	}
+	memcpy(*arr, old, ocap * elem);
+	return 0;
+}
 
 /* String hash, eight bytes a step (keys are 10-30 bytes: this is hot). */
 static uint64_t dac_hash_n(const char *s, size_t n)
@@ -194,7 +232,11 @@ static int dac_map_add(struct dac_map *m, const char *key, uint64_t h, size_t va
 
 		if (ncap > SIZE_MAX / sizeof(*ne))
 			return -ENOMEM;
-		ne = dac__malloc(ncap * sizeof(*ne));
+		if (!m->cap && m->inl && m->inl_cap >= ncap) {
+			ne = m->inl;
+		} else {
+			ne = dac__malloc(ncap * sizeof(*ne));
+		}
 		if (!ne)
 			return -ENOMEM;
 		memset(ne, 0, ncap * sizeof(*ne));
@@ -206,7 +248,8 @@ static int dac_map_add(struct dac_map *m, const char *key, uint64_t h, size_t va
 				;
 			ne[i] = m->ent[j];
 		}
-		free(m->ent);
+		if (m->ent != m->inl)
+			free(m->ent);
 		m->ent = ne;
 		m->cap = ncap;
 	}
@@ -219,34 +262,45 @@ static int dac_map_add(struct dac_map *m, const char *key, uint64_t h, size_t va
 	return 0;
 }
 
-/* Size an empty map for @n entries up front, so that it never rehashes. */
-static int dac_map_reserve(struct dac_map *m, size_t n)
-{
-	size_t cap = 16;
-
-	while (cap < 2 * n + 2) {
-		if (cap > SIZE_MAX / 2 / sizeof(*m->ent))
-			return -ENOMEM;
-		cap *= 2;
-	}
-	m->ent = dac__malloc(cap * sizeof(*m->ent));
-	if (!m->ent)
-		return -ENOMEM;
-	memset(m->ent, 0, cap * sizeof(*m->ent));
-	m->cap = cap;
-	return 0;
-}
-
 static void dac_map_free(struct dac_map *m)
 {
-	free(m->ent);
+	if (m->ent != m->inl)
+		free(m->ent);
 	memset(m, 0, sizeof(*m));
 }
 
-/* Whitespace as the spec means it (a line never contains '\n'). */
+/* Whitespace as the spec means it: ' ', \t, \v, \f, \r (not \n). */
 static bool dac_isws(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+	return c == ' ' || ((unsigned char)c - 9u <= 4u && c != '\n');
+}
+
+/*
+ * Whitespace in the key [s, s + n)? Eight bytes a step: a word has a byte
+ * below 0x21 (every whitespace byte is) when (w - 0x21..21) & ~w & 0x80..80
+ * is not 0; only then are its bytes looked at one by one. This runs for
+ * every line, where strcspn() cost a call and a table per key.
+ */
+static bool dac_key_has_ws(const char *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	size_t i = 0;
+	uint64_t w;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		if ((w - ones * 0x21) & ~w & high)
+			goto bytes;
+	}
+	w = ones * 'A';		/* the tail, padded with a byte that is no whitespace */
+	memcpy(&w, s + i, n - i);
+	if (!((w - ones * 0x21) & ~w & high))
+		return false;
+bytes:
+	for (i = 0; i < n; i++)
+		if (dac_isws(s[i]))
+			return true;
+	return false;
 }
 
 static bool dac_has_ws(const char *s)
@@ -311,16 +365,21 @@ static int dac_add(struct dac_parser *p, enum dac_severity sev, const char *code
 			return add_err_;				\
 	} while (0)
 
-/* Step 1: one line [s, s + ll); s[ll] is writable ('\n' or spare byte). */
-static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
+/*
+ * Step 1: one line [s, s + ll); s[ll] is writable ('\n' or spare byte).
+ * @nul: the text has a NUL byte somewhere, so look for one in this line
+ * (one memchr() over the whole text saves one per line otherwise).
+ */
+static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line,
+		    bool nul)
 {
 	struct dac_fdinfo *fi = p->fi;
-	char *colon, *v, *end;
+	char *colon, *v, *end, *le = s + ll;
+	bool bad, key_ws = false;
 	struct dac_kv *kv;
 	size_t i;
-	bool bad;
 
-	if (memchr(s, '\0', ll)) {
+	if (nul && memchr(s, '\0', ll)) {
 		if (ll >= 4 && !memcmp(s, "drm-", 4))
 			fi->is_drm = true;
 		ADD(p, DAC_SEV_ERROR, C_NUL_BYTE, line,
@@ -340,19 +399,20 @@ static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
 		}
 		return 0;	/* not a key/value line: not ours to judge */
 	}
+	key_ws = dac_key_has_ws(s, (size_t)(colon - s));
 	*colon = '\0';
-	end = s + ll;
+	end = le;
 	for (v = colon + 1; v < end && dac_isws(*v); v++)
 		;
 	while (end > v && dac_isws(end[-1]))
 		end--;
-	bad = end != s + ll;	/* trailing whitespace trimmed */
+	bad = end != le;	/* trailing whitespace trimmed */
 	*end = '\0';
 
 	if (dac__grow((void **)&fi->kv, &p->kv_cap, fi->nkv + 1, sizeof(*kv), 32))
 		return -ENOMEM;
-	if (dac__grow((void **)&p->kaux, &p->bad_cap, fi->nkv + 1,
-		      sizeof(*p->kaux), 32))
+	if (dac_grow_in((void **)&p->kaux, &p->bad_cap, fi->nkv + 1,
+			sizeof(*p->kaux), p->kaux_in))
 		return -ENOMEM;
 	kv = &fi->kv[fi->nkv];
 	memset(kv, 0, sizeof(*kv));
@@ -372,7 +432,7 @@ static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
 	if (!*s) {
 		p->kaux[fi->nkv - 1].bad = true;
 		ADD(p, DAC_SEV_ERROR, C_KEY_EMPTY, line, "empty key before ':'");
-	} else if (dac_has_ws(s)) {
+	} else if (key_ws) {
 		p->kaux[fi->nkv - 1].bad = true;
 		ADD(p, DAC_SEV_ERROR, C_KEY_WHITESPACE, line,
 		    "key " KFMT " contains whitespace (keys must not); line ignored",
@@ -381,20 +441,37 @@ static int dac_line(struct dac_parser *p, char *s, size_t ll, unsigned int line)
 	return 0;
 }
 
+/*
+ * dac_keydefs by the character after "drm-": index + 1 of each definition
+ * starting with it, 0-terminated (dac_classify() runs for every key).
+ */
+static const unsigned char dac_keydefs_by[26][4] = {
+	['a' - 'a'] = { 14 },		/* active- */
+	['c' - 'a'] = { 3, 4, 7 },	/* client-id, client-name, cycles- */
+	['d' - 'a'] = { 1 },		/* driver */
+	['e' - 'a'] = { 5, 6 },		/* engine-, engine-capacity- */
+	['m' - 'a'] = { 8, 15 },	/* maxfreq-, memory- */
+	['p' - 'a'] = { 2, 13 },	/* pdev, purgeable- */
+	['r' - 'a'] = { 12 },		/* resident- */
+	['s' - 'a'] = { 11 },		/* shared- */
+	['t' - 'a'] = { 9, 10 },	/* total-cycles-, total- */
+};
+
 static enum dac_key_type dac_classify(enum dac_profile profile, const char *key,
 				      size_t klen, const char **name)
 {
 	const struct dac_keydef *best = NULL;
-	size_t i;
 
 	*name = NULL;
 	if (!dac_is_drm(key))
 		return strchr(key, '-') ? DAC_KEY_DRIVER_SPECIFIC : DAC_KEY_OTHER;
-	for (i = 0; i < sizeof(dac_keydefs) / sizeof(dac_keydefs[0]); i++) {
-		const struct dac_keydef *d = &dac_keydefs[i];
+	if (key[4] < 'a' || key[4] > 'z')
+		return DAC_KEY_UNKNOWN_DRM;
+	/* Only the definitions whose character after "drm-" matches. */
+	for (const unsigned char *c = dac_keydefs_by[key[4] - 'a']; *c; c++) {
+		const struct dac_keydef *d = &dac_keydefs[*c - 1];
 
-		/* Cheap filter: the character after "drm-" must match. */
-		if (d->prefix[4] != key[4] || !(d->profiles & (1u << profile)))
+		if (!(d->profiles & (1u << profile)))
 			continue;
 		/* klen is strlen(key): memcmp stays inside the key. */
 		if (d->named ? klen < d->len : klen != d->len)
@@ -461,12 +538,23 @@ static int dac_number(struct dac_parser *p, struct dac_kv *kv,
 		return 0;
 	}
 	for (; *s >= '0' && *s <= '9'; s++) {
-		unsigned int d = (unsigned int)(*s - '0');
+		uint64_t t;
 
-		if (v > (UINT64_MAX - d) / 10)
+		/* no division per digit: the overflow builtins */
+		if (!range && (__builtin_mul_overflow(v, 10, &t) ||
+			       __builtin_add_overflow(t, (uint64_t)(*s - '0'), &v)))
 			range = true;
-		else
-			v = v * 10 + d;
+	}
+	/* The forms nearly every line has, settled without the unit table. */
+	if (!range && !*s && kind != DAC_UNITS_TIME && kind != DAC_UNITS_FREQ) {
+		kv->value = v;		/* bytes, an id, a count: no unit */
+		return 1;
+	}
+	if (!range && kind == DAC_UNITS_TIME && s[0] == ' ' && s[1] == 'n' && s[2] == 's' &&
+	    !s[3]) {
+		kv->unit = s + 1;	/* "<uint> ns" */
+		kv->value = v;
+		return 1;
 	}
 	u = s;
 	while (dac_isws(*u))
@@ -591,27 +679,55 @@ struct dac_view {
 	size_t *cap, elem;
 	void **aux;
 	size_t *aux_cap, aux_elem;
+	const void *aux_inl;	/* the parser's own room *@aux starts in */
 	size_t *n;
+	size_t name_off;	/* offsetof the element's const char *name */
 };
+
+/* Up to this many names a view is searched in order, without hashing. */
+#define DAC_VIEW_LINEAR 8
+
+static const char *dac_view_name(const struct dac_view *v, size_t i)
+{
+	const char *name;
+
+	memcpy(&name, (const char *)*v->arr + i * v->elem + v->name_off, sizeof(name));
+	return name;
+}
 
 static int dac_view_idx(const struct dac_view *v, const char *name, size_t *idx,
 			bool *created)
 {
-	uint64_t h = dac_hash(name);
-	struct dac_map_ent *e = dac_map_find(v->map, name, h);
+	size_t n = *v->n, i;
+	uint64_t h = 0;
 
 	*created = false;
-	if (e) {
-		*idx = e->val;
-		return 0;
+	if (!v->map->n) {
+		/* few names (every driver seen): compare them, no map yet */
+		for (i = 0; i < n; i++)
+			if (!strcmp(dac_view_name(v, i), name)) {
+				*idx = i;
+				return 0;
+			}
+		/* the one past DAC_VIEW_LINEAR: from now on the map */
+		for (i = 0; n >= DAC_VIEW_LINEAR && i < n; i++)
+			if (dac_map_add(v->map, dac_view_name(v, i), dac_hash(dac_view_name(v, i)), i))
+				return -ENOMEM;
+	} else {
+		struct dac_map_ent *e = dac_map_find(v->map, name, h = dac_hash(name));
+
+		if (e) {
+			*idx = e->val;
+			return 0;
+		}
 	}
-	if (dac__grow(v->arr, v->cap, *v->n + 1, v->elem, 8) ||
-	    dac__grow(v->aux, v->aux_cap, *v->n + 1, v->aux_elem, 8))
+	if (dac__grow(v->arr, v->cap, n + 1, v->elem, 8) ||
+	    dac_grow_in(v->aux, v->aux_cap, n + 1, v->aux_elem, v->aux_inl))
 		return -ENOMEM;
-	if (dac_map_add(v->map, name, h, *v->n))
+	if (v->map->n && dac_map_add(v->map, name, h ? h : dac_hash(name), n))
 		return -ENOMEM;
-	memset((char *)*v->arr + *v->n * v->elem, 0, v->elem);
-	memset((char *)*v->aux + *v->n * v->aux_elem, 0, v->aux_elem);
+	memset((char *)*v->arr + n * v->elem, 0, v->elem);
+	memset((char *)*v->aux + n * v->aux_elem, 0, v->aux_elem);
 	*idx = (*v->n)++;
 	*created = true;
 	return 0;
@@ -624,7 +740,8 @@ static int dac_engine_idx(struct dac_parser *p, const char *name, unsigned int l
 	const struct dac_view v = {
 		.map = &p->engines, .arr = (void **)&fi->engines, .cap = &p->eng_cap,
 		.elem = sizeof(*fi->engines), .aux = (void **)&p->eaux,
-		.aux_cap = &p->eaux_cap, .aux_elem = sizeof(*p->eaux), .n = &fi->nengines,
+		.aux_cap = &p->eaux_cap, .aux_elem = sizeof(*p->eaux), .aux_inl = p->eaux_in,
+		.n = &fi->nengines, .name_off = offsetof(struct dac_engine, name),
 	};
 	bool created;
 
@@ -645,7 +762,8 @@ static int dac_region_idx(struct dac_parser *p, const char *name, unsigned int l
 	const struct dac_view v = {
 		.map = &p->regions, .arr = (void **)&fi->regions, .cap = &p->reg_cap,
 		.elem = sizeof(*fi->regions), .aux = (void **)&p->raux,
-		.aux_cap = &p->raux_cap, .aux_elem = sizeof(*p->raux), .n = &fi->nregions,
+		.aux_cap = &p->raux_cap, .aux_elem = sizeof(*p->raux), .aux_inl = p->raux_in,
+		.n = &fi->nregions, .name_off = offsetof(struct dac_region, name),
 	};
 	bool created;
 
@@ -751,30 +869,91 @@ static bool dac_is_region_type(enum dac_key_type t)
 	return t >= DAC_KEY_MEM_TOTAL && t <= DAC_KEY_MEMORY_LEGACY;
 }
 
+/* The line-number field of @t in an engine's or region's bookkeeping. */
+static unsigned int *dac_aux_line(struct dac_parser *p, enum dac_key_type t, size_t idx)
+{
+	struct dac_eng_aux *e = &p->eaux[idx];
+	struct dac_reg_aux *r = &p->raux[idx];
+
+	switch (t) {
+	case DAC_KEY_ENGINE: return &e->l_engine;
+	case DAC_KEY_ENGINE_CAPACITY: return &e->l_capacity;
+	case DAC_KEY_CYCLES: return &e->l_cycles;
+	case DAC_KEY_MAXFREQ: return &e->l_maxfreq;
+	case DAC_KEY_TOTAL_CYCLES: return &e->l_total;
+	case DAC_KEY_MEM_TOTAL: return &r->l_total;
+	case DAC_KEY_MEM_SHARED: return &r->l_shared;
+	case DAC_KEY_MEM_RESIDENT: return &r->l_resident;
+	case DAC_KEY_MEM_PURGEABLE: return &r->l_purgeable;
+	case DAC_KEY_MEM_ACTIVE: return &r->l_active;
+	default: return &r->l_memory;	/* DAC_KEY_MEMORY_LEGACY */
+	}
+}
+
+/*
+ * Has key @i appeared before? 1 with *@first its first line, 0 (now noted),
+ * or -ENOMEM. *@idx: the key's engine or region (made when new). The spec's keys are looked up where their values go anyway
+ * (the engine's or region's line fields, fixed slots), so only other keys
+ * (driver-specific, unknown drm-, an empty name) need the key map's hash.
+ */
+static int dac_seen(struct dac_parser *p, size_t i, unsigned int *first, size_t *idx)
+{
+	struct dac_fdinfo *fi = p->fi;
+	struct dac_kv *kv = &fi->kv[i];
+	struct dac_map_ent *e;
+	unsigned int *slot = NULL;
+	uint64_t h;
+
+	if (kv->type <= DAC_KEY_CLIENT_NAME) {
+		slot = &p->l_fixed[kv->type];
+	} else if (kv->name && *kv->name && dac_is_engine_type(kv->type)) {
+		if (dac_engine_idx(p, kv->name, kv->line, idx))
+			return -ENOMEM;
+		slot = dac_aux_line(p, kv->type, *idx);
+	} else if (kv->name && *kv->name && dac_is_region_type(kv->type)) {
+		if (dac_region_idx(p, kv->name, kv->line, idx))
+			return -ENOMEM;
+		slot = dac_aux_line(p, kv->type, *idx);
+	}
+	if (slot) {
+		if (*slot) {
+			*first = *slot;
+			return 1;
+		}
+		*slot = kv->line;
+		return 0;
+	}
+	h = dac_hash_n(kv->key, p->kaux[i].klen);
+	e = dac_map_find(&p->keys, kv->key, h);
+	if (e) {
+		*first = fi->kv[e->val].line;
+		return 1;
+	}
+	return dac_map_add(&p->keys, kv->key, h, i) ? -ENOMEM : 0;
+}
+
 /* Step 2 for one key/value. */
 static int dac_kv_check(struct dac_parser *p, size_t i, const char *driver)
 {
 	struct dac_fdinfo *fi = p->fi;
 	struct dac_kv *kv = &fi->kv[i];
-	struct dac_map_ent *first;
+	unsigned int first;
 	bool dup = false;
-	uint64_t h;
-	int ok = 0;
+	int ok = 0, err;
 	size_t idx;
 
 	kv->type = dac_classify(fi->profile, kv->key, p->kaux[i].klen, &kv->name);
 	if (kv->type == DAC_KEY_OTHER)
 		return 0;
 
-	h = dac_hash_n(kv->key, p->kaux[i].klen);
-	first = dac_map_find(&p->keys, kv->key, h);
-	if (first) {
+	err = dac_seen(p, i, &first, &idx);
+	if (err < 0)
+		return err;
+	if (err) {
 		dup = true;
 		ADD(p, DAC_SEV_ERROR, C_DUPLICATE_KEY, kv->line,
 		    "key " KFMT " already appeared on line %u; the first value is used",
-		    KARG(kv->key), fi->kv[first->val].line);
-	} else if (dac_map_add(&p->keys, kv->key, h, i)) {
-		return -ENOMEM;
+		    KARG(kv->key), first);
 	}
 
 	if (kv->name && !*kv->name) {
@@ -854,15 +1033,11 @@ static int dac_kv_check(struct dac_parser *p, size_t i, const char *driver)
 			kv->type != DAC_KEY_PDEV && kv->type != DAC_KEY_CLIENT_NAME;
 	if (dup)
 		return 0;
-	if (dac_is_engine_type(kv->type)) {
-		if (dac_engine_idx(p, kv->name, kv->line, &idx))
-			return -ENOMEM;
+	/* dac_seen() found (or made) the engine or region: idx */
+	if (dac_is_engine_type(kv->type))
 		dac_put_engine(p, idx, kv, ok);
-	} else if (dac_is_region_type(kv->type)) {
-		if (dac_region_idx(p, kv->name, kv->line, &idx))
-			return -ENOMEM;
+	else if (dac_is_region_type(kv->type))
 		dac_put_region(p, idx, kv, ok);
-	}
 	return 0;
 }
 
@@ -1009,25 +1184,19 @@ static int dac_run(struct dac_parser *p, size_t len)
 	struct dac_fdinfo *fi = p->fi;
 	char *text = fi->priv_text;
 	const char *driver = NULL;
+	bool nul = memchr(text, '\0', len) != NULL;
 	unsigned int line = 0;
-	size_t pos = 0, i, nl = 1;
-	const char *q;
+	size_t pos = 0, i;
 	int err;
 
-	/* At most one key per line: size the arrays and key map once. */
-	for (q = text; (q = memchr(q, '\n', len - (size_t)(q - text))); q++)
-		nl++;
-	if (dac__grow((void **)&fi->kv, &p->kv_cap, nl, sizeof(*fi->kv), 32) ||
-	    dac__grow((void **)&p->kaux, &p->bad_cap, nl, sizeof(*p->kaux), 32) ||
-	    dac_map_reserve(&p->keys, nl))
-		return -ENOMEM;
+	/* The arrays grow as keys come (dac_line()), no counting pass first. */
 	while (pos < len) {
 		char *s = text + pos, *nl = memchr(s, '\n', len - pos);
 		size_t ll = nl ? (size_t)(nl - s) : len - pos;
 
 		line++;
 		pos += ll + (nl ? 1 : 0);
-		err = dac_line(p, s, ll, line);
+		err = dac_line(p, s, ll, line, nul);
 		if (err)
 			return err;
 	}
@@ -1074,15 +1243,30 @@ int dac__parse_owned(char *text, size_t len, enum dac_profile profile,
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	memset(&p, 0, sizeof(p));
+	memset(&p, 0, offsetof(struct dac_parser, kaux_in));
+	p.kaux = p.kaux_in;
+	p.bad_cap = sizeof(p.kaux_in) / sizeof(p.kaux_in[0]);
+	p.eaux = p.eaux_in;
+	p.eaux_cap = sizeof(p.eaux_in) / sizeof(p.eaux_in[0]);
+	p.raux = p.raux_in;
+	p.raux_cap = sizeof(p.raux_in) / sizeof(p.raux_in[0]);
+	p.keys.inl = p.keys_in;
+	p.keys.inl_cap = sizeof(p.keys_in) / sizeof(p.keys_in[0]);
+	p.engines.inl = p.engines_in;
+	p.engines.inl_cap = sizeof(p.engines_in) / sizeof(p.engines_in[0]);
+	p.regions.inl = p.regions_in;
+	p.regions.inl_cap = sizeof(p.regions_in) / sizeof(p.regions_in[0]);
 	out->profile = profile;
 	out->priv_text = text;
 	text[len] = '\0';
 	p.fi = out;
 	err = dac_run(&p, len);
-	free(p.eaux);
-	free(p.raux);
-	free(p.kaux);
+	if (p.eaux != p.eaux_in)
+		free(p.eaux);
+	if (p.raux != p.raux_in)
+		free(p.raux);
+	if (p.kaux != p.kaux_in)
+		free(p.kaux);
 	dac_map_free(&p.keys);
 	dac_map_free(&p.engines);
 	dac_map_free(&p.regions);

@@ -57,7 +57,13 @@ void *dac__realloc(void *p, size_t size);
  * dac__grow() - make room for at least @need elements of @elem bytes in
  * *@arr of capacity *@cap (doubling). Return 0 or -ENOMEM (incl. overflow).
  */
-int dac__grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first);
+int dac__grow_to(void **arr, size_t *cap, size_t need, size_t elem, size_t first);
+
+/* The common case (room left) without a call: the parser asks per line. */
+static inline int dac__grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	return need <= *cap ? 0 : dac__grow_to(arr, cap, need, elem, first);
+}
 
 /* Parse a text the caller hands over: @text has len + 1 bytes, malloc'd. */
 int dac__parse_owned(char *text, size_t len, enum dac_profile profile,

@@ -51,7 +51,7 @@ enum dac_unit_verdict dac__unit_judge(enum dac_unit_kind kind, const char *unit,
 	for (i = 0; i < sizeof(dac_units) / sizeof(dac_units[0]); i++) {
 		const struct dac_unit *u = &dac_units[i];
 
-		if (strcmp(u->name, unit))
+		if (u->name[0] != unit[0] || strcmp(u->name, unit))
 			continue;
 		if (kind == DAC_UNITS_ANY) {
 			*mult = u->mult;
@@ -147,7 +147,7 @@ void *dac__realloc(void *p, size_t size)
 	return realloc(p, size ? size : 1);
 }
 
-int dac__grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
+int dac__grow_to(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
 {
 	size_t ncap = *cap ? *cap : first;
 	void *p;

@@ -1,308 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * util.c - helpers shared by the drmacct subcommands: exit statuses of
- * children, opening the /proc walk, formatting, sorting and the list JSON
- * document. Option parsing is in opts.c.
+ * tracker_json.c - the drmacct-list JSON document (tracker_json.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "bpf.h"
-#include "cli.h"
 #include "json.h"
-
-int cli_exec_status(int err)
-{
-	return err == ENOENT ? 127 : 126;
-}
-
-int cli_wait_status(int wstatus)
-{
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	return CLI_EXIT_FAIL;
-}
-
-struct dac_discover *cli_open_discover(const char *cmd, const struct dac_discover_opts *o)
-{
-	struct dac_discover *d = dac_discover_new(o);
-
-	if (!d)
-		cli_error(cmd, "cannot open %s: %s", o->proc_root ? o->proc_root : "/proc",
-			  strerror(errno));
-	return d;
-}
-
-int cli_open_tracker(const char *cmd, const struct dac_discover_opts *o,
-		     struct dac_discover **d, struct dac_tracker **t)
-{
-	*t = NULL;
-	*d = cli_open_discover(cmd, o);
-	if (!*d)
-		return -1;
-	*t = dac_tracker_new();
-	if (!*t) {
-		cli_error(cmd, "out of memory");
-		dac_discover_free(*d);
-		*d = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-int cli_open_sampler(const char *cmd, enum cli_source src, const struct dac_discover_opts *o,
-		     struct dac_bpf **b, struct dac_discover **d, struct dac_tracker **t)
-{
-	*d = NULL;
-	*t = NULL;
-	if (cli_source_open(cmd, src, o->pid || o->proc_root, b))
-		return -1;
-	if (cli_open_tracker(cmd, o, d, t)) {
-		dac_bpf_close(*b);
-		*b = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-void cli_close_sampler(struct dac_bpf *b, struct dac_discover *d, struct dac_tracker *t)
-{
-	dac_tracker_free(t);
-	dac_discover_free(d);
-	dac_bpf_close(b);
-}
-
-/*
- * Bytes of a safe character at @s (@n left), or 0 for a byte to replace:
- * C0 controls, DEL, C1 controls (U+0080..U+009F, which some terminals obey
- * as CSI & co.) and anything that is not well-formed UTF-8.
- */
-static size_t safe_char(const unsigned char *s, size_t n)
-{
-	size_t seq;
-
-	if (s[0] < 0x80)
-		return s[0] >= 0x20 && s[0] != 0x7f;
-	seq = dac_utf8_seq(s, n);
-	if (seq == 2 && s[0] == 0xc2 && s[1] < 0xa0)
-		return 0;
-	return seq;
-}
-
-const char *cli_printable(const char *s, char *buf, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n, i, o, k;
-
-	if (!s)
-		return "";
-	n = strlen(s);
-	for (i = 0; i < n; i += k)
-		if (!(k = safe_char(u + i, n - i)))
-			break;
-	if (i == n)
-		return s;
-	if (!len)
-		return "";
-	for (i = 0, o = 0; i < n && o + 1 < len; i += k ? k : 1) {
-		k = safe_char(u + i, n - i);
-		if (!k) {
-			buf[o++] = '?';
-		} else if (o + k < len) {
-			memcpy(buf + o, s + i, k);
-			o += k;
-		} else {
-			break;
-		}
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
-const char *cli_fmt_bytes(uint64_t b, char *buf, size_t len)
-{
-	static const char units[] = "KMGTPE";
-	double v = (double)b;
-	int u = -1;
-
-	if (b < 1024) {
-		snprintf(buf, len, "%llu", (unsigned long long)b);
-		return buf;
-	}
-	while (v >= 1024.0 && u < 5) {
-		v /= 1024.0;
-		u++;
-	}
-	snprintf(buf, len, v < 10 ? "%.1f%c" : "%.0f%c", v, units[u]);
-	return buf;
-}
-
-static const char *const sort_names[CLI_SORT__COUNT] = { "util", "mem", "pid", "id" };
-
-int cli_parse_sort(const char *s, enum cli_sort *out)
-{
-	int i;
-
-	for (i = 0; i < CLI_SORT__COUNT; i++)
-		if (!strcmp(s, sort_names[i])) {
-			*out = (enum cli_sort)i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-const char *cli_sort_name(enum cli_sort s)
-{
-	return (unsigned int)s < CLI_SORT__COUNT ? sort_names[s] : "?";
-}
-
-double cli_client_util(const struct dac_tk_client *c)
-{
-	double m = -1.0;
-	size_t i;
-
-	for (i = 0; i < c->nengines; i++)
-		if (!isnan(c->engines[i].util) && c->engines[i].util > m)
-			m = c->engines[i].util;
-	return m;
-}
-
-uint64_t cli_client_mem(const struct dac_tk_client *c)
-{
-	uint64_t sum = 0;
-	size_t i;
-
-	for (i = 0; i < c->nregions; i++)
-		sum += c->regions[i].has_total ? c->regions[i].total : c->regions[i].resident;
-	return sum;
-}
-
-uint64_t cli_agg_mem(const struct dac_tk_agg *a)
-{
-	uint64_t sum = 0;
-	size_t i;
-
-	for (i = 0; i < a->nregions; i++)
-		sum += a->regions[i].total ? a->regions[i].total : a->regions[i].resident;
-	return sum;
-}
-
-double cli_agg_util(const struct dac_tk_agg *a)
-{
-	double m = -1.0;
-	size_t i;
-
-	for (i = 0; i < a->nengines; i++)
-		if (!isnan(a->engines[i].util) && a->engines[i].util > m)
-			m = a->engines[i].util;
-	return m;
-}
-
-struct sort_ctx {
-	const struct dac_tracker *t;
-	enum cli_sort key;
-	bool reverse;
-	bool procs;
-};
-
-static _Thread_local struct sort_ctx sctx;
-
-static int cmp3(double a, double b)
-{
-	return (a > b) - (a < b);
-}
-
-static int cmp_clients(const void *pa, const void *pb)
-{
-	const struct dac_tk_client *a = dac_tracker_client(sctx.t, *(const size_t *)pa);
-	const struct dac_tk_client *b = dac_tracker_client(sctx.t, *(const size_t *)pb);
-	int r = 0;
-
-	switch (sctx.key) {
-	case CLI_SORT_UTIL:
-		r = -cmp3(cli_client_util(a), cli_client_util(b));
-		break;
-	case CLI_SORT_MEM:
-		r = -cmp3((double)cli_client_mem(a), (double)cli_client_mem(b));
-		break;
-	case CLI_SORT_PID:
-		r = cmp3(a->nholders ? a->holders[0].pid : 0, b->nholders ? b->holders[0].pid : 0);
-		break;
-	default:
-		break;
-	}
-	if (!r)
-		r = cmp3((double)a->client_id, (double)b->client_id);
-	if (!r)
-		r = cmp3((double)a->rdev, (double)b->rdev);
-	if (!r)
-		r = cmp3(*(const size_t *)pa, *(const size_t *)pb);
-	return sctx.reverse ? -r : r;
-}
-
-static int cmp_procs(const void *pa, const void *pb)
-{
-	const struct dac_tk_process *a = dac_tracker_proc(sctx.t, *(const size_t *)pa);
-	const struct dac_tk_process *b = dac_tracker_proc(sctx.t, *(const size_t *)pb);
-	int r = 0;
-
-	if (sctx.key == CLI_SORT_UTIL)
-		r = -cmp3(cli_agg_util(&a->agg), cli_agg_util(&b->agg));
-	else if (sctx.key == CLI_SORT_MEM)
-		r = -cmp3((double)cli_agg_mem(&a->agg), (double)cli_agg_mem(&b->agg));
-	if (!r)
-		r = cmp3(a->pid, b->pid);
-	return sctx.reverse ? -r : r;
-}
-
-static size_t *sorted(const struct dac_tracker *t, size_t n, enum cli_sort key, bool reverse,
-		      int (*cmp)(const void *, const void *))
-{
-	size_t *v = malloc((n ? n : 1) * sizeof(*v)), i;
-
-	if (!v)
-		return NULL;
-	for (i = 0; i < n; i++)
-		v[i] = i;
-	sctx.t = t;
-	sctx.key = key;
-	sctx.reverse = reverse;
-	qsort(v, n, sizeof(*v), cmp);
-	return v;
-}
-
-size_t *cli_sorted_clients(const struct dac_tracker *t, enum cli_sort key, bool reverse)
-{
-	return sorted(t, dac_tracker_nclients(t), key, reverse, cmp_clients);
-}
-
-size_t *cli_sorted_procs(const struct dac_tracker *t, enum cli_sort key, bool reverse)
-{
-	return sorted(t, dac_tracker_nprocs(t), key, reverse, cmp_procs);
-}
-
-void cli_note_discovery(const char *cmd, const struct dac_discover_stats *st)
-{
-	char buf[512];
-
-	dac_discover_describe(st, buf, sizeof(buf));
-	if (!buf[0])
-		return;
-	/* The root hint only when it would help. */
-	fprintf(stderr, "drmacct %s: note: %s%s\n", cmd, buf,
-		geteuid() && (st->denied_procs || st->denied_fds || st->denied_stat_fds) ?
-		"; run as root to see every client" : "");
-}
-
-/* ---- JSON ---- */
+#include "order.h"
+#include "procinfo.h"
+#include "tracker_json.h"
 
 static void json_device(struct dac_json *j, dev_t rdev)
 {
@@ -330,6 +39,27 @@ static void json_device(struct dac_json *j, dev_t rdev)
 		dac_json_null(j, "pci");
 	}
 	dac_json_obj_end(j);
+}
+
+/* "cmdline" and "cgroup" of @pid, null when /proc does not say. */
+static void json_procinfo(struct dac_json *j, const struct cli_json_opts *o, pid_t pid)
+{
+	char *cmd, *cg;
+
+	if (!o->procinfo)
+		return;
+	cmd = cli_proc_cmdline(o->proc_root, pid);
+	cg = cli_proc_cgroup(o->proc_root, pid);
+	if (cmd)
+		dac_json_str(j, "cmdline", cmd);
+	else
+		dac_json_null(j, "cmdline");
+	if (cg)
+		dac_json_str(j, "cgroup", cg);
+	else
+		dac_json_null(j, "cgroup");
+	free(cmd);
+	free(cg);
 }
 
 static void json_util(struct dac_json *j, const char *key, double v)
@@ -507,6 +237,7 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 			dac_json_i64(&j, "pid", c->holders[k].pid);
 			dac_json_str(&j, "comm", c->holders[k].comm);
 			dac_json_i64(&j, "fd", c->holders[k].fd);
+			json_procinfo(&j, o, c->holders[k].pid);
 			dac_json_obj_end(&j);
 		}
 		dac_json_arr_end(&j);
@@ -523,6 +254,7 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 		dac_json_obj_begin(&j, NULL);
 		dac_json_i64(&j, "pid", p->pid);
 		dac_json_str(&j, "comm", p->comm);
+		json_procinfo(&j, o, p->pid);
 		dac_json_arr_begin(&j, "clients");
 		for (k = 0; k < p->nclients; k++)
 			dac_json_u64(&j, NULL, p->clients[k] < nc ? pos[p->clients[k]] : p->clients[k]);

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The bpftrace one-liners of Documentation/bpf.rst ("Questions answered with
+ * bpftrace"), run as documented: the build extracts each program's text
+ * from the .rst into /opt/drmacct/bpftrace/NAME.bt and puts the build
+ * machine's bpftrace into the initramfs (selftests/vm/mkbpftrace.sh). Each
+ * test starts bpftrace, waits until it has attached, lets processes run
+ * jobs whose times simgpu reports (WAIT), stops bpftrace with SIGINT and
+ * compares the maps it prints with that ground truth:
+ *   sched-time-per-process  @gpu_ns[pid, comm] = Σ (end_ns - run_ns) per
+ *                           process, within 1% + SG_SCHED_SLACK_NS per job;
+ *   sched-jobs-per-ring     @jobs[pid, ring] = the jobs each process queued
+ *                           on each ring, exactly;
+ *   client-busy-per-engine  @busy_ns[client id, engine] = Σ (end_ns -
+ *                           start_ns) of the client's jobs on the engine,
+ *                           exactly, and equal to its fdinfo delta.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dtest.h"
+#include "sgtest.h"
+
+#define BPFTRACE "/usr/bin/bpftrace"
+#define BTDIR "/opt/drmacct/bpftrace"
+#define NPROCS 2
+#define MAX_JOBS 4
+
+struct bt {
+	pid_t pid;
+	int out;		/* bpftrace's stdout and stderr */
+	char *buf;		/* everything it printed, NUL-terminated */
+	size_t len, cap;
+};
+
+/* Append what bpftrace printed within @ms; false at EOF or on timeout. */
+static bool bt_read(struct bt *b, int ms)
+{
+	struct pollfd p = { .fd = b->out, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, ms) <= 0)
+		return false;
+	if (b->cap - b->len < 4096) {
+		char *nb = realloc(b->buf, b->cap * 2);
+
+		DT_ASSERT_TRUE(nb != NULL);
+		b->buf = nb;
+		b->cap *= 2;
+	}
+	n = read(b->out, b->buf + b->len, b->cap - b->len - 1);
+	if (n <= 0)
+		return false;
+	b->len += n;
+	b->buf[b->len] = '\0';
+	return true;
+}
+
+/* bpftrace running the documented one-liner @name, attached. */
+static void bt_start(struct bt *b, const char *name)
+{
+	char path[256];
+	uint64_t t0, deadline;
+	int pfd[2];
+
+	if (access(BPFTRACE, X_OK))
+		DT_SKIP("no bpftrace in the guest: the build machine has none (install bpftrace)");
+	snprintf(path, sizeof(path), BTDIR "/%s.bt", name);
+	/* bpftrace is there, so the one-liners were extracted with it */
+	if (access(path, R_OK))
+		DT_FAIL("%s: no such one-liner in bpf.rst", path);
+	memset(b, 0, sizeof(*b));
+	b->cap = 65536;
+	b->buf = malloc(b->cap);
+	DT_ASSERT_TRUE(b->buf != NULL);
+	b->buf[0] = '\0';
+	DT_ASSERT_EQ(pipe2(pfd, O_CLOEXEC), 0);
+	b->pid = fork();
+	DT_ASSERT_GE(b->pid, 0);
+	if (b->pid == 0) {
+		/* a shell's background job inherits SIGINT ignored */
+		signal(SIGINT, SIG_DFL);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		execl(BPFTRACE, "bpftrace", path, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	b->out = pfd[0];
+	/* LLVM under TCG: starting takes seconds, more on a slow guest. */
+	t0 = sg_now_ns();
+	deadline = t0 + (uint64_t)(120 * dt_timeout_scale()) * NSEC_PER_SEC;
+	while (!strstr(b->buf, "Attaching ")) {
+		if (sg_now_ns() > deadline || (!bt_read(b, 1000) && waitpid(b->pid, NULL, WNOHANG))) {
+			dt_info("bpftrace %s printed:\n%s", name, b->buf);
+			kill(b->pid, SIGKILL);
+			waitpid(b->pid, NULL, 0);
+			DT_FAIL("bpftrace did not attach %s", name);
+		}
+	}
+	/*
+	 * "Attaching N probes..." comes before the attach, and bpftrace sets
+	 * its SIGINT handler only after it: it has attached when it sleeps in
+	 * its event loop's epoll_wait() (a slow guest took seconds).
+	 */
+	for (;;) {
+		char wchan[64] = "", path[64];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/wchan", (int)b->pid);
+		f = fopen(path, "r");
+		if (f) {
+			if (!fgets(wchan, sizeof(wchan), f))
+				wchan[0] = '\0';
+			fclose(f);
+		}
+		if (strstr(wchan, "epoll") || strstr(wchan, "ep_poll"))
+			break;
+		bt_read(b, 100);
+		if (sg_now_ns() > deadline || waitpid(b->pid, NULL, WNOHANG)) {
+			dt_info("bpftrace %s printed:\n%s", name, b->buf);
+			kill(b->pid, SIGKILL);
+			waitpid(b->pid, NULL, 0);
+			DT_FAIL("bpftrace never reached its event loop (wchan '%s')", wchan);
+		}
+	}
+	dt_info("bpftrace attached %s in %.1f s", name, (sg_now_ns() - t0) / 1e9);
+}
+
+/* SIGINT (as ^C would): bpftrace prints its maps and exits 0. */
+static void bt_stop(struct bt *b)
+{
+	uint64_t t0 = sg_now_ns(), deadline = t0 + (uint64_t)(180 * dt_timeout_scale()) * NSEC_PER_SEC;
+	int status;
+
+	DT_ASSERT_EQ(kill(b->pid, SIGINT), 0);
+	while (bt_read(b, 1000) || sg_now_ns() < deadline) {
+		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
+			while (bt_read(b, 100))
+				;
+			close(b->out);
+			dt_info("bpftrace exited %.1f s after SIGINT and printed:\n%s",
+				(sg_now_ns() - t0) / 1e9, b->buf);
+			DT_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+			return;
+		}
+	}
+	sg_sh("for t in /proc/%d/task/*; do echo \"$t $(cat $t/comm) $(cut -d' ' -f3 $t/stat) "
+	      "$(cat $t/wchan)\"; cat $t/stack; done 2>&1 | sed 's/^/# /'", (int)b->pid);
+	kill(b->pid, SIGKILL);
+	waitpid(b->pid, NULL, 0);
+	DT_FAIL("bpftrace did not exit on SIGINT:\n%s", b->buf);
+}
+
+/* The value of "@map[key]: value" in bpftrace's output, -1 when absent. */
+static int64_t bt_value(const struct bt *b, const char *map, const char *key)
+{
+	char pat[256];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "@%s[%s]: ", map, key);
+	for (p = b->buf; (p = strstr(p, pat)); p++)
+		if (p == b->buf || p[-1] == '\n')
+			return strtoll(p + strlen(pat), NULL, 10);
+	return -1;
+}
+
+/* Lines of @map in bpftrace's output. */
+static unsigned int bt_entries(const struct bt *b, const char *map)
+{
+	char pat[128];
+	unsigned int n = 0;
+
+	snprintf(pat, sizeof(pat), "\n@%s[", map);
+	for (const char *p = b->buf; (p = strstr(p, pat)); p++)
+		n++;
+	return n;
+}
+
+struct proc_truth {
+	pid_t pid;
+	unsigned int jobs;
+	uint64_t sched_ns;		/* Σ end_ns - run_ns */
+	char ring[64];			/* engine name + instance, as drm_sched names it */
+};
+
+/* A child: @njobs jobs of @ns, one after the other, on @engine; truth to @wfd. */
+static void child_jobs(const struct sg_engine *eng, unsigned int njobs, uint64_t ns, int wfd)
+{
+	struct proc_truth t = { .pid = getpid(), .jobs = njobs };
+	int fd = sg_open();
+
+	for (unsigned int j = 0; j < njobs; j++) {
+		struct drm_simgpu_wait w;
+
+		sg_wait(fd, sg_submit_busy(fd, eng->index, 0, ns), &w);
+		t.sched_ns += w.end_ns - w.run_ns;
+		snprintf(t.ring, sizeof(t.ring), "%s%u", eng->q.name, w.instance);
+	}
+	close(fd);
+	_exit(write(wfd, &t, sizeof(t)) == sizeof(t) ? 0 : 1);
+}
+
+/* NPROCS processes with 3 and 2 jobs of 30 and 45 ms on the simple engine. */
+static void run_procs(struct proc_truth *t)
+{
+	const struct sg_engine *eng;
+	struct sg_dev dev;
+	pid_t pid[NPROCS];
+	int pfd[2], fd = sg_open();
+
+	sg_query(fd, &dev);
+	close(fd);
+	eng = sg_engine_simple(&dev);
+	DT_ASSERT_TRUE(eng != NULL);
+	DT_ASSERT_EQ(pipe(pfd), 0);
+	for (int i = 0; i < NPROCS; i++) {
+		pid[i] = fork();
+		DT_ASSERT_GE(pid[i], 0);
+		if (pid[i] == 0) {
+			close(pfd[0]);
+			child_jobs(eng, 3 - i, (30 + 15 * i) * NSEC_PER_MSEC, pfd[1]);
+		}
+	}
+	close(pfd[1]);
+	for (int i = 0; i < NPROCS; i++) {
+		struct proc_truth x;
+		int status;
+
+		DT_ASSERT_EQ(read(pfd[0], &x, sizeof(x)), (ssize_t)sizeof(x));
+		for (int k = 0; k < NPROCS; k++)
+			if (pid[k] == x.pid)
+				t[k] = x;
+		DT_ASSERT_EQ(waitpid(pid[i], &status, 0), pid[i]);
+		DT_ASSERT_EQ(status, 0);
+	}
+	close(pfd[0]);
+	sg_dev_free(&dev);
+}
+
+DT_TEST_TIMEOUT(sched_time_per_process, 600)
+{
+	struct proc_truth t[NPROCS] = { 0 };
+	struct bt b;
+
+	bt_start(&b, "sched-time-per-process");
+	run_procs(t);
+	bt_stop(&b);
+	for (int i = 0; i < NPROCS; i++) {
+		char key[64];
+		int64_t v;
+
+		snprintf(key, sizeof(key), "%d, test_bpftrace", (int)t[i].pid);
+		v = bt_value(&b, "gpu_ns", key);
+		dt_info("pid %d: bpftrace %" PRId64 " ns, WAIT run..end %" PRIu64 " ns over %u jobs",
+			(int)t[i].pid, v, t[i].sched_ns, t[i].jobs);
+		DT_EXPECT_GE(v, (int64_t)(t[i].sched_ns - t[i].sched_ns / 100));
+		DT_EXPECT_LE(v, (int64_t)(t[i].sched_ns + t[i].sched_ns / 100 +
+					  t[i].jobs * SG_SCHED_SLACK_NS));
+	}
+	/* Only the two processes queued jobs; the END block cleared the joins. */
+	DT_EXPECT_EQ(bt_entries(&b, "gpu_ns"), (unsigned int)NPROCS);
+	DT_EXPECT_EQ(bt_entries(&b, "run") + bt_entries(&b, "pid"), 0u);
+	free(b.buf);
+}
+
+DT_TEST_TIMEOUT(sched_jobs_per_ring, 600)
+{
+	struct proc_truth t[NPROCS] = { 0 };
+	struct bt b;
+
+	bt_start(&b, "sched-jobs-per-ring");
+	run_procs(t);
+	bt_stop(&b);
+	for (int i = 0; i < NPROCS; i++) {
+		char key[96];
+
+		snprintf(key, sizeof(key), "%d, %s", (int)t[i].pid, t[i].ring);
+		DT_EXPECT_EQ(bt_value(&b, "jobs", key), (int64_t)t[i].jobs);
+	}
+	DT_EXPECT_EQ(bt_entries(&b, "jobs"), (unsigned int)NPROCS);
+	free(b.buf);
+}
+
+DT_TEST_TIMEOUT(client_busy_per_engine, 600)
+{
+	const struct sg_engine *eng[2];
+	uint64_t truth[2][2] = { { 0 } }, id[2], before[2][2];
+	struct sg_dev dev;
+	struct bt b;
+	int fd[2];
+
+	for (int c = 0; c < 2; c++) {
+		fd[c] = sg_open();
+		id[c] = sg_client_id(fd[c]);
+	}
+	sg_query(fd[0], &dev);
+	eng[0] = sg_engine_simple(&dev);
+	eng[1] = sg_engine_multi(&dev);
+	DT_ASSERT_TRUE(eng[0] && eng[1]);
+	for (int c = 0; c < 2; c++) {
+		struct sg_fdinfo fi;
+
+		sg_fdinfo_read(fd[c], &fi);
+		for (int e = 0; e < 2; e++)
+			before[c][e] = sg_fdinfo_engine_ns(&fi, eng[e]->q.name);
+		sg_fdinfo_free(&fi);
+	}
+	bt_start(&b, "client-busy-per-engine");
+	/* client c: 2 + c jobs of 20..50 ms on each engine, all queued at once */
+	for (int c = 0; c < 2; c++) {
+		uint64_t job[2][4];
+
+		for (int e = 0; e < 2; e++)
+			for (int j = 0; j < 2 + c; j++)
+				job[e][j] = sg_submit_busy(fd[c], eng[e]->index, SIMGPU_INSTANCE_ANY,
+							   (20 + 10 * ((c + e + j) % 4)) * NSEC_PER_MSEC);
+		for (int e = 0; e < 2; e++)
+			for (int j = 0; j < 2 + c; j++) {
+				struct drm_simgpu_wait w;
+
+				sg_wait(fd[c], job[e][j], &w);
+				truth[c][e] += w.end_ns - w.start_ns;
+			}
+	}
+	bt_stop(&b);
+	for (int c = 0; c < 2; c++) {
+		struct sg_fdinfo fi;
+
+		sg_fdinfo_read(fd[c], &fi);
+		for (int e = 0; e < 2; e++) {
+			char key[64];
+			int64_t v;
+
+			snprintf(key, sizeof(key), "%" PRIu64 ", %u", id[c], eng[e]->index);
+			v = bt_value(&b, "busy_ns", key);
+			dt_info("client %" PRIu64 " %s: bpftrace %" PRId64 " ns, WAIT %" PRIu64
+				" ns", id[c], eng[e]->q.name, v, truth[c][e]);
+			DT_EXPECT_EQ(v, (int64_t)truth[c][e]);
+			DT_EXPECT_EQ(sg_fdinfo_engine_ns(&fi, eng[e]->q.name) - before[c][e],
+				     truth[c][e]);
+		}
+		sg_fdinfo_free(&fi);
+		close(fd[c]);
+	}
+	DT_EXPECT_EQ(bt_entries(&b, "busy_ns"), 4u);
+	sg_dev_free(&dev);
+	free(b.buf);
+}
+
+DT_MAIN
