@@ -382,3 +382,30 @@ bool jd_is_null(const struct jd *j, const char *path)
 
 	return v && v->type == JD_NULL;
 }
+
+const struct jd *jd_find_u64(const struct jd *j, const char *path, const char *key, uint64_t v)
+{
+	const struct jd *a = jd_path(j, path);
+
+	for (size_t i = 0; a && a->type == JD_ARR && i < a->n; i++) {
+		const struct jd *m = jd_get(&a->kids[i], key);
+
+		if (m && m->type == JD_NUM && m->is_int && m->num >= 0 && m->u == v)
+			return &a->kids[i];
+	}
+	return NULL;
+}
+
+const struct jd *jd_find_str(const struct jd *j, const char *path, const char *key,
+			     const char *v)
+{
+	const struct jd *a = jd_path(j, path);
+
+	for (size_t i = 0; a && a->type == JD_ARR && i < a->n; i++) {
+		const struct jd *m = jd_get(&a->kids[i], key);
+
+		if (m && m->type == JD_STR && !strcmp(m->str, v))
+			return &a->kids[i];
+	}
+	return NULL;
+}
