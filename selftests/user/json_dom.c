@@ -409,3 +409,17 @@ const struct jd *jd_find_str(const struct jd *j, const char *path, const char *k
 	}
 	return NULL;
 }
+
+size_t jd_count_u64(const struct jd *j, const char *key, uint64_t v)
+{
+	size_t n = 0;
+
+	if (!j)
+		return 0;
+	if (j->key && !strcmp(j->key, key) && j->type == JD_NUM && j->is_int && j->num >= 0 &&
+	    j->u == v)
+		n++;
+	for (size_t i = 0; i < j->n && (j->type == JD_ARR || j->type == JD_OBJ); i++)
+		n += jd_count_u64(&j->kids[i], key, v);
+	return n;
+}
