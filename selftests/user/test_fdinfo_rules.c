@@ -718,6 +718,36 @@ DT_TEST(long_lines)
 	free(text);
 }
 
+/*
+ * The messages come from the parser's own formatter: byte for byte what
+ * printf would make of them, with the largest numbers, a line number and a
+ * key cut to 64 bytes with "...".
+ */
+DT_TEST(messages_formatted_exactly)
+{
+	static const char text[] =
+		"drm-driver: x\n"
+		"drm-resident-vram: 18014398509481983 KiB\n"
+		"drm-memory-vram: 1 KiB\n"
+		"drm-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx: 1\n";
+	const struct dac_finding *f;
+	struct dac_fdinfo fi;
+	char want[256];
+
+	DT_ASSERT_EQ(dac_fdinfo_parse(text, sizeof(text) - 1, CUR, &fi), 0);
+	f = dac_fdinfo_find_code(&fi, "memory-resident-mismatch");
+	DT_ASSERT_TRUE(f != NULL);
+	DT_EXPECT_STREQ(f->msg, "'drm-memory-vram' (1024 bytes) is an alias of drm-resident- "
+			"(line 2, 18446744073709550592 bytes) but differs; drm-resident- is used");
+	f = dac_fdinfo_find_code(&fi, "unknown-drm-key");
+	DT_ASSERT_TRUE(f != NULL);
+	snprintf(want, sizeof(want), "key '%.64s...' is not defined by the current spec",
+		 "drm-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	DT_EXPECT_STREQ(f->msg, want);
+	DT_EXPECT_EQ(f->line, 4u);
+	dac_fdinfo_free(&fi);
+}
+
 DT_TEST(many_findings_messages_bounded)
 {
 	const size_t n = 5000;
