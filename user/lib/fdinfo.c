@@ -624,6 +624,9 @@ static int dac_number(struct dac_parser *p, struct dac_kv *kv,
 			    KARG(kv->key), KARG(s));
 		return 0;
 	}
+	/* up to 19 digits cannot overflow: no check per digit for them */
+	for (int i = 0; i < 19 && *s >= '0' && *s <= '9'; i++, s++)
+		v = v * 10 + (uint64_t)(*s - '0');
 	for (; *s >= '0' && *s <= '9'; s++) {
 		uint64_t t;
 
