@@ -646,6 +646,16 @@ static int dac_number(struct dac_parser *p, struct dac_kv *kv,
 		kv->value = v;
 		return 1;
 	}
+	if (!range && kind == DAC_UNITS_MEMORY && s[0] == ' ' && (s[1] == 'K' || s[1] == 'M') &&
+	    s[2] == 'i' && s[3] == 'B' && !s[4]) {
+		unsigned int shift = s[1] == 'K' ? 10 : 20;	/* "<uint> KiB|MiB" */
+
+		if (v <= UINT64_MAX >> shift) {
+			kv->unit = s + 1;
+			kv->value = v << shift;
+			return 1;
+		}
+	}
 	u = s;
 	while (dac_isws(*u))
 		u++;
