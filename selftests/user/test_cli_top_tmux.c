@@ -6,8 +6,8 @@
  * scroll and say how many more, engines that exist get a column, a client
  * busier than its engine's capacity shows 100 %, 'i' hides idle clients, '/'
  * filters (by the command line too while 'c' shows it), 'c' shows the
- * command line instead of comm and 'C' a cgroup
- * column, and a resize redraws at the new size. The clients come from a
+ * command line instead of comm and 'C' a cgroup column, and a resize
+ * redraws at the new size. The clients come from a
  * synthetic /proc tree whose counters the test advances while top runs.
  */
 #define _GNU_SOURCE
