@@ -382,3 +382,44 @@ bool jd_is_null(const struct jd *j, const char *path)
 
 	return v && v->type == JD_NULL;
 }
+
+const struct jd *jd_find_u64(const struct jd *j, const char *path, const char *key, uint64_t v)
+{
+	const struct jd *a = jd_path(j, path);
+
+	for (size_t i = 0; a && a->type == JD_ARR && i < a->n; i++) {
+		const struct jd *m = jd_get(&a->kids[i], key);
+
+		if (m && m->type == JD_NUM && m->is_int && m->num >= 0 && m->u == v)
+			return &a->kids[i];
+	}
+	return NULL;
+}
+
+const struct jd *jd_find_str(const struct jd *j, const char *path, const char *key,
+			     const char *v)
+{
+	const struct jd *a = jd_path(j, path);
+
+	for (size_t i = 0; a && a->type == JD_ARR && i < a->n; i++) {
+		const struct jd *m = jd_get(&a->kids[i], key);
+
+		if (m && m->type == JD_STR && !strcmp(m->str, v))
+			return &a->kids[i];
+	}
+	return NULL;
+}
+
+size_t jd_count_u64(const struct jd *j, const char *key, uint64_t v)
+{
+	size_t n = 0;
+
+	if (!j)
+		return 0;
+	if (j->key && !strcmp(j->key, key) && j->type == JD_NUM && j->is_int && j->num >= 0 &&
+	    j->u == v)
+		n++;
+	for (size_t i = 0; i < j->n && (j->type == JD_ARR || j->type == JD_OBJ); i++)
+		n += jd_count_u64(&j->kids[i], key, v);
+	return n;
+}

@@ -50,4 +50,14 @@ long jd_len(const struct jd *j, const char *path);
 /* True when @path exists and is null. */
 bool jd_is_null(const struct jd *j, const char *path);
 
+/*
+ * The first element of the array at @path (from @j) whose member @key is
+ * the integer @v, or whose member @key is the string @v; NULL when none.
+ */
+const struct jd *jd_find_u64(const struct jd *j, const char *path, const char *key, uint64_t v);
+const struct jd *jd_find_str(const struct jd *j, const char *path, const char *key,
+			     const char *v);
+/* How many members named @key anywhere in @j (at any depth) are the integer @v. */
+size_t jd_count_u64(const struct jd *j, const char *key, uint64_t v);
+
 #endif /* DRMACCT_JSON_DOM_H */

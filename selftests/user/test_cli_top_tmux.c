@@ -5,8 +5,9 @@
  * first row and nothing is written past the last one, arrows/PgDn/End
  * scroll and say how many more, engines that exist get a column, a client
  * busier than its engine's capacity shows 100 %, 'i' hides idle clients, '/'
- * filters, 'c' shows the command line instead of comm and 'C' a cgroup
- * column, and a resize redraws at the new size. The clients come from a
+ * filters (by the command line too while 'c' shows it), 'c' shows the
+ * command line instead of comm and 'C' a cgroup column, and a resize
+ * redraws at the new size. The clients come from a
  * synthetic /proc tree whose counters the test advances while top runs.
  */
 #define _GNU_SOURCE
@@ -281,6 +282,23 @@ static bool shows_cmdline(const char *s)
 	       !row_has(s, " hot ");
 }
 
+/* '/three' with 'c' on: the hot client alone, found by its command line */
+static bool filtered_by_cmdline(const char *s)
+{
+	return strstr(last_line(s), "filter 'three'") && row_has(s, HOT_SHOWN) &&
+	       !has_comm(s, "busy") && !has_comm(s, "idle");
+}
+
+/* '/three' with 'c' off: no client row at all */
+static bool filtered_none(const char *s)
+{
+	size_t len;
+	const char *hdr = strstr(s, "\nPID ");
+
+	return strstr(last_line(s), "filter 'three'") && hdr && strstr(hdr, "COMM ") &&
+	       !hot_row(s, &len) && !has_comm(s, "busy") && !has_comm(s, "idle");
+}
+
 /* 'C': the end of the v2 path in a CGROUP column, not the v1 line */
 static bool shows_cgroup(const char *s)
 {
@@ -431,6 +449,19 @@ static void run_at(int w, int h)
 	/* the command line instead of comm, then a cgroup column too */
 	tmux(&t, "send-keys -t top c");
 	scr = wait_screen(&t, shows_cmdline, "the command line of the hot client");
+	free(scr);
+	/*
+	 * "three" is only in the hot client's command line: with 'c' on it
+	 * matches the hot client alone; with 'c' off nothing matches.
+	 */
+	tmux(&t, "send-keys -t top / BSpace BSpace BSpace t h r e e Enter");
+	scr = wait_screen(&t, filtered_by_cmdline, "the hot client found by its command line");
+	free(scr);
+	tmux(&t, "send-keys -t top c");
+	scr = wait_screen(&t, filtered_none, "no client: comm does not contain the filter");
+	free(scr);
+	tmux(&t, "send-keys -t top c / BSpace BSpace BSpace BSpace BSpace h o t Enter");
+	scr = wait_screen(&t, shows_cmdline, "the hot client again by name");
 	free(scr);
 	tmux(&t, "send-keys -t top C");
 	scr = wait_screen(&t, shows_cgroup, "the cgroup of the hot client");

@@ -20,6 +20,7 @@
 #include "conformance.h"
 #include "dtest.h"
 #include "json.h"
+#include "json_dom.h"
 
 #define MS 1000000ull
 
@@ -324,6 +325,8 @@ DT_TEST(reports_text_tap_json)
 	size_t len = 0;
 	FILE *f = open_memstream(&t, &len);
 	struct dac_json j;
+	const struct jd *chk;
+	struct jd *doc;
 
 	DT_ASSERT_EQ(dac_conf_print_text(c, f, false), 0);
 	fflush(f);
@@ -352,8 +355,19 @@ DT_TEST(reports_text_tap_json)
 	dac_json_obj_end(&j);
 	DT_EXPECT_EQ(dac_json_finish(&j), 0);
 	fclose(f);
-	DT_EXPECT_TRUE(strstr(t, "\"name\":\"memory-units\",\"group\":\"memory\",\"status\":\"fail\"") != NULL);
-	DT_EXPECT_TRUE(strstr(t, "\"failed\":1") != NULL);
+	doc = jd_parse(t);
+	DT_ASSERT_NE(doc, NULL);
+	DT_EXPECT_EQ(jd_len(doc, "checks"), 19);
+	chk = jd_find_str(doc, "checks", "name", "memory-units");
+	DT_ASSERT_NE(chk, NULL);
+	DT_EXPECT_STREQ(jd_str(chk, "group"), "memory");
+	DT_EXPECT_STREQ(jd_str(chk, "status"), "fail");
+	DT_EXPECT_TRUE(jd_str(chk, "evidence.0") &&
+		       strstr(jd_str(chk, "evidence.0"), "drm-total-system: '0 GiB'"));
+	DT_EXPECT_STREQ(jd_str(doc, "checks.0.name"), "format");
+	DT_EXPECT_STREQ(jd_str(doc, "checks.0.status"), "pass");
+	DT_EXPECT_EQ(jd_u64(doc, "failed", 0), 1ull);
+	jd_free(doc);
 	free(t);
 	dac_conf_free(c);
 }

@@ -718,6 +718,71 @@ DT_TEST(long_lines)
 	free(text);
 }
 
+/*
+ * The messages come from the parser's own formatter: byte for byte what
+ * printf would make of them, with the largest numbers, a line number and a
+ * key cut to 64 bytes with "...".
+ */
+DT_TEST(messages_formatted_exactly)
+{
+	static const char text[] =
+		"drm-driver: x\n"
+		"drm-resident-vram: 18014398509481983 KiB\n"
+		"drm-memory-vram: 1 KiB\n"
+		"drm-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx: 1\n";
+	const struct dac_finding *f;
+	struct dac_fdinfo fi;
+	char want[256];
+
+	DT_ASSERT_EQ(dac_fdinfo_parse(text, sizeof(text) - 1, CUR, &fi), 0);
+	f = dac_fdinfo_find_code(&fi, "memory-resident-mismatch");
+	DT_ASSERT_TRUE(f != NULL);
+	DT_EXPECT_STREQ(f->msg, "'drm-memory-vram' (1024 bytes) is an alias of drm-resident- "
+			"(line 2, 18446744073709550592 bytes) but differs; drm-resident- is used");
+	f = dac_fdinfo_find_code(&fi, "unknown-drm-key");
+	DT_ASSERT_TRUE(f != NULL);
+	snprintf(want, sizeof(want), "key '%.64s...' is not defined by the current spec",
+		 "drm-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	DT_EXPECT_STREQ(f->msg, want);
+	DT_EXPECT_EQ(f->line, 4u);
+	dac_fdinfo_free(&fi);
+}
+
+/* KiB and MiB up to the last value that fits in 64 bits, and one past it. */
+DT_TEST(memory_units_at_64_bits)
+{
+	static const char fits[] = HDR
+		"drm-total-a: 18014398509481983 KiB\n"
+		"drm-total-b: 17592186044415 MiB\n"
+		"drm-total-c: 3 KiB\n";
+	static const char over[] = HDR
+		"drm-total-a: 18014398509481984 KiB\n"
+		"drm-total-b: 17592186044416 MiB\n";
+	const struct dac_region *r;
+	struct dac_fdinfo fi;
+
+	DT_ASSERT_EQ(dac_fdinfo_parse(fits, sizeof(fits) - 1, CUR, &fi), 0);
+	DT_EXPECT_EQ(dac_fdinfo_errors(&fi), (size_t)0);
+	r = dac_fdinfo_region(&fi, "a");
+	DT_ASSERT_TRUE(r && r->has_total);
+	DT_EXPECT_EQ(r->total, 18446744073709550592ull);
+	r = dac_fdinfo_region(&fi, "b");
+	DT_ASSERT_TRUE(r && r->has_total);
+	DT_EXPECT_EQ(r->total, 18446744073708503040ull);
+	r = dac_fdinfo_region(&fi, "c");
+	DT_ASSERT_TRUE(r && r->has_total);
+	DT_EXPECT_EQ(r->total, 3072ull);
+	dac_fdinfo_free(&fi);
+
+	DT_ASSERT_EQ(dac_fdinfo_parse(over, sizeof(over) - 1, CUR, &fi), 0);
+	DT_EXPECT_EQ(dac_fdinfo_errors(&fi), (size_t)2);
+	DT_EXPECT_EQ(dac_fdinfo_count(&fi, DAC_SEV_ERROR), (size_t)2);
+	DT_EXPECT_TRUE(dac_fdinfo_find_code(&fi, "value-range") != NULL);
+	r = dac_fdinfo_region(&fi, "a");
+	DT_EXPECT_TRUE(!r || !r->has_total);
+	dac_fdinfo_free(&fi);
+}
+
 DT_TEST(many_findings_messages_bounded)
 {
 	const size_t n = 5000;

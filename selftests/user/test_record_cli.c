@@ -9,10 +9,12 @@
 #define _GNU_SOURCE
 #include "cli_run.h"
 #include "dtest.h"
+#include "json_dom.h"
 #include "proc_tree.h"
 #include "prom_util.h"
 #include "record.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +136,9 @@ DT_TEST_F_TIMEOUT(rc, record_a_command_and_report, 60)
 {
 	static char script[32768];
 	char newp[2200], tmpp[4200], fdinfo[4096], ffd[4096], cfd[4200], cinfo[4096];
+	const struct jd *c, *e;
 	struct cli_result r;
+	struct jd *doc;
 	FILE *f;
 
 	snprintf(newp, sizeof(newp), "%s/new.txt", self->dir);
@@ -164,19 +168,30 @@ DT_TEST_F_TIMEOUT(rc, record_a_command_and_report, 60)
 
 	cli_run(&r, "report", "--json", self->out, NULL);
 	DT_ASSERT_EQ(r.status, 0);
-	DT_ASSERT_TRUE(cli_json_valid(r.out));
+	doc = jd_parse(r.out);
+	DT_ASSERT_NE(doc, NULL);
 	/* client 7: render 1.0 s -> 1.5 s during the recording */
-	EXPECT_HAS(r.out, "\"client_id\": 7");
-	EXPECT_HAS(r.out, "\"busy_ns\": 500000000,");
-	EXPECT_HAS(r.out, "\"busy_ns_final\": 1500000000,");
-	EXPECT_HAS(r.out, "\"busy_ns_final\": 20,");
-	EXPECT_HAS(r.out, "\"name\": \"video\"");
+	c = jd_find_u64(doc, "clients", "client_id", 7);
+	DT_ASSERT_NE(c, NULL);
+	e = jd_find_str(c, "engines", "name", "render");
+	DT_EXPECT_EQ(jd_u64(e, "busy_ns", 0), 500000000ull);
+	DT_EXPECT_EQ(jd_u64(e, "busy_ns_final", 0), 1500000000ull);
+	e = jd_find_str(c, "engines", "name", "copy");
+	DT_EXPECT_EQ(jd_u64(e, "busy_ns", 1), 0ull);
+	DT_EXPECT_EQ(jd_u64(e, "busy_ns_final", 0), 20ull);
+	DT_EXPECT_NE(jd_find_str(c, "engines", "name", "video"), NULL);
+	DT_EXPECT_EQ(jd_u64(jd_find_str(c, "memory", "region", "system"), "peak_total", 0),
+		     8388608ull);
 	/* client 9 opened during the recording: all of its 250 ms count */
-	EXPECT_HAS(r.out, "\"client_id\": 9");
-	EXPECT_HAS(r.out, "\"busy_ns\": 250000000,");
-	EXPECT_HAS(r.out, "\"comm\": \"late\"");
-	EXPECT_HAS(r.out, "\"peak_total\": 8388608");
-	EXPECT_HAS(r.out, "\"problems\": []");
+	c = jd_find_u64(doc, "clients", "client_id", 9);
+	DT_ASSERT_NE(c, NULL);
+	DT_EXPECT_STREQ(jd_str(c, "processes.0.comm"), "late");
+	DT_EXPECT_EQ(jd_u64(c, "processes.0.pid", 0), 200ull);
+	e = jd_find_str(c, "engines", "name", "render");
+	DT_EXPECT_EQ(jd_u64(e, "busy_ns", 0), 250000000ull);
+	DT_EXPECT_EQ(jd_len(doc, "clients"), 2);
+	DT_EXPECT_EQ(jd_len(doc, "problems"), 0);
+	jd_free(doc);
 	cli_result_free(&r);
 
 	cli_run(&r, "report", self->out, NULL);
@@ -194,6 +209,9 @@ DT_TEST_F(rc, trace_events)
 	char trace[2200], *text = NULL;
 	struct cli_result r;
 	size_t len = 0;
+	const struct jd *ev, *m;
+	int nr = 0, nc = 0, nm = 0;
+	struct jd *doc;
 	FILE *f;
 
 	cli_run(&r, "record", "--no-bpf", "--proc-root", self->pt.root, "-o", self->out,
@@ -209,24 +227,36 @@ DT_TEST_F(rc, trace_events)
 	DT_ASSERT_NE(f, NULL);
 	DT_ASSERT_GT(getdelim(&text, &len, '\0', f), 0);
 	fclose(f);
-	DT_EXPECT_TRUE(cli_json_valid(text));
-	EXPECT_HAS(text, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
-	EXPECT_HAS(text, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,"
-			 "\"args\":{\"name\":\"client 7 renderD128 app[100]\"}}");
+	doc = jd_parse(text);
+	DT_ASSERT_NE(doc, NULL);
+	DT_EXPECT_STREQ(jd_str(doc, "displayTimeUnit"), "ms");
+	ev = jd_path(doc, "traceEvents");
+	DT_ASSERT_TRUE(ev && ev->type == JD_ARR);
+	m = jd_find_str(doc, "traceEvents", "name", "process_name");
+	DT_EXPECT_STREQ(jd_str(m, "ph"), "M");
+	DT_EXPECT_EQ(jd_u64(m, "pid", 0), 1ull);
+	DT_EXPECT_STREQ(jd_str(m, "args.name"), "client 7 renderD128 app[100]");
 	/* a counter track per engine of the client: 3 intervals each, idle */
-	{
-		int nr = 0, nc = 0;
+	for (size_t i = 0; i < ev->n; i++) {
+		const struct jd *x = &ev->kids[i];
+		const char *name = jd_str(x, "name"), *ph = jd_str(x, "ph");
 
-		for (char *p = text; (p = strstr(p, "{\"name\":\"render\",\"ph\":\"C\"")); p++)
-			nr++;
-		for (char *p = text; (p = strstr(p, "{\"name\":\"copy\",\"ph\":\"C\"")); p++)
-			nc++;
-		DT_EXPECT_EQ(nr, 3);
-		DT_EXPECT_EQ(nc, 3);
+		if (!name || !ph || strcmp(ph, "C"))
+			continue;
+		if (!strcmp(name, "render") || !strcmp(name, "copy")) {
+			*(!strcmp(name, "render") ? &nr : &nc) += 1;
+			DT_EXPECT_EQ(jd_len(x, "args"), 1);
+			DT_EXPECT_EQ(jd_int(x, "args.util %", -1), 0);
+			DT_EXPECT_EQ(jd_u64(x, "pid", 0), 1ull);
+		} else if (!strcmp(name, "memory system")) {
+			nm++;
+			DT_EXPECT_EQ(jd_u64(x, "args.bytes", 0), 8388608ull);
+		}
 	}
-	EXPECT_HAS(text, "\"args\":{\"util %\":0}");
-	EXPECT_HAS(text, "{\"name\":\"memory system\",\"ph\":\"C\"");
-	EXPECT_HAS(text, "\"args\":{\"bytes\":8388608}");
+	DT_EXPECT_EQ(nr, 3);
+	DT_EXPECT_EQ(nc, 3);
+	DT_EXPECT_GT(nm, 0);
+	jd_free(doc);
 	free(text);
 }
 
@@ -237,6 +267,8 @@ DT_TEST_F(rc, damaged_files)
 	unsigned char *buf;
 	size_t len, second;
 	struct cli_result r;
+	const struct jd *pb;
+	struct jd *doc;
 	FILE *f;
 
 	cli_run(&r, "record", "--no-bpf", "--proc-root", self->pt.root, "-o", self->out,
@@ -264,9 +296,14 @@ DT_TEST_F(rc, damaged_files)
 	snprintf(msg, sizeof(msg), "offset %zu: corrupt: record size 4 is smaller than the "
 		 "record header", second);
 	EXPECT_HAS(r.err, msg);
-	EXPECT_HAS(r.out, "\"samples\": 2");	/* the other two are recovered */
-	snprintf(msg, sizeof(msg), "\"offset\": %zu", second);
-	EXPECT_HAS(r.out, msg);
+	doc = jd_parse(r.out);
+	DT_ASSERT_NE(doc, NULL);
+	DT_EXPECT_EQ(jd_u64(doc, "clients.0.samples", 0), 2ull);	/* the other two recovered */
+	pb = jd_find_u64(doc, "problems", "offset", second);
+	DT_ASSERT_NE(pb, NULL);
+	DT_EXPECT_TRUE(jd_str(pb, "message") &&
+		       strstr(jd_str(pb, "message"), "smaller than the record header"));
+	jd_free(doc);
 	cli_result_free(&r);
 
 	/* truncated in the middle of the last record */
@@ -306,6 +343,8 @@ DT_TEST_F(rc, report_sums_and_utilization)
 	struct drec_file_info fi = { .start_mono_ns = 1000000000ull, .interval_ns = 1000000000ull };
 	struct drec_writer w;
 	struct cli_result r;
+	const struct jd *c, *e, *p;
+	struct jd *doc;
 	FILE *f = fopen(self->out, "w");
 	const uint64_t S = 1000000000ull, MS = 1000000ull;
 	struct {
@@ -340,23 +379,39 @@ DT_TEST_F(rc, report_sums_and_utilization)
 
 	cli_run(&r, "report", "--json", self->out, NULL);
 	DT_ASSERT_EQ(r.status, 0);
-	DT_ASSERT_TRUE(cli_json_valid(r.out));
+	doc = jd_parse(r.out);
+	DT_ASSERT_NE(doc, NULL);
 	/* client 1: 100 -> 450 ms over 1.5 s; client 2: +500 ms render, +800 ms
 	 * copy (capacity 2) over 1 s; client 3: new, 70 ms since the sample before */
-	EXPECT_HAS(r.out, "\"busy_ns\": 350000000,");
-	EXPECT_HAS(r.out, "\"utilization\": 0.233333");
-	EXPECT_HAS(r.out, "\"busy_ns\": 500000000,");
-	EXPECT_HAS(r.out, "\"utilization\": 0.5\n");
-	EXPECT_HAS(r.out, "\"busy_ns\": 800000000,");
-	EXPECT_HAS(r.out, "\"utilization\": 0.4\n");
-	EXPECT_HAS(r.out, "\"busy_ns\": 70000000,");
-	EXPECT_HAS(r.out, "\"utilization\": 0.07\n");
-	EXPECT_HAS(r.out, "\"exited\": true");
-	/* per process: pid 10 = clients 1 and 2 */
-	EXPECT_HAS(r.out, "\"pid\": 10,\n      \"comm\": \"p10\",\n      \"clients\": 2,");
-	EXPECT_HAS(r.out, "\"device\": \"renderD130\",\n          \"name\": \"render\",\n"
-			  "          \"busy_ns\": 850000000");
-	EXPECT_HAS(r.out, "\"pid\": 20,\n      \"comm\": \"p20\",\n      \"clients\": 1,");
+	c = jd_find_u64(doc, "clients", "client_id", 1);
+	e = jd_find_str(c, "engines", "name", "render");
+	DT_EXPECT_EQ(jd_u64(e, "busy_ns", 0), 350000000ull);
+	DT_EXPECT_TRUE(fabs(jd_num(e, "utilization", -1) - 0.35 / 1.5) < 1e-6);
+	DT_EXPECT_TRUE(jd_path(c, "exited") && jd_path(c, "exited")->type == JD_BOOL &&
+		       jd_path(c, "exited")->b);
+	c = jd_find_u64(doc, "clients", "client_id", 2);
+	e = jd_find_str(c, "engines", "name", "render");
+	DT_EXPECT_EQ(jd_u64(e, "busy_ns", 0), 500000000ull);
+	DT_EXPECT_TRUE(fabs(jd_num(e, "utilization", -1) - 0.5) < 1e-9);
+	e = jd_find_str(c, "engines", "name", "copy");
+	DT_EXPECT_EQ(jd_u64(e, "busy_ns", 0), 800000000ull);
+	DT_EXPECT_TRUE(fabs(jd_num(e, "utilization", -1) - 0.4) < 1e-9);
+	DT_EXPECT_TRUE(jd_path(c, "exited") && !jd_path(c, "exited")->b);
+	c = jd_find_u64(doc, "clients", "client_id", 3);
+	e = jd_find_str(c, "engines", "name", "render");
+	DT_EXPECT_EQ(jd_u64(e, "busy_ns", 0), 70000000ull);
+	DT_EXPECT_TRUE(fabs(jd_num(e, "utilization", -1) - 0.07) < 1e-9);
+	/* per process: pid 10 = clients 1 and 2, render 350 + 500 ms */
+	p = jd_find_u64(doc, "processes", "pid", 10);
+	DT_EXPECT_STREQ(jd_str(p, "comm"), "p10");
+	DT_EXPECT_EQ(jd_u64(p, "clients", 0), 2ull);
+	e = jd_find_str(p, "engines", "name", "render");
+	DT_EXPECT_STREQ(jd_str(e, "device"), "renderD130");
+	DT_EXPECT_EQ(jd_u64(e, "busy_ns", 0), 850000000ull);
+	p = jd_find_u64(doc, "processes", "pid", 20);
+	DT_EXPECT_STREQ(jd_str(p, "comm"), "p20");
+	DT_EXPECT_EQ(jd_u64(p, "clients", 0), 1ull);
+	jd_free(doc);
 	cli_result_free(&r);
 }
 
@@ -377,6 +432,7 @@ DT_TEST_F(rc, report_hostile_names)
 	struct drec_region_val rv = { .region = 0, .flags = DREC_R_TOTAL, .total = 4096 };
 	struct drec_writer w;
 	struct cli_result r;
+	struct jd *doc;
 	FILE *f = fopen(self->out, "w");
 
 	DT_ASSERT_NE(f, NULL);
@@ -409,11 +465,16 @@ DT_TEST_F(rc, report_hostile_names)
 
 	cli_run(&r, "report", "--json", self->out, NULL);
 	DT_EXPECT_EQ(r.status, 0);
-	DT_EXPECT_TRUE(cli_json_valid(r.out));
-	EXPECT_HAS(r.out, "\"comm\": \"a\\u001b[31m\xc2\x9b\\ufffd\\ufffd\xc3\xa9\"");
-	EXPECT_HAS(r.out, "\"driver\": \"ev\\u001b[2Jil\"");
-	EXPECT_HAS(r.out, "\"name\": \"r\\u001b[1men\"");
-	EXPECT_HAS(r.out, "\"region\": \"sys\\u001b]0;t\\u0007\"");
+	/* the strict parser takes no raw control byte: all of them escaped */
+	doc = jd_parse(r.out);
+	DT_ASSERT_NE(doc, NULL);
+	/* the invalid bytes became U+FFFD, the rest is kept */
+	DT_EXPECT_STREQ(jd_str(doc, "clients.0.processes.0.comm"),
+			"a\033[31m\xc2\x9b\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9");
+	DT_EXPECT_STREQ(jd_str(doc, "clients.0.driver"), "ev\033[2Jil");
+	DT_EXPECT_STREQ(jd_str(doc, "clients.0.engines.0.name"), "r\033[1men");
+	DT_EXPECT_STREQ(jd_str(doc, "clients.0.memory.0.region"), "sys\033]0;t\007");
+	jd_free(doc);
 	cli_result_free(&r);
 }
 

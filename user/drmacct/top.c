@@ -274,8 +274,18 @@ static bool match_filter(const struct top *tp, pid_t pid, const char *comm, cons
 	snprintf(pb, sizeof(pb), "%d", (int)pid);
 	if (strspn(f, "0123456789") == strlen(f))
 		return !strcmp(pb, f);
-	return (comm && strcasestr(comm, f)) || (driver && strcasestr(driver, f)) ||
-	       (dev && strcasestr(dev, f));
+	if ((comm && strcasestr(comm, f)) || (driver && strcasestr(driver, f)) ||
+	    (dev && strcasestr(dev, f)))
+		return true;
+	/* with the command column on, what it shows matches too (as in htop) */
+	if (tp->cmdline && pid > 0) {
+		char *cmd = cli_proc_cmdline(tp->proc_root, pid);
+		bool m = cmd && strcasestr(cmd, f);
+
+		free(cmd);
+		return m;
+	}
+	return false;
 }
 
 static bool client_shown(const struct top *tp, const struct dac_tk_client *c)
@@ -627,8 +637,9 @@ static void draw(struct top *tp)
 		 cli_sort_name(tp->sort), tp->reverse ? " (reversed)" : "",
 		 tp->bpf ? "BPF" : "/proc");
 	if (tp->editing)
-		snprintf(keys, sizeof(keys), "filter (pid, name, driver; Enter apply, Esc cancel): "
-			 "%s_", cli_printable(tp->edit, cb, sizeof(cb)));
+		snprintf(keys, sizeof(keys), "filter (pid, name, driver%s; Enter apply, Esc cancel): "
+			 "%s_", tp->cmdline ? ", command line" : "",
+			 cli_printable(tp->edit, cb, sizeof(cb)));
 	else
 		snprintf(keys, sizeof(keys), "q quit  u/m/p/I sort  r reverse  P processes  "
 			 "i %s idle  c %s  C cgroup  d detail  / filter  arrows PgUp PgDn scroll",
@@ -818,7 +829,8 @@ static void usage(FILE *f)
 		"engine's capacity); keys q quit, u/m/p/I sort by utilisation/memory/\n"
 		"pid/client id, r reverse, P per-process view, i hide idle clients,\n"
 		"c full command line instead of comm, C cgroup column, d details,\n"
-		"/ filter by pid, name or driver, arrows PgUp PgDn Home End scroll.\n"
+		"/ filter by pid, name or driver (with c on: the command line too),\n"
+		"arrows PgUp PgDn Home End scroll.\n"
 		"Otherwise (or with --batch): a plain snapshot every interval, with\n"
 		"each process's command line and cgroup.\n\n"
 		"Options:\n"
