@@ -814,6 +814,8 @@ DT_TEST_F_TIMEOUT(pinned, status_and_dump_json_match_what_happened, 90)
 	DT_EXPECT_STREQ(jd_str(st, "drmacct"), info.drmacct_btf ? "tp_btf" : "tracepoint");
 	DT_EXPECT_STREQ(jd_str(st, "sched"), info.sched_btf ? "tp_btf" : "tracepoint");
 	DT_EXPECT_STREQ(jd_str(st, "sched_set"), "6.1");
+	/* every target kernel lets the programs read the scheduler's address */
+	DT_EXPECT_STREQ(jd_str(st, "ring_identity"), "scheduler");
 	DT_EXPECT_TRUE(jd_path(st, "proc_exit") && jd_path(st, "proc_exit")->b);
 	DT_EXPECT_EQ(jd_u64(st, "ringbuf_bytes", 0), (uint64_t)1 << 20);	/* the default */
 	DT_EXPECT_EQ(jd_u64(st, "stats.exit_drops", 1), (uint64_t)0);

@@ -453,7 +453,24 @@ DT_TEST_F(gpu, any_instance_spreads_a_burst)
 		on[0], on[1], (double)(last - first) / 1e6);
 	DT_EXPECT_EQ(on[0], 4u);
 	DT_EXPECT_EQ(on[1], 4u);
-	DT_EXPECT_LT(last - first, 6 * 60 * NSEC_PER_MSEC);
+	/*
+	 * Two at a time: the jobs' engine intervals overlap, so they cover
+	 * about half their sum (all of it if they ran one after the other);
+	 * at least a tenth must overlap. Judged on WAIT's own times, not
+	 * wall time: on a loaded host the hand-over between jobs stretched
+	 * 480 ms of work over 609 ms.
+	 */
+	{
+		uint64_t s[8], en[8], cover;
+
+		for (int i = 0; i < 8; i++) {
+			s[i] = w[i].start_ns;
+			en[i] = w[i].end_ns;
+		}
+		cover = sg_union_ns(s, en, 8);
+		dt_info("the jobs cover %.1f ms of their %.1f ms", cover / 1e6, truth / 1e6);
+		DT_EXPECT_LT(cover, truth * 9 / 10);
+	}
 	DT_EXPECT_EQ(b1 - b0, truth);
 }
 

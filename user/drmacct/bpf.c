@@ -103,6 +103,9 @@ static void print_sources(const struct dac_bpf_info *info)
 		printf("  scheduler program set:     %s\n", info->sched_617 ?
 		       "6.17+ (drm_sched_job_queue/_run/_done)" :
 		       "6.1 (drm_sched_job, drm_run_job, drm_sched_process_job)");
+	if (info->sched)
+		printf("  rings known by:            %s\n",
+		       dac_bpf_ring_identity_name(info->ring_identity));
 	printf("  process exits:             %s\n",
 	       info->proc_exit ? "sched_process_exit (PROC_EXIT records)" : "not attached");
 }
@@ -233,6 +236,10 @@ static int status_json(const char *dir, const struct dac_bpf_info *info,
 		dac_json_str(&j, "sched_set", info->sched_617 ? "6.17" : "6.1");
 	else
 		dac_json_null(&j, "sched_set");
+	if (info->sched)
+		dac_json_str(&j, "ring_identity", dac_bpf_ring_identity_name(info->ring_identity));
+	else
+		dac_json_null(&j, "ring_identity");
 	dac_json_bool(&j, "proc_exit", info->proc_exit);
 	dac_json_u64(&j, "ringbuf_bytes", info->ringbuf_bytes);
 	dac_json_u64(&j, "live_clients", nclients);
