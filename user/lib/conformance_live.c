@@ -287,17 +287,27 @@ static int same_as_holder(pid_t pid, int fd, const struct holder *x)
 	return same_file(pid, fd, x->pid, x->fd);
 }
 
+/* Room for one more element in *@v (@n of *@cap used, @size each): 0 or -ENOMEM. */
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	size_t nc;
+	void *t;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 16;
+	t = realloc(*v, nc * size);
+	if (!t)
+		return -ENOMEM;
+	*v = t;
+	*cap = nc;
+	return 0;
+}
+
 static struct holder *watch_add(struct watch *w)
 {
-	if (w->n == w->cap) {
-		size_t nc = w->cap ? w->cap * 2 : 16;
-		struct holder *t = realloc(w->h, nc * sizeof(*t));
-
-		if (!t)
-			return NULL;
-		w->h = t;
-		w->cap = nc;
-	}
+	if (grow((void **)&w->h, &w->cap, w->n, sizeof(*w->h)))
+		return NULL;
 	memset(&w->h[w->n], 0, sizeof(w->h[0]));
 	w->h[w->n].ref = -1;
 	return &w->h[w->n++];
@@ -536,15 +546,8 @@ static int ptab_note_old(pid_t pid, void *arg)
 {
 	struct ptab *t = arg;
 
-	if (t->nold == t->capold) {
-		size_t nc = t->capold ? t->capold * 2 : 256;
-		pid_t *v = realloc(t->old, nc * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->old = v;
-		t->capold = nc;
-	}
+	if (grow((void **)&t->old, &t->capold, t->nold, sizeof(*t->old)))
+		return -ENOMEM;
 	t->old[t->nold++] = pid;
 	return 0;
 }
@@ -568,15 +571,8 @@ static int ptab_add(pid_t pid, void *arg)
 	pp = ppid_of(pid);
 	if (pp < 0)
 		return 0;	/* gone */
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 256;
-		struct ptab_ent *v = realloc(t->v, nc * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = nc;
-	}
+	if (grow((void **)&t->v, &t->cap, t->n, sizeof(*t->v)))
+		return -ENOMEM;
 	t->v[t->n].pid = pid;
 	t->v[t->n].ppid = pp;
 	t->n++;
