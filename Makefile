@@ -530,16 +530,19 @@ DEBUG_VM_ENV ?= DT_TIMEOUT_SCALE=6,DRMACCT_BOUNDED_ROUNDS=5000
 # no5lvl: with 5-level paging (-cpu max offers LA57) this kernel's KASAN
 # reports a wild-memory-access in handle_edge_irq at early boot.
 DEBUG_VM_APPEND := no5lvl dtimeout=1800
+# DEBUG_BTF=1: the debug kernel with DWARF and BTF (kernel/debug/btf.config),
+# cached under its own key; the BPF tests that need BTF run instead of skipping.
+DEBUG_BTF ?= 0
 comma := ,
 .PHONY: test-debug debug-kernel do-test-debug
 debug-kernel:
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(DEBUG_DEB_PACKAGES)"
-	kernel/debug/build-kernel.sh --print-root
+	DEBUG_BTF=$(DEBUG_BTF) kernel/debug/build-kernel.sh --print-root
 
 test-debug:
 	@t0=$$(date +%s); \
 	$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(DEBUG_DEB_PACKAGES)" || exit 1; \
-	out=$$(kernel/debug/build-kernel.sh --print-root) || exit 1; \
+	out=$$(DEBUG_BTF=$(DEBUG_BTF) kernel/debug/build-kernel.sh --print-root) || exit 1; \
 	t1=$$(date +%s); echo "timing: debug kernel (built or cached) $$((t1 - t0)) s"; \
 	$(MAKE) --no-print-directory do-test-debug KROOT="$$(echo "$$out" | sed -n 1p)" \
 		KVERS="$$(echo "$$out" | sed -n 2p)" DRMACCT_T1=$$t1

@@ -468,7 +468,13 @@ DT_TEST(inflight_limit_waits)
 	int ret;
 
 	ctx_init(&c);
-	first = sg_submit_busy(c.fd, c.busy_eng, 0, 2500 * NSEC_PER_MSEC);
+	/*
+	 * The long job must outlast the 1023 SUBMITs that fill the limit plus
+	 * the 1 s alarm: on a slow guest (debug kernel under TCG) the SUBMITs
+	 * alone take longer than 2.5 s, so its length scales with the guest.
+	 */
+	first = sg_submit_busy(c.fd, c.busy_eng, 0,
+			       (uint64_t)(2500 * dt_timeout_scale()) * NSEC_PER_MSEC);
 	last = first;
 	for (int i = 1; i < SIMGPU_MAX_INFLIGHT; i++)
 		last = sg_submit_busy(c.fd, c.busy_eng, 0, 1000);
@@ -517,13 +523,27 @@ DT_TEST(inflight_limit_waits)
 static void wait_under_signals(bool absolute)
 {
 	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_RESTART }, old;
-	struct itimerval it = { .it_interval = { 0, 20000 }, .it_value = { 0, 20000 } };
+	struct itimerval it = { { 0, 0 }, { 0, 0 } };
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
 	struct drm_simgpu_wait w;
 	uint64_t job, t0, t1;
 	struct ctx c;
 	int ret, err;
+	double us;
 
+	/*
+	 * A relative WAIT does not count the time between its return for the
+	 * signal and its restart (signal delivery, the handler, ioctl entry):
+	 * little on Debian's kernels, but on the debug kernel under TCG a 20 ms
+	 * signal made the 300 ms WAIT last 1744 ms (about 16 ms lost per
+	 * restart). The signal interval scales with the guest so that the
+	 * uncounted part stays small, up to 150 ms: the signal still comes at
+	 * least twice in the 300 ms, which a WAIT restarting with its full
+	 * timeout would never outlast (it would end with the 2 s job).
+	 */
+	us = 20000 * dt_timeout_scale();
+	it.it_interval.tv_usec = (suseconds_t)(us < 150000 ? us : 150000);
+	it.it_value = it.it_interval;
 	ctx_init(&c);
 	job = sg_submit_busy(c.fd, c.busy_eng, 0, 2000 * NSEC_PER_MSEC);
 	DT_ASSERT_EQ(sigaction(SIGALRM, &sa, &old), 0);
@@ -538,9 +558,9 @@ static void wait_under_signals(bool absolute)
 	t1 = sg_now_ns();
 	setitimer(ITIMER_REAL, &off, NULL);
 	sigaction(SIGALRM, &old, NULL);
-	dt_info("%s WAIT of 300 ms under a 20 ms signal: %d/%s after %.1f ms",
-		absolute ? "absolute" : "relative", ret, ret ? strerrorname_dt(err) : "-",
-		(double)(t1 - t0) / 1e6);
+	dt_info("%s WAIT of 300 ms under a %ld ms signal: %d/%s after %.1f ms",
+		absolute ? "absolute" : "relative", (long)it.it_interval.tv_usec / 1000, ret,
+		ret ? strerrorname_dt(err) : "-", (double)(t1 - t0) / 1e6);
 	DT_EXPECT_EQ(ret, -1);
 	DT_EXPECT_EQ(err, ETIME);
 	DT_EXPECT_GE(t1 - t0, 300 * NSEC_PER_MSEC);

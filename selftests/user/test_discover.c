@@ -6,6 +6,7 @@
 #include "discover.h"
 #include "dtest.h"
 #include "proc_tree.h"
+#include "tracker.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,7 @@ struct seen {
 	unsigned int maj, min;
 	char comm[64];
 	char *text;
+	uint64_t read_ns;
 };
 
 struct seen_list {
@@ -48,6 +50,7 @@ static int collect(const struct dac_fd_info *fdi, void *arg)
 	snprintf(s->comm, sizeof(s->comm), "%s", fdi->comm);
 	s->text = strdup(fdi->text);
 	DT_ASSERT_TRUE(s->text != NULL);
+	s->read_ns = fdi->read_ns;
 	if (l->stop_after && (int)l->n == l->stop_after)
 		return l->stop_value ? l->stop_value : 42;
 	return 0;
@@ -124,10 +127,19 @@ static void check_basic(struct proc_tree *pt)
 	struct dac_discover_stats st;
 	const struct seen *s;
 
+	uint64_t t0, t1;
+
 	L = calloc(1, sizeof(*L));
 	DT_ASSERT_TRUE(L != NULL);
+	t0 = dac_now_ns();
 	DT_ASSERT_EQ(walk(pt->root, 0, -1, L, &st), 0);
+	t1 = dac_now_ns();
 	DT_EXPECT_EQ(L->n, (size_t)4);
+	/* Each fdinfo's read time lies in the walk, in the order they were read. */
+	for (size_t i = 0; i < L->n; i++) {
+		DT_EXPECT_GE(L->v[i].read_ns, i ? L->v[i - 1].read_ns : t0);
+		DT_EXPECT_LE(L->v[i].read_ns, t1);
+	}
 	s = find(L, 100, 3);
 	DT_ASSERT_TRUE(s != NULL);
 	DT_EXPECT_EQ(s->maj, 226u);

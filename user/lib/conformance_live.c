@@ -287,17 +287,27 @@ static int same_as_holder(pid_t pid, int fd, const struct holder *x)
 	return same_file(pid, fd, x->pid, x->fd);
 }
 
+/* Room for one more element in *@v (@n of *@cap used, @size each): 0 or -ENOMEM. */
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	size_t nc;
+	void *t;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 16;
+	t = realloc(*v, nc * size);
+	if (!t)
+		return -ENOMEM;
+	*v = t;
+	*cap = nc;
+	return 0;
+}
+
 static struct holder *watch_add(struct watch *w)
 {
-	if (w->n == w->cap) {
-		size_t nc = w->cap ? w->cap * 2 : 16;
-		struct holder *t = realloc(w->h, nc * sizeof(*t));
-
-		if (!t)
-			return NULL;
-		w->h = t;
-		w->cap = nc;
-	}
+	if (grow((void **)&w->h, &w->cap, w->n, sizeof(*w->h)))
+		return NULL;
 	memset(&w->h[w->n], 0, sizeof(w->h[0]));
 	w->h[w->n].ref = -1;
 	return &w->h[w->n++];
@@ -506,24 +516,111 @@ struct tree_arg {
 	unsigned int flags;
 };
 
-/* Is @pid @root or one of its descendants? (walks ppid links) */
-static bool in_tree(pid_t pid, pid_t root)
+/*
+ * The processes that can be in the workload's tree and their parents, read
+ * once per poll (sorted by pid). Walking every process's ppid links read
+ * 2-3 /proc/PID/stat per process and poll, which on a debug kernel under
+ * TCG (some 50 ms a read) made one poll last longer than the whole
+ * workload, whose clients were then never seen. A process that existed
+ * before the workload started is not in its tree, so only the others are
+ * read (an old pid reused by a new process after the pid counter wrapped
+ * is missed: its clients would not be seen).
+ */
+struct ptab {
+	struct ptab_ent {
+		pid_t pid, ppid;
+	} *v;
+	size_t n, cap;
+	pid_t *old;		/* pids before the workload, sorted */
+	size_t nold, capold;
+};
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int ptab_note_old(pid_t pid, void *arg)
+{
+	struct ptab *t = arg;
+
+	if (grow((void **)&t->old, &t->capold, t->nold, sizeof(*t->old)))
+		return -ENOMEM;
+	t->old[t->nold++] = pid;
+	return 0;
+}
+
+/* Note the processes there before the workload starts. */
+static int ptab_init(struct ptab *t)
+{
+	int ret = for_each_pid(ptab_note_old, t);
+
+	qsort(t->old, t->nold, sizeof(*t->old), pid_cmp);
+	return ret;
+}
+
+static int ptab_add(pid_t pid, void *arg)
+{
+	struct ptab *t = arg;
+	pid_t pp;
+
+	if (t->nold && bsearch(&pid, t->old, t->nold, sizeof(*t->old), pid_cmp))
+		return 0;
+	pp = ppid_of(pid);
+	if (pp < 0)
+		return 0;	/* gone */
+	if (grow((void **)&t->v, &t->cap, t->n, sizeof(*t->v)))
+		return -ENOMEM;
+	t->v[t->n].pid = pid;
+	t->v[t->n].ppid = pp;
+	t->n++;
+	return 0;
+}
+
+static int ptab_cmp(const void *a, const void *b)
+{
+	const struct ptab_ent *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Parent of @pid in @t, -1 when it was not there. */
+static pid_t ptab_ppid(const struct ptab *t, pid_t pid)
+{
+	struct ptab_ent key = { .pid = pid }, *e;
+
+	e = bsearch(&key, t->v, t->n, sizeof(*t->v), ptab_cmp);
+	return e ? e->ppid : -1;
+}
+
+/* Is @pid @root or one of its descendants? (walks ppid links in @t) */
+static bool in_tree(const struct ptab *t, pid_t pid, pid_t root)
 {
 	for (int depth = 0; pid > 1 && depth < 4096; depth++) {
 		if (pid == root)
 			return true;
-		pid = ppid_of(pid);
+		pid = ptab_ppid(t, pid);
 	}
 	return pid == root;
 }
 
-static int visit_workload(pid_t pid, void *arg)
+/* One poll of the workload: every fd on the device of @a->root's tree. */
+static int watch_workload(struct tree_arg *a, struct ptab *t)
 {
-	struct tree_arg *a = arg;
+	int ret;
 
-	if (!in_tree(pid, a->root))
-		return 0;
-	return watch_pid(a->c, a->w, pid, a->rdev, a->flags);
+	t->n = 0;
+	ret = for_each_pid(ptab_add, t);
+	if (ret)
+		return ret;
+	qsort(t->v, t->n, sizeof(*t->v), ptab_cmp);
+	for (size_t i = 0; i < t->n; i++)
+		if (in_tree(t, t->v[i].pid, a->root) &&
+		    (ret = watch_pid(a->c, a->w, t->v[i].pid, a->rdev, a->flags)))
+			return ret;
+	return 0;
 }
 
 static int visit_other(pid_t pid, void *arg)
@@ -663,6 +760,7 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 	uint64_t ival = o->interval_ns ? o->interval_ns : 50 * 1000000ull;
 	struct own own[NOWN];
 	struct watch others = { 0 }, wl = { 0 };
+	struct ptab procs = { 0 };
 	struct tree_arg ta;
 	char pdev[64];
 	struct stat st;
@@ -743,6 +841,8 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 	/* time: idle clients, and the workload's clients, every interval */
 	if (o->workload) {
 		logf_(o, "running workload: %s\n", o->workload);
+		if ((ret = ptab_init(&procs)))
+			goto fail;
 		ret = start_workload(o->workload, &wpid);
 		if (ret) {
 			snprintf(why, whylen, "cannot start the workload: %s", strerror(-ret));
@@ -774,7 +874,7 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 			} else {
 				wl_alive = true;
 				wl.tick++;
-				ret = for_each_pid(visit_workload, &ta);
+				ret = watch_workload(&ta, &procs);
 				if (ret)
 					goto fail;
 				watch_reap(c, &wl);
@@ -817,5 +917,7 @@ out:
 	}
 	watch_free(&others);
 	watch_free(&wl);
+	free(procs.v);
+	free(procs.old);
 	return ret;
 }

@@ -62,6 +62,14 @@ static int dbuf_reserve(struct dbuf *b, size_t want)
 	return 0;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /*
  * Read a whole (proc) file into @b, NUL-terminated. Returns 0 or -errno.
  * Only for PID/fdinfo/N and PID/comm: procfs serves both with
@@ -69,11 +77,17 @@ static int dbuf_reserve(struct dbuf *b, size_t want)
  * copied out, so a read shorter than asked has returned the rest of it and
  * the read() that would return 0 is skipped (regular files of a synthetic
  * tree end at a short read too). See dac_read_parse() in fdinfo.c.
+ * @at_ns, when not NULL, gets the middle of the first read(): the record
+ * (an fdinfo's counters, taken at one moment) is formatted inside that
+ * call, so the middle is off by at most half of it, where a clock read
+ * after close() would also count close() and any preemption before it
+ * (utilisation over a short interval is only as good as these times).
  */
-static int read_file_at(int dirfd, const char *path, struct dbuf *b)
+static int read_file_at(int dirfd, const char *path, struct dbuf *b, uint64_t *at_ns)
 {
 	int fd, ret = 0;
 	ssize_t n;
+	uint64_t t0;
 
 	b->len = 0;
 	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -86,7 +100,12 @@ static int read_file_at(int dirfd, const char *path, struct dbuf *b)
 		if (ret)
 			break;
 		want = b->cap - b->len - 1;
+		t0 = mono_ns();
 		n = read(fd, b->p + b->len, want);
+		if (at_ns && b->len == 0 && n >= 0) {
+			*at_ns = t0 + (mono_ns() - t0) / 2;
+			at_ns = NULL;
+		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -175,7 +194,7 @@ static const char *get_comm(struct dac_discover *d, pid_t pid)
 		return d->comm.p;
 	snprintf(path, sizeof(path), "%d/comm", (int)pid);
 	d->comm_pid = pid;
-	if (read_file_at(d->rootfd, path, &d->comm)) {
+	if (read_file_at(d->rootfd, path, &d->comm, NULL)) {
 		if (dbuf_reserve(&d->comm, 1))
 			return "";
 		d->comm.p[0] = '\0';
@@ -257,19 +276,13 @@ static int visit_fd(struct dac_discover *d, int dirfd, const char *name, pid_t p
 		return -ENODEV;
 
 	snprintf(path, sizeof(path), "%d/fdinfo/%d", (int)pid, fdnum);
-	ret = read_file_at(d->rootfd, path, &d->text);
+	memset(&fdi, 0, sizeof(fdi));
+	ret = read_file_at(d->rootfd, path, &d->text, &fdi.read_ns);
 	if (ret) {
 		count_failure(st, -ret, &st->gone_fds, &st->denied_fds);
 		return ret;
 	}
 	st->drm_fds++;
-	memset(&fdi, 0, sizeof(fdi));
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		fdi.read_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	}
 	fdi.pid = pid;
 	fdi.fd = fdnum;
 	fdi.major = maj;
@@ -412,14 +425,6 @@ struct dev_id_ent {
 static pthread_mutex_t dev_id_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dev_id_ent *dev_id_cache;
 static size_t dev_id_n, dev_id_cap;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int dev_id_probe(dev_t rdev, struct dac_dev_id *out)
 {
