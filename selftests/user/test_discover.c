@@ -24,7 +24,7 @@ struct seen {
 	unsigned int maj, min;
 	char comm[64];
 	char *text;
-	uint64_t read_ns;
+	uint64_t read_ns, read_start_ns;
 };
 
 struct seen_list {
@@ -51,6 +51,7 @@ static int collect(const struct dac_fd_info *fdi, void *arg)
 	s->text = strdup(fdi->text);
 	DT_ASSERT_TRUE(s->text != NULL);
 	s->read_ns = fdi->read_ns;
+	s->read_start_ns = fdi->read_start_ns;
 	if (l->stop_after && (int)l->n == l->stop_after)
 		return l->stop_value ? l->stop_value : 42;
 	return 0;
@@ -139,6 +140,9 @@ static void check_basic(struct proc_tree *pt)
 	for (size_t i = 0; i < L->n; i++) {
 		DT_EXPECT_GE(L->v[i].read_ns, i ? L->v[i - 1].read_ns : t0);
 		DT_EXPECT_LE(L->v[i].read_ns, t1);
+		/* the read started before its middle, after the one before */
+		DT_EXPECT_GE(L->v[i].read_start_ns, i ? L->v[i - 1].read_ns : t0);
+		DT_EXPECT_LE(L->v[i].read_start_ns, L->v[i].read_ns);
 	}
 	s = find(L, 100, 3);
 	DT_ASSERT_TRUE(s != NULL);

@@ -138,7 +138,12 @@ static int sample_cb(const struct dac_fd_info *fdi, void *arg)
 			return err;
 		}
 		p->b[s] = u.busy_ns;
-		p->slack[s] = (now > fdi->read_ns ? now - fdi->read_ns : 0) * u.running;
+		/*
+		 * From before the fdinfo's read(): the counters were taken
+		 * somewhere inside it, so this bounds the gap (a stalled read
+		 * on a loaded machine took 13 ms once).
+		 */
+		p->slack[s] = (now > fdi->read_start_ns ? now - fdi->read_start_ns : 0) * u.running;
 	}
 	dac_fdinfo_free(&fi);
 	return 0;

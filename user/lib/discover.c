@@ -82,8 +82,10 @@ static uint64_t mono_ns(void)
  * call, so the middle is off by at most half of it, where a clock read
  * after close() would also count close() and any preemption before it
  * (utilisation over a short interval is only as good as these times).
+ * @start_ns, with @at_ns, gets the time just before that read().
  */
-static int read_file_at(int dirfd, const char *path, struct dbuf *b, uint64_t *at_ns)
+static int read_file_at(int dirfd, const char *path, struct dbuf *b, uint64_t *at_ns,
+			uint64_t *start_ns)
 {
 	int fd, ret = 0;
 	ssize_t n;
@@ -104,6 +106,8 @@ static int read_file_at(int dirfd, const char *path, struct dbuf *b, uint64_t *a
 		n = read(fd, b->p + b->len, want);
 		if (at_ns && b->len == 0 && n >= 0) {
 			*at_ns = t0 + (mono_ns() - t0) / 2;
+			if (start_ns)
+				*start_ns = t0;
 			at_ns = NULL;
 		}
 		if (n < 0) {
@@ -194,7 +198,7 @@ static const char *get_comm(struct dac_discover *d, pid_t pid)
 		return d->comm.p;
 	snprintf(path, sizeof(path), "%d/comm", (int)pid);
 	d->comm_pid = pid;
-	if (read_file_at(d->rootfd, path, &d->comm, NULL)) {
+	if (read_file_at(d->rootfd, path, &d->comm, NULL, NULL)) {
 		if (dbuf_reserve(&d->comm, 1))
 			return "";
 		d->comm.p[0] = '\0';
@@ -277,7 +281,7 @@ static int visit_fd(struct dac_discover *d, int dirfd, const char *name, pid_t p
 
 	snprintf(path, sizeof(path), "%d/fdinfo/%d", (int)pid, fdnum);
 	memset(&fdi, 0, sizeof(fdi));
-	ret = read_file_at(d->rootfd, path, &d->text, &fdi.read_ns);
+	ret = read_file_at(d->rootfd, path, &d->text, &fdi.read_ns, &fdi.read_start_ns);
 	if (ret) {
 		count_failure(st, -ret, &st->gone_fds, &st->denied_fds);
 		return ret;

@@ -47,7 +47,11 @@ struct dac_fd_info {
 	const char *comm;	/* process name; "" when it could not be read */
 	const char *text;	/* fdinfo contents, NUL-terminated */
 	size_t len;		/* strlen(text) */
-	uint64_t read_ns;	/* CLOCK_MONOTONIC ns when the fdinfo was read */
+	uint64_t read_ns;	/* CLOCK_MONOTONIC ns when the fdinfo was read
+				 * (the middle of the read() that formatted it) */
+	uint64_t read_start_ns;	/* just before that read(): the counters are
+				 * no older than this (an upper bound of the
+				 * time since, for comparing with other sources) */
 };
 
 struct dac_discover_stats {
