@@ -111,7 +111,14 @@ static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
 		c->lost += ev->lost.count;
 	if (ev->type != DAC_BPF_PROC_EXIT)
 		return 0;
-	for (size_t i = 0; i < c->n; i++) {
+	/*
+	 * The newest child with the record's tgid: past pid_max (32768 here)
+	 * tgids come back, and a reused one is a new process. Children not
+	 * started yet have pid 0.
+	 */
+	for (size_t k = c->n; k-- > 0;) {
+		size_t i = k;
+
 		if ((uint32_t)c->truth[i].pid != ev->proc.tgid)
 			continue;
 		for (uint32_t r = 0; r < ev->proc.num_rings; r++) {
@@ -127,6 +134,7 @@ static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
 		c->acct_jobs[i] = ev->proc.acct_jobs;
 		c->records[i]++;
 		c->seen++;
+		break;
 	}
 	return 0;
 }
@@ -163,7 +171,7 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 	unsigned long n = nprocs();
 	struct proc_catch c = { 0 };
 	int64_t procs0, sched0, clients0, tracked0;
-	uint64_t truth_total = 0, bpf_total = 0, *run, *end;
+	uint64_t truth_total = 0, bpf_total = 0, *run, *end, t_start;
 	size_t nj = 0;
 	struct dac_bpf_stats st0, st;
 	const struct sg_engine *e;
@@ -171,6 +179,7 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 	char node[64];
 
 	DT_ASSERT_GT(n, 0ul);
+	t_start = sg_now_ns();
 	e = simple_engine(&dev, node, sizeof(node));
 	dac_bpf_learn_names(b);
 	while (dac_bpf_poll(b, 50, catch_proc, &c) > 0)
@@ -224,6 +233,10 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 		close(pfd[0]);
 		/* Keep the ring buffer drained, as a reader would. */
 		DT_ASSERT_GE(dac_bpf_poll(b, 0, catch_proc, &c), 0);
+		/* a long run (DRMACCT_PROCS) says how far it got */
+		if ((i + nb) % 10000 < BATCH && i + nb >= 10000)
+			dt_info("%lu processes done, %zu records so far, %.0f s", i + nb, c.seen,
+				(sg_now_ns() - t_start) / 1e9);
 	}
 	for (int t = 0; t < 50 && c.seen < n; t++)
 		DT_ASSERT_GE(dac_bpf_poll(b, 100, catch_proc, &c), 0);
