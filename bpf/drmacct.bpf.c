@@ -252,6 +252,35 @@ struct {
 	__type(value, struct exit_buf);
 } exit_scratch SEC(".maps");
 
+/*
+ * A tp_btf program runs at most once at a time per CPU: an event that comes
+ * while it is already running there (an interrupt in the middle of it)
+ * skips it, and the kernel counts a recursion miss. Drivers end jobs both
+ * from interrupts and from task context (simgpu: its timer and its worker;
+ * drm_sched completes a job whose fence signalled before it could wait from
+ * its worker), so this happens; a lost job end would leave its job running
+ * for ever, a lost completion its process waiting for it. The events whose
+ * loss matters have a second program ("_nested"), attached after the first,
+ * that takes exactly the events the first missed and counts them
+ * (DAC_STAT_NESTED_*). For the drmacct events the first program marks
+ * itself running on its CPU in nesting[], and the second acts only under
+ * that mark; what is left is an interrupt in the few instructions between
+ * the kernel's own mark and ours. For completions the in-flight entry
+ * decides: whichever program deletes it charges it.
+ */
+enum dac_nest {
+	DAC_NEST_JOB_BEGIN,
+	DAC_NEST_JOB_END,
+	DAC_NEST__COUNT
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DAC_NEST__COUNT);
+	__type(key, __u32);
+	__type(value, __u32);
+} nesting SEC(".maps");
+
 __u32 next_ring_id;
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -313,6 +342,40 @@ static __always_inline void *lookup_or_init(void *map, const void *key, const vo
 		return NULL;
 	}
 	return bpf_map_lookup_elem(map, key);
+}
+
+/* The first program of event @which runs on this CPU from now on. */
+static __always_inline __u32 *nest_mark(__u32 which)
+{
+	__u32 *m = bpf_map_lookup_elem(&nesting, &which);
+
+	if (m) {
+		*(volatile __u32 *)m = 1;
+		asm volatile("" ::: "memory");
+	}
+	return m;
+}
+
+static __always_inline void nest_unmark(__u32 *m)
+{
+	if (m) {
+		asm volatile("" ::: "memory");
+		*(volatile __u32 *)m = 0;
+	}
+}
+
+/*
+ * For the second program of event @which: the first is running on this
+ * CPU, so the kernel skipped it for this event (counted in @stat).
+ */
+static __always_inline bool nest_missed(__u32 which, __u32 stat)
+{
+	__u32 *m = bpf_map_lookup_elem(&nesting, &which);
+
+	if (!m || !*(volatile __u32 *)m)
+		return false;
+	stat_inc(stat);
+	return true;
 }
 
 /* State of track_exit()'s walk over a process's rings. */
@@ -794,7 +857,10 @@ int BPF_PROG(btf_client_close, u64 client_id, u32 device_id, u32 num_engines,
 SEC("tp_btf/drmacct_job_begin")
 int BPF_PROG(btf_job_begin, u64 client_id, u32 engine, u64 ts_ns, u32 running)
 {
+	__u32 *m = nest_mark(DAC_NEST_JOB_BEGIN);
+
 	on_job_begin(client_id, engine, ts_ns);
+	nest_unmark(m);
 	return 0;
 }
 
@@ -802,7 +868,10 @@ SEC("tp_btf/drmacct_job_end")
 int BPF_PROG(btf_job_end, u64 client_id, u32 engine, u64 ts_ns, u64 busy_ns,
 	     u64 cycles, u32 running)
 {
+	__u32 *m = nest_mark(DAC_NEST_JOB_END);
+
 	on_job_end(client_id, engine, ts_ns, busy_ns, cycles);
+	nest_unmark(m);
 	return 0;
 }
 
@@ -810,6 +879,24 @@ SEC("tp_btf/drmacct_mem_change")
 int BPF_PROG(btf_mem_change, u64 client_id, u32 region, u32 op, u64 size)
 {
 	on_mem_change(client_id, region, op, size);
+	return 0;
+}
+
+/* The events btf_job_begin and btf_job_end missed (see nesting[]). */
+SEC("tp_btf/drmacct_job_begin")
+int BPF_PROG(btf_job_begin_nested, u64 client_id, u32 engine, u64 ts_ns, u32 running)
+{
+	if (nest_missed(DAC_NEST_JOB_BEGIN, DAC_STAT_NESTED_JOB_BEGIN))
+		on_job_begin(client_id, engine, ts_ns);
+	return 0;
+}
+
+SEC("tp_btf/drmacct_job_end")
+int BPF_PROG(btf_job_end_nested, u64 client_id, u32 engine, u64 ts_ns, u64 busy_ns,
+	     u64 cycles, u32 running)
+{
+	if (nest_missed(DAC_NEST_JOB_END, DAC_STAT_NESTED_JOB_END))
+		on_job_end(client_id, engine, ts_ns, busy_ns, cycles);
 	return 0;
 }
 
@@ -1086,29 +1173,47 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
 	return busy;
 }
 
-static __always_inline void on_sched_done(__u64 fence)
+/*
+ * Take the job completing now out of @map (inflight or inflight617) into
+ * @job. The two programs of a completion both come here: the one that
+ * deletes the entry has the job; @nested is the second program, which
+ * finds one only when the kernel skipped the first (see nesting[]).
+ * Returns false when there is nothing to charge (a job queued before
+ * attach, counted once, by the first program, as an orphan).
+ */
+static __always_inline bool sched_take(void *map, const void *key, struct inflight_val *job,
+				       bool nested)
 {
-	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
+	struct inflight_val *v = bpf_map_lookup_elem(map, key);
 
-	__u32 tgid, counted;
-
-	if (!v || !v->run_ns || !v->ring_id) {
-		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
-		if (v) {
-			tgid = v->tgid;
-			counted = v->counted;
-			bpf_map_delete_elem(&inflight, &fence);
-			if (counted)
-				proc_job_gone(tgid);
-		}
-		return;
+	if (!v) {
+		if (!nested)
+			stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
+		return false;
 	}
-	charge_job(v);
-	tgid = v->tgid;
-	counted = v->counted;
-	bpf_map_delete_elem(&inflight, &fence);
-	if (counted)
-		proc_job_gone(tgid);
+	__builtin_memcpy(job, v, sizeof(*job));
+	if (bpf_map_delete_elem(map, key))
+		return false;	/* the other program of this event has it */
+	if (nested)
+		stat_inc(DAC_STAT_NESTED_SCHED_DONE);
+	if (!job->run_ns || !job->ring_id) {
+		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
+		if (job->counted)
+			proc_job_gone(job->tgid);
+		return false;
+	}
+	return true;
+}
+
+static __always_inline void on_sched_done(__u64 fence, bool nested)
+{
+	struct inflight_val job;
+
+	if (!sched_take(&inflight, &fence, &job, nested))
+		return;
+	charge_job(&job);
+	if (job.counted)
+		proc_job_gone(job.tgid);
 }
 
 /* ---- gpu_scheduler: tp_btf (types from gpu_sched's module BTF) ---------- */
@@ -1177,7 +1282,17 @@ int BPF_PROG(btf_process_job, struct drm_sched_fence___dac *sf)
 {
 	if (!sf)
 		return 0;
-	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished));
+	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), false);
+	return 0;
+}
+
+/* The completions btf_process_job missed (see nesting[]). */
+SEC("tp_btf/drm_sched_process_job")
+int BPF_PROG(btf_process_job_nested, struct drm_sched_fence___dac *sf)
+{
+	if (!sf)
+		return 0;
+	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), true);
 	return 0;
 }
 
@@ -1271,7 +1386,7 @@ int tp_run_job(struct tp_sched_job *ctx)
 SEC("tracepoint/gpu_scheduler/drm_sched_process_job")
 int tp_process_job(struct tp_sched_process_job *ctx)
 {
-	on_sched_done(TPS(ctx, fence));
+	on_sched_done(TPS(ctx, fence), false);
 	return 0;
 }
 
@@ -1308,42 +1423,29 @@ static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, _
 		v->client_id = client_id;
 }
 
-static __always_inline void on617_done(__u64 ctx, __u64 seqno)
+static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested)
 {
 	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
-	struct inflight_val *v = bpf_map_lookup_elem(&inflight617, &k);
 	struct dac_sched_client_key ck = {};
 	struct dac_sched_client_val czero = {}, *c;
-	__u32 tgid, counted;
+	struct inflight_val job;
 	__u64 busy;
 
-	if (!v || !v->run_ns || !v->ring_id) {
-		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
-		if (v) {
-			tgid = v->tgid;
-			counted = v->counted;
-			bpf_map_delete_elem(&inflight617, &k);
-			if (counted)
-				proc_job_gone(tgid);
-		}
+	if (!sched_take(&inflight617, &k, &job, nested))
 		return;
-	}
-	busy = charge_job(v);
-	tgid = v->tgid;
-	counted = v->counted;
-	if (v->client_id) {
-		ck.client_id = v->client_id;
-		ck.ring_id = v->ring_id;
-		czero.tgid = v->tgid;
+	busy = charge_job(&job);
+	if (job.client_id) {
+		ck.client_id = job.client_id;
+		ck.ring_id = job.ring_id;
+		czero.tgid = job.tgid;
 		c = lookup_or_init(&sched_clients, &ck, &czero, DAC_MAP_SCHED_CLIENTS);
 		if (c) {
 			__sync_fetch_and_add(&c->busy_ns, busy);
 			__sync_fetch_and_add(&c->jobs, 1);
 		}
 	}
-	bpf_map_delete_elem(&inflight617, &k);
-	if (counted)
-		proc_job_gone(tgid);
+	if (job.counted)
+		proc_job_gone(job.tgid);
 }
 
 /* tp_btf: the 6.17 types, relocated by CO-RE against gpu_sched's BTF. */
@@ -1415,7 +1517,17 @@ int BPF_PROG(btf617_job_done, struct drm_sched_fence___dac617 *sf)
 {
 	if (!sf)
 		return 0;
-	on617_done(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno));
+	on617_done(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno), false);
+	return 0;
+}
+
+/* The completions btf617_job_done missed (see nesting[]). */
+SEC("tp_btf/drm_sched_job_done")
+int BPF_PROG(btf617_job_done_nested, struct drm_sched_fence___dac617 *sf)
+{
+	if (!sf)
+		return 0;
+	on617_done(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno), true);
 	return 0;
 }
 
@@ -1473,7 +1585,7 @@ int tp617_job_run(struct tp617_sched_job *ctx)
 SEC("tracepoint/gpu_scheduler/drm_sched_job_done")
 int tp617_job_done(struct tp617_job_done *ctx)
 {
-	on617_done(TPS(ctx, fence_context), TPS(ctx, fence_seqno));
+	on617_done(TPS(ctx, fence_context), TPS(ctx, fence_seqno), false);
 	return 0;
 }
 

@@ -309,6 +309,15 @@ enum dac_stat {
 	DAC_STAT_SCHED_ORPHAN_DONE,	/* completion of a job queued before attach */
 	DAC_STAT_READ_FAULT,		/* bpf_probe_read_kernel failed */
 	DAC_STAT_CAS_GIVEUP,		/* a cmpxchg loop lost DAC_CAS_TRIES times */
+	/*
+	 * Events the second ("_nested") program of a tp_btf event handled:
+	 * the first was already running on that CPU (an interrupt came in
+	 * the middle of it), so the kernel skipped it for this event and
+	 * counted a recursion miss.
+	 */
+	DAC_STAT_NESTED_JOB_BEGIN,	/* drmacct_job_begin */
+	DAC_STAT_NESTED_JOB_END,	/* drmacct_job_end */
+	DAC_STAT_NESTED_SCHED_DONE,	/* drm_sched_process_job / drm_sched_job_done */
 	DAC_STAT_FULL,			/* + enum dac_map_id: insert failed, map full */
 	DAC_STAT_BUSY = DAC_STAT_FULL + DAC_MAP__COUNT,	/* + id: bucket busy */
 	DAC_STAT__COUNT = DAC_STAT_BUSY + DAC_MAP__COUNT
@@ -319,7 +328,7 @@ enum dac_stat {
  * trusts the other pins. Bumped whenever a key, value or record changes.
  */
 #define DAC_LAYOUT_MAGIC	0x6472616363745f6dull	/* "drmacct_m" */
-#define DAC_LAYOUT_VERSION	3
+#define DAC_LAYOUT_VERSION	4
 
 struct dac_meta {
 	__u64 magic;

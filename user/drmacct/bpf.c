@@ -251,6 +251,9 @@ static int status_json(const char *dir, const struct dac_bpf_info *info,
 	dac_json_u64(&j, "sched_orphans", st->sched_orphans);
 	dac_json_u64(&j, "read_faults", st->read_faults);
 	dac_json_u64(&j, "cas_giveups", st->cas_giveups);
+	dac_json_u64(&j, "nested_job_begin", st->nested_job_begin);
+	dac_json_u64(&j, "nested_job_end", st->nested_job_end);
+	dac_json_u64(&j, "nested_sched_done", st->nested_sched_done);
 	dac_json_obj_end(&j);
 	if (nm < 0) {
 		dac_json_null(&j, "maps");
@@ -315,6 +318,10 @@ static void status_text(const char *dir, const struct dac_bpf_info *info,
 		printf("  kernel read faults:        %" PRIu64 "\n", st->read_faults);
 	if (st->cas_giveups)
 		printf("  atomic updates given up:   %" PRIu64 "\n", st->cas_giveups);
+	if (st->nested_job_begin || st->nested_job_end || st->nested_sched_done)
+		printf("  taken by _nested programs: %" PRIu64 " job begins, %" PRIu64
+		       " job ends, %" PRIu64 " scheduler completions\n", st->nested_job_begin,
+		       st->nested_job_end, st->nested_sched_done);
 	/* full: inserts refused; busy: refused, bucket locked (recursion) */
 	if (nm >= 0) {
 		printf("  maps:  %-14s %-14s %9s %9s %10s %6s %6s\n", "NAME", "TYPE",
@@ -339,10 +346,10 @@ static void status_text(const char *dir, const struct dac_bpf_info *info,
 		printf("  programs:\n");
 		for (ssize_t i = 0; i < np; i++) {
 			if (ps[i].run_cnt)
-				printf("    %-18s %12" PRIu64 " runs %8.1f ns/run", ps[i].name,
+				printf("    %-24s %12" PRIu64 " runs %8.1f ns/run", ps[i].name,
 				       ps[i].run_cnt, (double)ps[i].run_time_ns / ps[i].run_cnt);
 			else
-				printf("    %-18s (no runs counted; sysctl "
+				printf("    %-24s (no runs counted; sysctl "
 				       "kernel.bpf_stats_enabled=1 to measure)", ps[i].name);
 			printf(" %" PRIu64 " recursion misses\n", ps[i].recursion_misses);
 		}

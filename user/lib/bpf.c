@@ -43,7 +43,8 @@ static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 {
 	struct bpf_program *btf[] = {
 		s->progs.btf_client_open, s->progs.btf_client_close, s->progs.btf_job_begin,
-		s->progs.btf_job_end, s->progs.btf_mem_change,
+		s->progs.btf_job_end, s->progs.btf_mem_change, s->progs.btf_job_begin_nested,
+		s->progs.btf_job_end_nested,
 	};
 	struct bpf_program *tp[] = {
 		s->progs.tp_client_open, s->progs.tp_client_close, s->progs.tp_job_begin,
@@ -51,12 +52,14 @@ static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 	};
 	struct bpf_program *sbtf[] = {
 		s->progs.btf_sched_job, s->progs.btf_run_job, s->progs.btf_process_job,
+		s->progs.btf_process_job_nested,
 	};
 	struct bpf_program *stp[] = {
 		s->progs.tp_sched_job, s->progs.tp_run_job, s->progs.tp_process_job,
 	};
 	struct bpf_program *s617btf[] = {
 		s->progs.btf617_job_queue, s->progs.btf617_job_run, s->progs.btf617_job_done,
+		s->progs.btf617_job_done_nested,
 	};
 	struct bpf_program *s617tp[] = {
 		s->progs.tp617_job_queue, s->progs.tp617_job_run, s->progs.tp617_job_done,
@@ -71,10 +74,21 @@ static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 	set_autoload(s617tp, N(s617tp), p->sched == 0 && s617);
 }
 
+static bool prog_in(const struct bpf_program *p, const struct bpf_program *const *set, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		if (set[j] == p)
+			return true;
+	return false;
+}
+
 /*
  * Attach every loaded program of the skeleton that has no link yet; with
  * @first only the ones that place clients (client open/close) and follow
  * their memory, which must run before the loader seeds the open clients.
+ * The "_nested" programs go last: a tracepoint runs its programs in the
+ * order they were attached, and each must run after the program whose
+ * missed events it takes (so that it finds nothing left to do otherwise).
  */
 static int attach_progs(struct drmacct_bpf *s, bool first)
 {
@@ -85,21 +99,25 @@ static int attach_progs(struct drmacct_bpf *s, bool first)
 		s->progs.btf_client_open, s->progs.btf_client_close, s->progs.btf_mem_change,
 		s->progs.tp_client_open, s->progs.tp_client_close, s->progs.tp_mem_change,
 	};
+	const struct bpf_program *late[] = {
+		s->progs.btf_job_begin_nested, s->progs.btf_job_end_nested,
+		s->progs.btf_process_job_nested, s->progs.btf617_job_done_nested,
+	};
 
-	for (size_t i = 0; i < nprog; i++) {
-		bool is_early = false;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < nprog; i++) {
+			if (links[i] || !bpf_program__autoload(progs[i]))
+				continue;
+			if (first && !prog_in(progs[i], early, N(early)))
+				continue;
+			if (prog_in(progs[i], late, N(late)) != (pass == 1))
+				continue;
+			links[i] = bpf_program__attach(progs[i]);
+			if (!links[i]) {
+				int err = -errno;
 
-		if (links[i] || !bpf_program__autoload(progs[i]))
-			continue;
-		for (size_t j = 0; j < N(early); j++)
-			is_early |= early[j] == progs[i];
-		if (first && !is_early)
-			continue;
-		links[i] = bpf_program__attach(progs[i]);
-		if (!links[i]) {
-			int err = -errno;
-
-			return err < 0 ? err : -EINVAL;
+				return err < 0 ? err : -EINVAL;
+			}
 		}
 	}
 	return 0;

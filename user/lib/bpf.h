@@ -343,6 +343,14 @@ struct dac_bpf_stats {
 	uint64_t sched_orphans;		/* completions of jobs queued before attach */
 	uint64_t read_faults;
 	uint64_t cas_giveups;		/* atomic updates given up under contention */
+	/*
+	 * Events a "_nested" program took because the kernel skipped the
+	 * first one (already running on that CPU): drmacct_job_begin,
+	 * drmacct_job_end, scheduler completions.
+	 */
+	uint64_t nested_job_begin;
+	uint64_t nested_job_end;
+	uint64_t nested_sched_done;
 	uint64_t full;			/* inserts refused, every map: map full */
 	uint64_t busy;			/* ... bucket busy (recursion miss) */
 };

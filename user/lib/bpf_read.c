@@ -56,6 +56,9 @@ int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st)
 	st->sched_orphans = v[DAC_STAT_SCHED_ORPHAN_DONE];
 	st->read_faults = v[DAC_STAT_READ_FAULT];
 	st->cas_giveups = v[DAC_STAT_CAS_GIVEUP];
+	st->nested_job_begin = v[DAC_STAT_NESTED_JOB_BEGIN];
+	st->nested_job_end = v[DAC_STAT_NESTED_JOB_END];
+	st->nested_sched_done = v[DAC_STAT_NESTED_SCHED_DONE];
 	for (int i = 0; i < DAC_MAP__COUNT; i++) {
 		st->full += v[DAC_STAT_FULL + i];
 		st->busy += v[DAC_STAT_BUSY + i];

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Events that come while their program is already running on the CPU.
+ *
+ * The kernel runs a tp_btf program at most once at a time per CPU: when an
+ * interrupt comes in the middle of btf_process_job (or btf_job_end,
+ * btf_job_begin) and fires the same tracepoint, the program is skipped for
+ * that event and a recursion miss is counted. simgpu ends OP_FILL jobs in
+ * a worker (task context) and OP_BUSY jobs in its hrtimer (hard IRQ), so
+ * with both kinds running on both CPUs the timer interrupts the programs
+ * of the worker's events now and then. The "_nested" programs must then
+ * take exactly the events the first ones missed (bpf/drmacct.bpf.c,
+ * nesting[]), and nothing may be lost:
+ *   - per process, its PROC_EXIT record: drmacct path (acct_busy_ns) equal
+ *     to the sum of its jobs' [start_ns, end_ns] and acct_jobs to their
+ *     number; scheduler path (busy_ns) the union of its jobs' [run_ns,
+ *     end_ns] within 1% + LATE_NS per job, jobs exact (a lost completion
+ *     would leave the process without a record: it waits for the job);
+ *   - live, before the clients close: no job left running in the usage
+ *     map, the BPF busy time of each client equal to its fdinfo's;
+ *   - no job end without its begin (job_end_unseen), no orphan completion;
+ *   - each "_nested" program took as many events as its first program
+ *     missed.
+ * simgpu runs with queues=per_client, so each process has rings of its own
+ * (the scheduler-path truth is then per process). simgpu emits its drmacct
+ * events under a spinlock with interrupts off, so here only completions
+ * nest (drm_sched_process_job runs from the fence callback, which the
+ * worker's signal runs with interrupts on); the drmacct checks hold all
+ * the same, and a driver that emits them with interrupts on is covered by
+ * the same programs.
+ *
+ * Whether an interrupt lands inside a program is up to the machine: the
+ * test runs DRMACCT_NESTED_SECONDS (default 20) and says how many events
+ * nested; when none did on any of the three events it skips, naming that.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bpf.h"
+#include "dtest.h"
+#include "sgtest.h"
+
+#define PROCS		4		/* even: OP_FILL, odd: OP_BUSY */
+#define BATCH		8		/* jobs in flight per process */
+#define BUSY_NS		(50 * 1000ull)	/* OP_BUSY job length */
+#define FILL_BYTES	(64 * 1024)	/* OP_FILL job size */
+#define MAX_INST	8
+/* Per job: the completion is charged a little after end_ns (see test_bpf_scheds). */
+#define LATE_NS		(500 * 1000ull)
+
+struct truth {
+	int32_t pid;
+	uint32_t engine;
+	uint64_t client_id;
+	uint64_t jobs;
+	uint64_t acct_ns;	/* Σ end_ns - start_ns: what drmacct charges */
+	uint64_t sched_ns;	/* Σ per batch of the union of [run_ns, end_ns] */
+	uint64_t fdinfo_ns;	/* drm-engine-<engine> before close */
+};
+
+struct inst {
+	unsigned int engine;
+	unsigned int instance;
+	char name[64];
+};
+
+static unsigned int seconds(void)
+{
+	const char *env = getenv("DRMACCT_NESTED_SECONDS");
+	unsigned long s = env ? strtoul(env, NULL, 10) : 20;
+
+	return s < 1 ? 1 : (unsigned int)s;
+}
+
+/*
+ * In a child: open @node, run batches of BATCH jobs on @in (OP_FILL when
+ * @fill, else OP_BUSY) for @ns, read its fdinfo, write the truth to @wfd,
+ * then keep the file open until @gofd closes (the parent reads the live
+ * maps meanwhile) and exit.
+ */
+static void child_work(const char *node, const struct inst *in, bool fill, uint64_t ns,
+		       int wfd, int gofd)
+{
+	struct truth t = { .pid = getpid(), .engine = in->engine };
+	uint64_t ids[BATCH], run[BATCH], end[BATCH], t_end = sg_now_ns() + ns;
+	struct sg_fdinfo fi;
+	uint32_t bo = 0;
+	char go;
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		_exit(2);
+	t.client_id = sg_client_id(fd);
+	if (fill)
+		bo = sg_bo_create(fd, FILL_BYTES);
+	while (sg_now_ns() < t_end) {
+		for (unsigned int j = 0; j < BATCH; j++) {
+			struct drm_simgpu_submit s = {
+				.engine = in->engine, .instance = in->instance,
+				.op = SIMGPU_OP_FILL, .dst_handle = bo,
+				.size = FILL_BYTES, .value = j,
+			};
+
+			ids[j] = fill ? sg_submit(fd, &s) :
+				 sg_submit_busy(fd, in->engine, in->instance, BUSY_NS);
+		}
+		for (unsigned int j = 0; j < BATCH; j++) {
+			struct drm_simgpu_wait w;
+
+			sg_wait(fd, ids[j], &w);
+			if (w.status != SIMGPU_JOB_DONE)
+				_exit(3);
+			run[j] = w.run_ns;
+			end[j] = w.end_ns;
+			t.acct_ns += w.end_ns - w.start_ns;
+		}
+		t.sched_ns += sg_union_ns(run, end, BATCH);
+		t.jobs += BATCH;
+	}
+	sg_fdinfo_read(fd, &fi);
+	t.fdinfo_ns = sg_fdinfo_engine_ns(&fi, in->name);
+	sg_fdinfo_free(&fi);
+	if (write(wfd, &t, sizeof(t)) != sizeof(t))
+		_exit(1);
+	if (read(gofd, &go, 1) != 0)
+		_exit(1);
+	close(fd);
+	_exit(0);
+}
+
+struct catch {
+	const struct truth *truth;
+	struct dac_bpf_proc_exit rec[PROCS];
+	unsigned int records[PROCS];
+	uint64_t lost;
+};
+
+static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
+{
+	struct catch *c = ctx;
+
+	if (ev->type == DAC_BPF_LOST)
+		c->lost += ev->lost.count;
+	if (ev->type != DAC_BPF_PROC_EXIT)
+		return 0;
+	for (int p = 0; p < PROCS; p++) {
+		if ((uint32_t)c->truth[p].pid != ev->proc.tgid)
+			continue;
+		c->rec[p] = ev->proc;
+		c->rec[p].rings = NULL;
+		c->records[p]++;
+	}
+	return 0;
+}
+
+/* Recursion misses of program @name (0 when it is not loaded). */
+static uint64_t misses(const struct dac_bpf_prog_stats *ps, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ps[i].name, name))
+			return ps[i].recursion_misses;
+	return 0;
+}
+
+DT_FIXTURE(nest) {
+	struct sg_dev dev;
+	bool loaded;
+};
+
+DT_SETUP(nest)
+{
+	if (!sg_is_root())
+		DT_SKIP("needs root to reload simgpu");
+	sg_need_btf();
+	DT_ASSERT_EQ(sg_simgpu_reload("queues=per_client"), 0);
+	self->loaded = true;
+}
+
+DT_TEARDOWN(nest)
+{
+	sg_dev_free(&self->dev);
+	if (self->loaded && sg_simgpu_reload(""))
+		dt_info("could not reload simgpu with its defaults");
+}
+
+DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
+{
+	struct dac_bpf_load_opts o = { .attach = DAC_BPF_ATTACH_BTF };
+	struct truth truth[PROCS] = { 0 };
+	struct catch c = { .truth = truth };
+	struct dac_bpf_stats st0, st;
+	struct dac_bpf_prog_stats *ps = NULL;
+	struct dac_bpf_info info;
+	struct inst in[MAX_INST];
+	unsigned int ni = 0;
+	uint64_t m_begin, m_end, m_done;
+	size_t nps = 0;
+	struct dac_bpf *b;
+	pid_t pid[PROCS];
+	char node[64];
+	int pfd[2], gfd[2], fd;
+
+	fd = sg_open();
+	sg_query(fd, &self->dev);
+	close(fd);
+	for (unsigned int e = 0; e < self->dev.num_engines; e++)
+		for (unsigned int i = 0; i < self->dev.eng[e].q.capacity && ni < MAX_INST; i++) {
+			in[ni].engine = self->dev.eng[e].index;
+			in[ni].instance = i;
+			snprintf(in[ni].name, sizeof(in[ni].name), "%s", self->dev.eng[e].q.name);
+			ni++;
+		}
+	DT_ASSERT_GE(ni, (unsigned int)PROCS);
+	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	b = sg_bpf_load(&o);
+	DT_ASSERT_EQ(dac_bpf_info(b, &info), 0);
+	DT_ASSERT_TRUE(info.sched_btf);
+	DT_ASSERT_TRUE(info.drmacct_btf);
+	DT_ASSERT_TRUE(info.proc_exit);
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
+
+	DT_ASSERT_EQ(pipe(pfd), 0);
+	DT_ASSERT_EQ(pipe(gfd), 0);
+	for (int p = 0; p < PROCS; p++) {
+		pid[p] = fork();
+		DT_ASSERT_GE(pid[p], 0);
+		if (pid[p] == 0) {
+			close(pfd[0]);
+			close(gfd[1]);
+			child_work(node, &in[p % ni], p % 2 == 0,
+				   seconds() * 1000000000ull, pfd[1], gfd[0]);
+		}
+	}
+	close(pfd[1]);
+	close(gfd[0]);
+	for (int p = 0; p < PROCS; p++) {
+		struct truth t;
+
+		DT_ASSERT_EQ(read(pfd[0], &t, sizeof(t)), (ssize_t)sizeof(t));
+		for (int k = 0; k < PROCS; k++)
+			if (pid[k] == t.pid)
+				truth[k] = t;
+	}
+	close(pfd[0]);
+
+	/* All jobs done, files still open: nothing runs, busy as fdinfo. */
+	for (int p = 0; p < PROCS; p++) {
+		struct dac_bpf_usage u;
+		uint64_t now;
+
+		DT_ASSERT_EQ(dac_bpf_lookup_usage(b, truth[p].client_id, truth[p].engine, &now, &u),
+			     0);
+		dt_info("process %d (%s, %s): %" PRIu64 " jobs; live: bpf %" PRIu64
+			" ns, fdinfo %" PRIu64 " ns, %u running", p, p % 2 ? "BUSY" : "FILL",
+			in[p % ni].name, truth[p].jobs, u.busy_ns, truth[p].fdinfo_ns, u.running);
+		DT_EXPECT_EQ(u.running, 0u);
+		DT_EXPECT_EQ(u.busy_ns, truth[p].fdinfo_ns);
+		DT_EXPECT_EQ(u.jobs, truth[p].jobs);
+	}
+	close(gfd[1]);
+	for (int p = 0; p < PROCS; p++) {
+		int status;
+
+		DT_ASSERT_EQ(waitpid(pid[p], &status, 0), pid[p]);
+		DT_ASSERT_EQ(status, 0);
+	}
+	for (int t = 0; t < 100; t++) {
+		int done = 0;
+
+		DT_ASSERT_GE(dac_bpf_poll(b, 100, catch_proc, &c), 0);
+		for (int p = 0; p < PROCS; p++)
+			done += c.records[p] > 0;
+		if (done == PROCS)
+			break;
+	}
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
+	DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &ps, &nps), 0);
+	m_begin = misses(ps, nps, "btf_job_begin");
+	m_end = misses(ps, nps, "btf_job_end");
+	m_done = misses(ps, nps, "btf_process_job") + misses(ps, nps, "btf617_job_done");
+	dt_info("recursion misses: btf_job_begin %" PRIu64 ", btf_job_end %" PRIu64
+		", completion %" PRIu64 "; taken by _nested: %" PRIu64 ", %" PRIu64 ", %" PRIu64
+		" (their own misses: %" PRIu64 ", %" PRIu64 ", %" PRIu64 ")", m_begin, m_end,
+		m_done, st.nested_job_begin - st0.nested_job_begin,
+		st.nested_job_end - st0.nested_job_end,
+		st.nested_sched_done - st0.nested_sched_done,
+		misses(ps, nps, "btf_job_begin_nested"), misses(ps, nps, "btf_job_end_nested"),
+		misses(ps, nps, "btf_process_job_nested") +
+		misses(ps, nps, "btf617_job_done_nested"));
+	free(ps);
+
+	DT_EXPECT_EQ(c.lost, (uint64_t)0);
+	DT_EXPECT_EQ(st.job_end_unseen, st0.job_end_unseen);
+	DT_EXPECT_EQ(st.sched_orphans, st0.sched_orphans);
+	/* The collection was loaded for this test: its counters start at 0. */
+	DT_EXPECT_EQ(st.nested_job_begin - st0.nested_job_begin, m_begin);
+	DT_EXPECT_EQ(st.nested_job_end - st0.nested_job_end, m_end);
+	DT_EXPECT_EQ(st.nested_sched_done - st0.nested_sched_done, m_done);
+	for (int p = 0; p < PROCS; p++) {
+		const struct dac_bpf_proc_exit *r = &c.rec[p];
+		const struct truth *t = &truth[p];
+
+		DT_EXPECT_EQ(c.records[p], 1u);
+		if (c.records[p] != 1)
+			continue;
+		dt_info("process %d: PROC_EXIT acct %" PRIu64 " ns / %" PRIu64 " jobs (truth %"
+			PRIu64 " / %" PRIu64 "), sched %" PRIu64 " ns / %" PRIu64
+			" jobs (truth %" PRIu64 ", %+.3f%%)", p, r->acct_busy_ns, r->acct_jobs,
+			t->acct_ns, t->jobs, r->busy_ns, r->jobs, t->sched_ns,
+			100.0 * ((double)r->busy_ns - (double)t->sched_ns) / (double)t->sched_ns);
+		DT_EXPECT_EQ(r->acct_busy_ns, t->acct_ns);
+		DT_EXPECT_EQ(r->acct_jobs, t->jobs);
+		DT_EXPECT_EQ(r->jobs, t->jobs);
+		DT_EXPECT_GE(r->busy_ns, t->sched_ns - t->sched_ns / 100);
+		DT_EXPECT_LE(r->busy_ns, t->sched_ns + t->sched_ns / 100 + t->jobs * LATE_NS);
+	}
+	dac_bpf_close(b);
+	if (!m_begin && !m_end && !m_done)
+		DT_SKIP("no event came while its program ran in %u s: nothing nested to catch",
+			seconds());
+}
+
+DT_MAIN
