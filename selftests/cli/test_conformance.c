@@ -21,14 +21,40 @@
 
 #define OUT "/tmp/conformance.out"
 /*
- * Two clients: one keeps the total-cycles engine (compute) busy with two
- * jobs in flight, so its frequency stays up and utilisation from time and
- * from cycles measure the same thing (see time-cycles-agree in
+ * Two clients: one keeps the total-cycles engine (compute) busy with jobs
+ * in flight, so its frequency stays up and utilisation from time and from
+ * cycles measure the same thing (see time-cycles-agree in
  * Documentation/conformance.rst); the other runs on a maxfreq engine
  * (render) and the capacity-2 engine (copy), with buffers.
  */
-#define WORKLOAD "simgpu-load -e compute -p 2 -d 5ms -t %ums -q & " \
+#define WORKLOAD "simgpu-load -e compute -p %u -d %ums -t %ums -q & " \
 	"simgpu-load -e render,copy -p 3 -d 5ms -t %ums -b 2 -s 64K -q; wait"
+
+/*
+ * The compute client's jobs: two of 5 ms in flight, and on a slower guest
+ * (DT_TIMEOUT_SCALE) longer jobs and more of them. A debug kernel's SUBMIT
+ * and WAIT (KASAN, lockdep, under TCG) take longer than a 5 ms job, so the
+ * engine idled between jobs: ~20% busy with two in flight, 30-57% with
+ * twelve, and 74% with two jobs of 30 ms. Part-idle is where the simulated
+ * clock's governor (it steps up while busy, down while idle) makes
+ * utilisation from cycles run ahead of time on a correct driver (by 10-12
+ * points), and at 20% halved cycles (fault=cycles-disagree) moved it by
+ * no more than the 10 points time-cycles-agree allows. Longer jobs, more
+ * in flight, keep the engine busy throughout at full clock.
+ */
+static unsigned int compute_in_flight(void)
+{
+	double scale = dt_timeout_scale();
+
+	return scale > 1.0 ? (unsigned int)(2 * scale + 0.5) : 2;
+}
+
+static unsigned int compute_job_ms(void)
+{
+	double scale = dt_timeout_scale();
+
+	return scale > 1.0 ? (unsigned int)(5 * scale + 0.5) : 5;
+}
 
 /*
  * How long the workload runs: 1.5 s, longer on a slower guest (a debug
@@ -67,7 +93,8 @@ static int run_tap(const char *prog, char **out)
 	int st;
 
 	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
-	snprintf(workload, sizeof(workload), WORKLOAD, workload_ms(), workload_ms());
+	snprintf(workload, sizeof(workload), WORKLOAD, compute_in_flight(), compute_job_ms(),
+		 workload_ms(), workload_ms());
 	st = sg_sh("%s --device=%s --workload='%s' > " OUT " 2>&1", prog, node, workload);
 	*out = sg_read_file(OUT, &len);
 	DT_ASSERT_TRUE(*out != NULL);
@@ -232,6 +259,42 @@ DT_TEST_TIMEOUT(duration_stops_workload, 60)
 	DT_EXPECT_TRUE(strstr(out, "not ok 18 workload-busy") != NULL);
 	DT_EXPECT_TRUE(strstr(out, "the workload 'sleep 30' opened no client") != NULL);
 	DT_EXPECT_TRUE(strstr(out, "--duration passed") == NULL);	/* --tap: no log */
+	free(out);
+}
+
+/*
+ * A process that opens the device, closes it and opens it again gets a new
+ * client on the same fd number (simgpu-load does it: it probes the node
+ * first). Each open is a file of its own: a checker that read one file's
+ * fdinfo and then took its reference to the next one filed the new id
+ * under the old file and failed client-id-stable (seen under the debug
+ * kernel, whose slow syscalls widen that window). Here a shell reopens fd
+ * 3 as fast as it can while the checker polls every 10 ms.
+ */
+DT_TEST_TIMEOUT(reopen_on_the_same_fd_is_a_new_file, 120)
+{
+	char node[64], *out, *p;
+	unsigned int files = 0;
+	size_t len;
+
+	if (access(cli(), X_OK))
+		DT_SKIP("%s not found", cli());
+	DT_ASSERT_EQ(load("none"), 0);
+	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	sg_sh("%s conformance --tap --device=%s --interval=10ms --duration=%ums "
+	      "--workload='while :; do exec 3<>%s; exec 3<&-; done' > " OUT " 2>&1",
+	      cli(), node, (unsigned int)(3000 * dt_timeout_scale()), node);
+	out = sg_read_file(OUT, &len);
+	DT_ASSERT_TRUE(out != NULL);
+	p = strstr(out, "ok 3 client-id-stable # ");
+	if (!p || (p > out && p[-1] == ' '))
+		dt_info("%s", out);
+	DT_ASSERT_TRUE(p != NULL);
+	DT_EXPECT_FALSE(p > out && p[-1] == ' ');	/* "not ok 3" */
+	DT_EXPECT_EQ(sscanf(p, "ok 3 client-id-stable # %u files", &files), 1);
+	dt_info("%u files seen", files);
+	/* Many opens were seen as files of their own (not one file whose id moved). */
+	DT_EXPECT_GT(files, 10u);
 	free(out);
 }
 

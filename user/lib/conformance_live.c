@@ -362,6 +362,13 @@ static void watch_free(struct watch *w)
  * a driver whose id then changes fails client-id-stable), or a file another
  * holder has open (kcmp; without kcmp, the holder with the same client id),
  * or a new file. Each file is read once per poll.
+ *
+ * The process may close the fd and open another file on the same number at
+ * any time (a tool that probes a device, closes it and opens it again), so
+ * the reference that identifies the file is taken before its fdinfo is
+ * read and compared again after: a text read while the fd changed hands is
+ * dropped (the next poll reads the new file), never filed under the other
+ * file, where its client id would look unstable.
  */
 static int watch_fd(struct dac_conf *c, struct watch *w, pid_t pid, int fd, unsigned int flags)
 {
@@ -371,13 +378,8 @@ static int watch_fd(struct dac_conf *c, struct watch *w, pid_t pid, int fd, unsi
 	uint64_t t0, t1;
 	size_t len, i;
 	bool has_id;
-	int ret, file = -1;
+	int ret, file = -1, ref = -1;
 
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
-	ret = slurp(path, &text, &len, &t0, &t1);
-	if (ret)
-		return ret == -ENOENT || ret == -ESRCH ? 0 : ret;
-	has_id = text_client_id(text, len, &id);
 	for (i = 0; i < w->n; i++) {
 		struct holder *x = &w->h[i];
 
@@ -391,6 +393,21 @@ static int watch_fd(struct dac_conf *c, struct watch *w, pid_t pid, int fd, unsi
 			break;
 		}
 	}
+	if (!h && w->grab)
+		ref = grab_file(pid, fd);
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	ret = slurp(path, &text, &len, &t0, &t1);
+	if (!ret && (h ? same_as_holder(pid, fd, h) :
+		     ref >= 0 ? same_file(getpid(), ref, pid, fd) : 0) == 1) {
+		free(text);
+		ret = -ENOENT;	/* changed hands during the read: next poll */
+	}
+	if (ret) {
+		if (ref >= 0)
+			close(ref);
+		return ret == -ENOENT || ret == -ESRCH ? 0 : ret;
+	}
+	has_id = text_client_id(text, len, &id);
 	if (!h) {
 		for (i = 0; i < w->n && file < 0; i++) {
 			struct holder *x = &w->h[i];
@@ -413,6 +430,8 @@ static int watch_fd(struct dac_conf *c, struct watch *w, pid_t pid, int fd, unsi
 			file = dac_conf_file(c, label, flags);
 			if (file < 0) {
 				free(text);
+				if (ref >= 0)
+					close(ref);
 				return file;
 			}
 			w->nfiles++;
@@ -420,12 +439,15 @@ static int watch_fd(struct dac_conf *c, struct watch *w, pid_t pid, int fd, unsi
 		h = watch_add(w);
 		if (!h) {
 			free(text);
+			if (ref >= 0)
+				close(ref);
 			return -ENOMEM;
 		}
 		h->pid = pid;
 		h->fd = fd;
 		h->file = file;
-		h->ref = w->grab ? grab_file(pid, fd) : -1;
+		h->ref = ref;
+		ref = -1;
 	}
 	h->has_id = has_id;
 	h->id = id;
