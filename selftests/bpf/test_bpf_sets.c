@@ -159,13 +159,21 @@ static void check_loaded(enum dac_bpf_attach mode)
 		DT_EXPECT_EQ(dac_bpf_prog_state(b, set61[i], NULL), !is617 && wanted_kind ? 2 : 0);
 	}
 	DT_EXPECT_EQ(dac_bpf_prog_state(b, "no_such_prog", NULL), -ENOENT);
-	/* What the kernel holds: exactly three scheduler programs, track_fork, track_exit. */
+	/*
+	 * What the kernel holds: exactly three scheduler programs (and with
+	 * tp_btf the completion's _nested one, of the same set), track_fork,
+	 * track_exit.
+	 */
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf_process_job_nested", NULL),
+		     !is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf617_job_done_nested", NULL),
+		     is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
 	DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &st, &n), 0);
 	for (size_t i = 0; i < n; i++) {
 		dt_info("loaded: %s", st[i].name);
 		DT_EXPECT_EQ(strstr(st[i].name, "617") != NULL, is617);
 	}
-	DT_EXPECT_EQ(n, (size_t)5);
+	DT_EXPECT_EQ(n, (size_t)(mode == DAC_BPF_ATTACH_BTF ? 6 : 5));
 	free(st);
 	dac_bpf_close(b);
 }
