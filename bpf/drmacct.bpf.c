@@ -551,10 +551,9 @@ static __always_inline __u64 client_cookie(__u64 client_id, __u32 *device_id)
 	return c->cookie;
 }
 
-/* A job of client @client_id ended: its opener's process gets it, exactly. */
-static __always_inline void proc_acct(__u64 client_id, __u64 busy_ns)
+/* A job of client @c ended: its opener's process gets it, exactly. */
+static __always_inline void proc_acct(const struct dac_client_val *c, __u64 busy_ns)
 {
-	struct dac_client_val *c = bpf_map_lookup_elem(&clients, &client_id);
 	struct dac_proc_val *p;
 
 	if (!c)
@@ -587,6 +586,7 @@ static __always_inline void on_job_begin(__u64 client_id, __u32 engine, __u64 ts
 static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_ns,
 				       __u64 busy_ns, __u64 cycles)
 {
+	struct dac_client_val *c = bpf_map_lookup_elem(&clients, &client_id);
 	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
 	struct dac_usage_val zero = {}, *u;
 	struct dac_total_key tk = { .engine = engine };
@@ -594,7 +594,12 @@ static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_n
 	struct dac_cookie_key ck = {};
 	struct dac_cookie_val czero = {}, *cu;
 
-	zero.device_id = device_of(client_id);
+	/*
+	 * One lookup of the client for all that follows (device, process,
+	 * cookie): the element stays readable for the program's run (RCU)
+	 * even when the client closes on another CPU meanwhile.
+	 */
+	zero.device_id = c ? c->device_id : 0;
 	u = lookup_or_init(&usage, &k, &zero, DAC_MAP_USAGE);
 	if (u) {
 		if (!u->device_id)
@@ -619,8 +624,11 @@ static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_n
 		__sync_fetch_and_add(&t->cycles, cycles);
 		__sync_fetch_and_add(&t->jobs, 1);
 	}
-	proc_acct(client_id, busy_ns);
-	ck.cookie = client_cookie(client_id, &ck.device_id);
+	proc_acct(c, busy_ns);
+	if (c) {
+		ck.cookie = c->cookie;
+		ck.device_id = c->device_id;
+	}
 	if (ck.cookie) {
 		ck.index = engine;
 		cu = lookup_or_init(&cookie_usage, &ck, &czero, DAC_MAP_COOKIE_USAGE);
