@@ -43,6 +43,24 @@ struct bt {
 	size_t len, cap;
 };
 
+/* True (and reaped) when bpftrace has exited; its pid is then no longer ours. */
+static bool bt_exited(struct bt *b)
+{
+	if (b->pid > 0 && waitpid(b->pid, NULL, WNOHANG) == b->pid)
+		b->pid = -1;
+	return b->pid < 0;
+}
+
+/* Kill bpftrace unless it has already exited and been reaped. */
+static void bt_kill(struct bt *b)
+{
+	if (b->pid <= 0)
+		return;
+	kill(b->pid, SIGKILL);
+	waitpid(b->pid, NULL, 0);
+	b->pid = -1;
+}
+
 /* Append what bpftrace printed within @ms; false at EOF or on timeout. */
 static bool bt_read(struct bt *b, int ms)
 {
@@ -145,10 +163,9 @@ static void bt_start(struct bt *b, const char *name)
 	t0 = sg_now_ns();
 	deadline = t0 + (uint64_t)(120 * dt_timeout_scale()) * NSEC_PER_SEC;
 	while (!strstr(b->buf, "Attaching ")) {
-		if (sg_now_ns() > deadline || (!bt_read(b, 1000) && waitpid(b->pid, NULL, WNOHANG))) {
+		if (sg_now_ns() > deadline || (!bt_read(b, 1000) && bt_exited(b))) {
 			dt_info("bpftrace %s printed:\n%s", name, b->buf);
-			kill(b->pid, SIGKILL);
-			waitpid(b->pid, NULL, 0);
+			bt_kill(b);
 			DT_FAIL("bpftrace did not attach %s", name);
 		}
 	}
@@ -165,10 +182,9 @@ static void bt_start(struct bt *b, const char *name)
 		if (bt_in_event_loop(b, wchan, sizeof(wchan)) && bt_perf_fds(b) >= probes)
 			break;
 		bt_read(b, 100);
-		if (sg_now_ns() > deadline || waitpid(b->pid, NULL, WNOHANG)) {
+		if (sg_now_ns() > deadline || bt_exited(b)) {
 			dt_info("bpftrace %s printed:\n%s", name, b->buf);
-			kill(b->pid, SIGKILL);
-			waitpid(b->pid, NULL, 0);
+			bt_kill(b);
 			DT_FAIL("bpftrace never reached its event loop (wchan '%s')", wchan);
 		}
 	}
@@ -210,8 +226,7 @@ static void bt_stop(struct bt *b)
 	}
 	sg_sh("for t in /proc/%d/task/*; do echo \"$t $(cat $t/comm) $(cut -d' ' -f3 $t/stat) "
 	      "$(cat $t/wchan)\"; cat $t/stack; done 2>&1 | sed 's/^/# /'", (int)b->pid);
-	kill(b->pid, SIGKILL);
-	waitpid(b->pid, NULL, 0);
+	bt_kill(b);
 	DT_FAIL("bpftrace did not exit on SIGINT:\n%s", b->buf);
 }
 
