@@ -53,8 +53,13 @@
 #define BUSY_NS		(50 * 1000ull)	/* OP_BUSY job length */
 #define FILL_BYTES	(64 * 1024)	/* OP_FILL job size */
 #define MAX_INST	8
-/* Per job: the completion is charged a little after end_ns (see test_bpf_scheds). */
-#define LATE_NS		(500 * 1000ull)
+/*
+ * Per job: the completion is charged after end_ns (see test_bpf_scheds),
+ * by up to 1 ms on PREEMPT_RT under load (hrtimers expire in a softirq
+ * thread there). This test is about losses, which its exact checks catch
+ * (jobs, records, drmacct sums); the bound only says the time is sane.
+ */
+#define LATE_NS		(2 * 1000 * 1000ull)
 
 struct truth {
 	int32_t pid;

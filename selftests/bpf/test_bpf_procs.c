@@ -89,6 +89,13 @@ static const struct sg_engine *simple_engine(struct sg_dev *dev, char *node, siz
 	return e;
 }
 
+/* A record as received, to say what went wrong with a child's records. */
+struct rec_seen {
+	uint64_t seq, exit_ns, jobs, busy_ns, acct_jobs;
+	uint32_t flags;
+	unsigned long started;	/* children started when it was received */
+};
+
 struct proc_catch {
 	struct proc_truth *truth;
 	size_t n;
@@ -100,6 +107,8 @@ struct proc_catch {
 	uint64_t *acct_busy;	/* ... its drmacct sums */
 	uint64_t *acct_jobs;
 	unsigned int *records;	/* per child: must be exactly 1 */
+	struct rec_seen *rec;	/* per child: its first two records, for the log */
+	unsigned long started;	/* children started when a record comes */
 };
 
 static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
@@ -128,6 +137,17 @@ static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
 		if (busy != ev->proc.busy_ns || jobs != ev->proc.jobs ||
 		    (ev->proc.flags & DAC_BPF_EXIT_TRUNCATED))
 			c->bad_sum++;
+		if (c->records[i] < 2) {
+			struct rec_seen *r = &c->rec[2 * i + c->records[i]];
+
+			r->seq = ev->proc.seq;
+			r->exit_ns = ev->proc.exit_ns;
+			r->jobs = ev->proc.jobs;
+			r->busy_ns = ev->proc.busy_ns;
+			r->acct_jobs = ev->proc.acct_jobs;
+			r->flags = ev->proc.flags;
+			r->started = c->started;
+		}
 		c->bpf_busy[i] = ev->proc.busy_ns;
 		c->bpf_jobs[i] = ev->proc.jobs;
 		c->acct_busy[i] = ev->proc.acct_busy_ns;
@@ -190,8 +210,9 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 	c.records = calloc(n, sizeof(unsigned int));
 	c.acct_busy = calloc(n, sizeof(uint64_t));
 	c.acct_jobs = calloc(n, sizeof(uint64_t));
+	c.rec = calloc(2 * n, sizeof(*c.rec));
 	DT_ASSERT_TRUE(c.truth && c.bpf_busy && c.bpf_jobs && c.records && c.acct_busy &&
-		       c.acct_jobs);
+		       c.acct_jobs && c.rec);
 	c.n = n;
 	run = calloc(n * MAX_JOBS, sizeof(uint64_t));
 	end = calloc(n * MAX_JOBS, sizeof(uint64_t));
@@ -208,6 +229,7 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 		unsigned long k, nb = n - i < BATCH ? n - i : BATCH;
 
 		DT_ASSERT_EQ(pipe(pfd), 0);
+		c.started = i + nb;
 		for (k = 0; k < nb; k++) {
 			pid[k] = fork();
 			DT_ASSERT_GE(pid[k], 0);
@@ -246,6 +268,42 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 	DT_EXPECT_EQ(c.lost, (uint64_t)0);
 	DT_EXPECT_EQ(c.seen, (size_t)n);
 	DT_EXPECT_EQ(c.bad_sum, (size_t)0);
+	/* Whatever went wrong, the log says what the kernel and the programs saw. */
+	{
+		struct dac_bpf_prog_stats *ps = NULL;
+		size_t nps = 0;
+
+		dt_info("stats: sched orphans %" PRIu64 ", job ends unseen %" PRIu64
+			", taken by _nested: %" PRIu64 " job begins, %" PRIu64 " job ends, %" PRIu64
+			" completions; refused full %" PRIu64 " busy %" PRIu64,
+			st.sched_orphans - st0.sched_orphans, st.job_end_unseen - st0.job_end_unseen,
+			st.nested_job_begin - st0.nested_job_begin,
+			st.nested_job_end - st0.nested_job_end,
+			st.nested_sched_done - st0.nested_sched_done, st.full - st0.full,
+			st.busy - st0.busy);
+		if (!dac_bpf_read_prog_stats(b, &ps, &nps))
+			for (size_t i = 0; i < nps; i++)
+				if (ps[i].recursion_misses)
+					dt_info("%s: %" PRIu64 " recursion misses", ps[i].name,
+						ps[i].recursion_misses);
+		free(ps);
+	}
+	for (unsigned long i = 0; i < n; i++) {
+		if (c.records[i] == 1 && c.bpf_jobs[i] == c.truth[i].jobs &&
+		    c.acct_jobs[i] == c.truth[i].jobs)
+			continue;
+		dt_info("child %lu (pid %d): %u jobs, engine %" PRIu64 " ns, last end %" PRIu64
+			"; %u records", i, (int)c.truth[i].pid, c.truth[i].jobs, c.truth[i].busy_ns,
+			c.truth[i].jobs ? c.truth[i].end[c.truth[i].jobs - 1] : 0, c.records[i]);
+		for (unsigned int r = 0; r < c.records[i] && r < 2; r++) {
+			const struct rec_seen *x = &c.rec[2 * i + r];
+
+			dt_info("  record seq %" PRIu64 " exit_ns %" PRIu64 " flags %#x: %" PRIu64
+				" jobs %" PRIu64 " ns, acct %" PRIu64 " jobs; received after %lu"
+				" children started", x->seq, x->exit_ns, x->flags, x->jobs,
+				x->busy_ns, x->acct_jobs, x->started);
+		}
+	}
 	for (unsigned long i = 0; i < n; i++) {
 		uint64_t t = c.truth[i].busy_ns;
 
@@ -292,6 +350,7 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 	free(c.records);
 	free(c.acct_busy);
 	free(c.acct_jobs);
+	free(c.rec);
 	free(run);
 	free(end);
 	sg_dev_free(&dev);
