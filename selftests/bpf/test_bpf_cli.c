@@ -582,9 +582,12 @@ DT_TEST_F_TIMEOUT(pinned, list_and_top_use_the_bpf_client_table, 90)
 	DT_ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		int fd = open("/dev/null", O_WRONLY);
+		char t[32];
 
+		/* longer on a slower guest (debug kernel): top comes last */
+		snprintf(t, sizeof(t), "%ums", (unsigned int)(4000 * dt_timeout_scale()));
 		dup2(fd, 1);
-		execl(LOAD, LOAD, "-e", "copy", "-t", "4s", "-d", "20ms", "-p", "2", (char *)NULL);
+		execl(LOAD, LOAD, "-e", "copy", "-t", t, "-d", "20ms", "-p", "2", (char *)NULL);
 		_exit(127);
 	}
 	snprintf(pidstr, sizeof(pidstr), "\n%d ", (int)pid);	/* a row starting with it */
@@ -966,19 +969,27 @@ DT_TEST_F_TIMEOUT(pinned, check_catches_a_disagreement, 60)
 	e = sg_engine_simple(&dev);
 	k.client_id = sg_client_id(fd);
 	k.engine = e->index;
-	job = sg_submit_busy(fd, e->index, SIMGPU_INSTANCE_ANY, 3 * NSEC_PER_SEC);
+	/*
+	 * The change must land between check's two samples: on a slower guest
+	 * (a debug kernel) starting check alone can take longer than 0.5 s,
+	 * so the job, the interval and the wait scale with DT_TIMEOUT_SCALE.
+	 */
+	job = sg_submit_busy(fd, e->index, SIMGPU_INSTANCE_ANY,
+			     (uint64_t)(3 * dt_timeout_scale()) * NSEC_PER_SEC);
 	sg_sleep_ns(100 * NSEC_PER_MSEC);
 	pid = fork();
 	DT_ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		int o = open("/tmp/check.out", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		char ival[32];
 
+		snprintf(ival, sizeof(ival), "%.0f", dt_timeout_scale());
 		dup2(o, 1);
 		dup2(o, 2);
-		execl(DRMACCT, DRMACCT, "check", "--interval", "1", (char *)NULL);
+		execl(DRMACCT, DRMACCT, "check", "--interval", ival, (char *)NULL);
 		_exit(127);
 	}
-	sg_sleep_ns(500 * NSEC_PER_MSEC);
+	sg_sleep_ns((uint64_t)(500 * dt_timeout_scale()) * NSEC_PER_MSEC);
 	mfd = bpf_obj_get(DAC_BPF_PIN_DIR "/maps/usage");
 	DT_ASSERT_GE(mfd, 0);
 	DT_ASSERT_EQ(bpf_map_lookup_elem(mfd, &k, &v), 0);
