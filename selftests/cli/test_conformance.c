@@ -293,8 +293,12 @@ DT_TEST_TIMEOUT(reopen_on_the_same_fd_is_a_new_file, 120)
 	DT_EXPECT_FALSE(p > out && p[-1] == ' ');	/* "not ok 3" */
 	DT_EXPECT_EQ(sscanf(p, "ok 3 client-id-stable # %u files", &files), 1);
 	dt_info("%u files seen", files);
-	/* Many opens were seen as files of their own (not one file whose id moved). */
-	DT_EXPECT_GT(files, 10u);
+	/*
+	 * Reopens were seen as files of their own (not one file whose id
+	 * moved): 39-43 on Debian's kernels, 6 under the loaded debug kernel,
+	 * whose polls are slow.
+	 */
+	DT_EXPECT_GE(files, 3u);
 	free(out);
 }
 
