@@ -271,21 +271,8 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 		DT_EXPECT_EQ(u.jobs, truth[p].jobs);
 	}
 	close(gfd[1]);
-	for (int p = 0; p < PROCS; p++) {
-		int status;
-
-		DT_ASSERT_EQ(waitpid(pid[p], &status, 0), pid[p]);
-		DT_ASSERT_EQ(status, 0);
-	}
-	for (int t = 0; t < 100; t++) {
-		int done = 0;
-
-		DT_ASSERT_GE(dac_bpf_poll(b, 100, catch_proc, &c), 0);
-		for (int p = 0; p < PROCS; p++)
-			done += c.records[p] > 0;
-		if (done == PROCS)
-			break;
-	}
+	sg_reap(pid, PROCS);
+	sg_bpf_poll_records(b, catch_proc, &c, c.records, PROCS, 100);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
 	DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &ps, &nps), 0);
 	m_begin = misses(ps, nps, "btf_job_begin");

@@ -337,21 +337,8 @@ static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach, bool fill)
 		worst = err > worst ? err : worst;
 	}
 	close(gfd[1]);
-	for (int p = 0; p < PROCS; p++) {
-		int status;
-
-		DT_ASSERT_EQ(waitpid(pid[p], &status, 0), pid[p]);
-		DT_ASSERT_EQ(status, 0);
-	}
-	for (int t = 0; t < 50; t++) {
-		int done = 0;
-
-		DT_ASSERT_GE(dac_bpf_poll(b, 100, catch_proc, &c), 0);
-		for (int p = 0; p < PROCS; p++)
-			done += c.records[p] > 0;
-		if (done == PROCS)
-			break;
-	}
+	sg_reap(pid, PROCS);
+	sg_bpf_poll_records(b, catch_proc, &c, c.records, PROCS, 50);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
 	rings = map_entries(b, "rings", NULL);
 	if (rings > peak)

@@ -844,3 +844,27 @@ long sg_simgpu_live(const char *what)
 	free(buf);
 	return v;
 }
+
+void sg_reap(const pid_t *pid, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int status;
+
+		DT_ASSERT_EQ(waitpid(pid[i], &status, 0), pid[i]);
+		DT_ASSERT_EQ(status, 0);
+	}
+}
+
+void sg_bpf_poll_records(struct dac_bpf *b, int (*cb)(void *ctx, const struct dac_bpf_event *ev),
+			 void *ctx, const unsigned int *records, int n, int tries)
+{
+	for (int t = 0; t < tries; t++) {
+		int done = 0;
+
+		DT_ASSERT_GE(dac_bpf_poll(b, 100, cb, ctx), 0);
+		for (int i = 0; i < n; i++)
+			done += records[i] > 0;
+		if (done == n)
+			return;
+	}
+}

@@ -229,4 +229,16 @@ struct dac_bpf_load_opts;
  */
 struct dac_bpf *sg_bpf_load(const struct dac_bpf_load_opts *o);
 
+/** sg_reap() - wait for the @n children in @pid; each must exit with status 0. */
+void sg_reap(const pid_t *pid, int n);
+
+struct dac_bpf_event;
+/**
+ * sg_bpf_poll_records() - deliver @b's records to @cb (with @ctx) until each
+ * of the @n counters in @records (which @cb raises) is non-zero, in at most
+ * @tries polls of 100 ms; fails the test when polling fails.
+ */
+void sg_bpf_poll_records(struct dac_bpf *b, int (*cb)(void *ctx, const struct dac_bpf_event *ev),
+			 void *ctx, const unsigned int *records, int n, int tries);
+
 #endif /* SGTEST_H */
