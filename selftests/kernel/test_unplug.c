@@ -117,7 +117,8 @@ static void remove_under_load(const char *params)
 		}
 	}
 	close(pfd[1]);
-	sg_sleep_ns(500 * NSEC_PER_MSEC);
+	/* Long enough for every client to finish a job first, also on a slower guest. */
+	sg_sleep_ns((uint64_t)(500 * dt_timeout_scale()) * NSEC_PER_MSEC);
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", bdf);
 	DT_ASSERT_EQ(sg_write_file(path, "1"), 0);
 	dt_info("removed %s with %d clients busy", bdf, CLIENTS);
