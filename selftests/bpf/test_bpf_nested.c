@@ -141,31 +141,6 @@ static void child_work(const char *node, const struct inst *in, bool fill, uint6
 	_exit(0);
 }
 
-struct catch {
-	const struct truth *truth;
-	struct dac_bpf_proc_exit rec[PROCS];
-	unsigned int records[PROCS];
-	uint64_t lost;
-};
-
-static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
-{
-	struct catch *c = ctx;
-
-	if (ev->type == DAC_BPF_LOST)
-		c->lost += ev->lost.count;
-	if (ev->type != DAC_BPF_PROC_EXIT)
-		return 0;
-	for (int p = 0; p < PROCS; p++) {
-		if ((uint32_t)c->truth[p].pid != ev->proc.tgid)
-			continue;
-		c->rec[p] = ev->proc;
-		c->rec[p].rings = NULL;
-		c->records[p]++;
-	}
-	return 0;
-}
-
 /* Recursion misses of program @name (0 when it is not loaded). */
 static uint64_t misses(const struct dac_bpf_prog_stats *ps, size_t n, const char *name)
 {
@@ -200,7 +175,8 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 {
 	struct dac_bpf_load_opts o = { .attach = DAC_BPF_ATTACH_BTF };
 	struct truth truth[PROCS] = { 0 };
-	struct catch c = { .truth = truth };
+	struct dac_bpf_proc_exit rec[PROCS] = { { 0 } };
+	unsigned int records[PROCS] = { 0 };
 	struct dac_bpf_stats st0, st;
 	struct dac_bpf_prog_stats *ps = NULL;
 	struct dac_bpf_info info;
@@ -210,6 +186,7 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 	size_t nps = 0;
 	struct dac_bpf *b;
 	pid_t pid[PROCS];
+	struct sg_proc_records c = { .pid = pid, .n = PROCS, .rec = rec, .records = records };
 	char node[64];
 	int pfd[2], gfd[2], fd;
 
@@ -272,7 +249,7 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 	}
 	close(gfd[1]);
 	sg_reap(pid, PROCS);
-	sg_bpf_poll_records(b, catch_proc, &c, c.records, PROCS, 100);
+	sg_bpf_poll_procs(b, &c, 100);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
 	DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &ps, &nps), 0);
 	m_begin = misses(ps, nps, "btf_job_begin");

@@ -179,32 +179,6 @@ static double check_proc(const char *what, int p, const struct proc_truth *t, ui
 	return err < 0 ? -err : err;
 }
 
-struct catch {
-	struct proc_truth *truth;
-	uint64_t busy[PROCS];
-	uint64_t jobs[PROCS];
-	unsigned int records[PROCS];
-	uint64_t lost;
-};
-
-static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
-{
-	struct catch *c = ctx;
-
-	if (ev->type == DAC_BPF_LOST)
-		c->lost += ev->lost.count;
-	if (ev->type != DAC_BPF_PROC_EXIT)
-		return 0;
-	for (int p = 0; p < PROCS; p++) {
-		if ((uint32_t)c->truth[p].pid != ev->proc.tgid)
-			continue;
-		c->busy[p] = ev->proc.busy_ns;
-		c->jobs[p] = ev->proc.jobs;
-		c->records[p]++;
-	}
-	return 0;
-}
-
 /* Entries and max_entries of map @name. */
 static int64_t map_entries(struct dac_bpf *b, const char *name, uint32_t *max)
 {
@@ -273,7 +247,8 @@ static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach, bool fill)
 {
 	struct dac_bpf_load_opts o = { .attach = attach, .no_drmacct = true };
 	struct proc_truth truth[PROCS] = { 0 };
-	struct catch c = { .truth = truth };
+	struct dac_bpf_proc_exit rec[PROCS] = { { 0 } };
+	unsigned int records[PROCS] = { 0 };
 	unsigned int ni, files, nj = jobs_per_sched();
 	int64_t rings0, rings, peak, sched0;
 	uint64_t t0 = sg_now_ns(), sum_truth = 0, sum_bpf = 0;
@@ -284,6 +259,7 @@ static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach, bool fill)
 	struct inst in[MAX_INST];
 	uint32_t max_rings = 0;
 	pid_t pid[PROCS];
+	struct sg_proc_records c = { .pid = pid, .n = PROCS, .rec = rec, .records = records };
 	char node[64];
 	int pfd[2], gfd[2];
 
@@ -338,7 +314,7 @@ static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach, bool fill)
 	}
 	close(gfd[1]);
 	sg_reap(pid, PROCS);
-	sg_bpf_poll_records(b, catch_proc, &c, c.records, PROCS, 50);
+	sg_bpf_poll_procs(b, &c, 50);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
 	rings = map_entries(b, "rings", NULL);
 	if (rings > peak)
@@ -381,10 +357,10 @@ static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach, bool fill)
 
 		DT_EXPECT_EQ(truth[p].files, files);
 		DT_EXPECT_EQ(c.records[p], 1u);
-		err = check_proc("PROC_EXIT", p, &truth[p], c.busy[p], c.jobs[p]);
+		err = check_proc("PROC_EXIT", p, &truth[p], rec[p].busy_ns, rec[p].jobs);
 		worst = err > worst ? err : worst;
 		sum_truth += truth[p].busy_ns;
-		sum_bpf += c.busy[p];
+		sum_bpf += rec[p].busy_ns;
 	}
 	/*
 	 * Every process used more rings than its record has slots: its

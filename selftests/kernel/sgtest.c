@@ -855,16 +855,33 @@ void sg_reap(const pid_t *pid, int n)
 	}
 }
 
-void sg_bpf_poll_records(struct dac_bpf *b, int (*cb)(void *ctx, const struct dac_bpf_event *ev),
-			 void *ctx, const unsigned int *records, int n, int tries)
+int sg_catch_proc(void *ctx, const struct dac_bpf_event *ev)
+{
+	struct sg_proc_records *r = ctx;
+
+	if (ev->type == DAC_BPF_LOST)
+		r->lost += ev->lost.count;
+	if (ev->type != DAC_BPF_PROC_EXIT)
+		return 0;
+	for (int i = 0; i < r->n; i++) {
+		if ((uint32_t)r->pid[i] != ev->proc.tgid)
+			continue;
+		r->rec[i] = ev->proc;
+		r->rec[i].rings = NULL;
+		r->records[i]++;
+	}
+	return 0;
+}
+
+void sg_bpf_poll_procs(struct dac_bpf *b, struct sg_proc_records *r, int tries)
 {
 	for (int t = 0; t < tries; t++) {
 		int done = 0;
 
-		DT_ASSERT_GE(dac_bpf_poll(b, 100, cb, ctx), 0);
-		for (int i = 0; i < n; i++)
-			done += records[i] > 0;
-		if (done == n)
+		DT_ASSERT_GE(dac_bpf_poll(b, 100, sg_catch_proc, r), 0);
+		for (int i = 0; i < r->n; i++)
+			done += r->records[i] > 0;
+		if (done == r->n)
 			return;
 	}
 }

@@ -233,12 +233,30 @@ struct dac_bpf *sg_bpf_load(const struct dac_bpf_load_opts *o);
 void sg_reap(const pid_t *pid, int n);
 
 struct dac_bpf_event;
+struct dac_bpf_proc_exit;
 /**
- * sg_bpf_poll_records() - deliver @b's records to @cb (with @ctx) until each
- * of the @n counters in @records (which @cb raises) is non-zero, in at most
- * @tries polls of 100 ms; fails the test when polling fails.
+ * struct sg_proc_records - PROC_EXIT records of a test's children
+ * @pid: the @n children, as fork() returned them
+ * @n: how many
+ * @rec: per child, its last record (rings not kept)
+ * @records: per child, how many records came
+ * @lost: records the ring buffer dropped
  */
-void sg_bpf_poll_records(struct dac_bpf *b, int (*cb)(void *ctx, const struct dac_bpf_event *ev),
-			 void *ctx, const unsigned int *records, int n, int tries);
+struct sg_proc_records {
+	const pid_t *pid;
+	int n;
+	struct dac_bpf_proc_exit *rec;
+	unsigned int *records;
+	uint64_t lost;
+};
+
+/** sg_catch_proc() - dac_bpf_poll() callback filling a struct sg_proc_records @ctx. */
+int sg_catch_proc(void *ctx, const struct dac_bpf_event *ev);
+
+/**
+ * sg_bpf_poll_procs() - poll @b's records into @r until every child has one,
+ * in at most @tries polls of 100 ms; fails the test when polling fails.
+ */
+void sg_bpf_poll_procs(struct dac_bpf *b, struct sg_proc_records *r, int tries);
 
 #endif /* SGTEST_H */
