@@ -164,6 +164,7 @@ struct inflight_val {
 	__u64 cookie;
 	__u64 client_id;	/* 6.17 set: DRM client id, 0 = unknown */
 	__u64 cgroup_id;	/* the submitter's cgroup v2 id */
+	__u64 start_ns;		/* the submitter's process start (procs) */
 	__u32 tgid;
 	__u32 ring_id;
 	__u32 counted;		/* in its process's inflight count */
@@ -298,6 +299,18 @@ static __always_inline __u64 stat_inc(__u32 which)
 /* A cmpxchg loop of dac_atomic.h gave up (never seen: counted to be sure). */
 #define DAC_CAS_GIVEUP()	stat_inc(DAC_STAT_CAS_GIVEUP)
 #include "dac_atomic.h"
+
+/*
+ * When the current process started: its group leader's start_time
+ * (CLOCK_MONOTONIC at fork). With the tgid it names one process, also
+ * after its tgid has been reused.
+ */
+static __always_inline __u64 start_of_current(void)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, group_leader, start_time);
+}
 
 static __always_inline __u64 cookie_of_current(void)
 {
@@ -434,9 +447,10 @@ static long drop_proc_ring(void *map, struct dac_sched_key *key, void *val, __u3
  * Write process @tgid's PROC_EXIT record from @p -- sums, then one entry
  * per ring with its sched_usage entry, which goes -- and delete @p. Two
  * CPUs may get here for one process (its exit and its last completion):
- * only the one whose delete of @p succeeds writes.
+ * only the one whose delete of @p succeeds writes. @flags: more
+ * DAC_EXIT_F_* for the record.
  */
-static __always_inline void proc_emit(__u32 tgid, struct dac_proc_val *p)
+static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags)
 {
 	struct exit_loop lc = {};
 	struct dac_rec_proc_exit *rec;
@@ -458,7 +472,8 @@ static __always_inline void proc_emit(__u32 tgid, struct dac_proc_val *p)
 	rec->acct_jobs = p->acct_jobs;
 	rec->cookie = p->cookie;
 	rec->cgroup_id = p->cgroup_id;
-	rec->flags = p->flags;
+	rec->start_ns = p->start_ns;
+	rec->flags = p->flags | flags;
 	__builtin_memcpy(rec->comm, p->comm, sizeof(rec->comm));
 	lc.tgid = tgid;
 	/* `drmacct stat` reads them after its command exited; untrack deletes. */
@@ -486,31 +501,59 @@ static __always_inline void proc_emit(__u32 tgid, struct dac_proc_val *p)
 		stat_inc(DAC_STAT_EXIT_DROPS);
 }
 
-/* The process of a job @v queued: its procs entry, created on first use. */
-static __always_inline struct dac_proc_val *proc_of(__u32 tgid, __u64 cookie, __u64 cgroup_id,
-						     const char *comm)
+/*
+ * Is entry @p (of a process with @p's tgid) the process that started at
+ * @start_ns? An unknown start (0: a client seeded from fdinfo, kernel
+ * threads) matches any.
+ */
+static __always_inline bool proc_same(const struct dac_proc_val *p, __u64 start_ns)
 {
-	struct dac_proc_val zero = {};
-
-	zero.cookie = cookie;
-	zero.cgroup_id = cgroup_id;
-	__builtin_memcpy(zero.comm, comm, sizeof(zero.comm));
-	return lookup_or_init(&procs, &tgid, &zero, DAC_MAP_PROCS);
+	return !start_ns || !p->start_ns || p->start_ns == start_ns;
 }
 
 /*
- * A scheduler job process @tgid queued is done (or dropped): one fewer in
- * flight; the last one of an exited process writes its record.
+ * The procs entry of process (@tgid, @start_ns), created on first use with
+ * @cookie, @cgroup_id and @comm. An entry of an earlier process with this
+ * tgid -- one whose exit or last completion was not seen -- is written out
+ * first, as its own record (DAC_EXIT_F_REUSED), so that nothing of it adds
+ * to the new process. A charge for an earlier process than the entry's
+ * (its tgid is already reused) gets NULL and counts in DAC_STAT_PROC_LATE.
  */
-static __always_inline void proc_job_gone(__u32 tgid)
+static __always_inline struct dac_proc_val *proc_of(__u32 tgid, __u64 start_ns, __u64 cookie,
+						     __u64 cgroup_id, const char *comm)
+{
+	struct dac_proc_val zero = {}, *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	if (p && !proc_same(p, start_ns)) {
+		if (p->start_ns > start_ns) {
+			stat_inc(DAC_STAT_PROC_LATE);
+			return NULL;
+		}
+		proc_emit(tgid, p, DAC_EXIT_F_REUSED);
+	}
+	zero.cookie = cookie;
+	zero.cgroup_id = cgroup_id;
+	zero.start_ns = start_ns;
+	__builtin_memcpy(zero.comm, comm, sizeof(zero.comm));
+	p = lookup_or_init(&procs, &tgid, &zero, DAC_MAP_PROCS);
+	if (p && !p->start_ns && start_ns)
+		__sync_val_compare_and_swap(&p->start_ns, 0, start_ns);	/* seeded: learnt */
+	return p;
+}
+
+/*
+ * A scheduler job process (@tgid, @start_ns) queued is done (or dropped):
+ * one fewer in flight; the last one of an exited process writes its record.
+ */
+static __always_inline void proc_job_gone(__u32 tgid, __u64 start_ns)
 {
 	struct dac_proc_val *p = bpf_map_lookup_elem(&procs, &tgid);
 
-	if (!p)
+	if (!p || !proc_same(p, start_ns))
 		return;
 	if (atomic_dec_nonzero(&p->inflight) && !p->inflight &&
 	    __sync_fetch_and_add(&p->exited, 0))
-		proc_emit(tgid, p);
+		proc_emit(tgid, p, 0);
 }
 
 /* ---- drmacct: common handlers ------------------------------------------ */
@@ -527,6 +570,7 @@ static __always_inline void on_client_open(__u64 client_id, __u32 device_id,
 	c.pid = (__u32)pid_tgid;
 	c.tgid = pid_tgid >> 32;
 	c.cgroup_id = bpf_get_current_cgroup_id();
+	c.start_ns = start_of_current();
 	bpf_get_current_comm(c.comm, sizeof(c.comm));
 	if (bpf_probe_read_kernel_str(c.driver, sizeof(c.driver), driver) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
@@ -558,7 +602,7 @@ static __always_inline void proc_acct(const struct dac_client_val *c, __u64 busy
 
 	if (!c)
 		return;
-	p = proc_of(c->tgid, c->cookie, c->cgroup_id, c->comm);
+	p = proc_of(c->tgid, c->start_ns, c->cookie, c->cgroup_id, c->comm);
 	if (!p)
 		return;
 	__sync_fetch_and_add(&p->acct_busy_ns, busy_ns);
@@ -1050,6 +1094,7 @@ static __always_inline void fill_submitter(struct inflight_val *v)
 		return;
 	}
 	v->tgid = bpf_get_current_pid_tgid() >> 32;
+	v->start_ns = BPF_CORE_READ(task, group_leader, start_time);
 	v->cookie = cookie_of_current();
 	v->cgroup_id = bpf_get_current_cgroup_id();
 	if (BPF_CORE_READ_STR_INTO(&v->comm, task, group_leader, comm) < 0)
@@ -1059,7 +1104,7 @@ static __always_inline void fill_submitter(struct inflight_val *v)
 /* Job @v is followed from now: its process has one more in flight. */
 static __always_inline void proc_job_queued(struct inflight_val *v)
 {
-	struct dac_proc_val *p = proc_of(v->tgid, v->cookie, v->cgroup_id, v->comm);
+	struct dac_proc_val *p = proc_of(v->tgid, v->start_ns, v->cookie, v->cgroup_id, v->comm);
 
 	if (!p)
 		return;
@@ -1074,7 +1119,7 @@ static __always_inline void on_sched_queue(__u64 fence)
 	fill_submitter(&v);
 	proc_job_queued(&v);
 	if (map_put(&inflight, DAC_MAP_INFLIGHT, &fence, &v, BPF_ANY) && v.counted)
-		proc_job_gone(v.tgid);
+		proc_job_gone(v.tgid, v.start_ns);
 }
 
 /*
@@ -1163,6 +1208,13 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
 	r = bpf_map_lookup_elem(&rings, &k.ring_id);
 	if (r)
 		busy = dac_ring_done(r, bpf_ktime_get_ns());
+	/*
+	 * The process first: a stale entry of an earlier process with this
+	 * tgid takes its sched_usage entries with it before this job adds.
+	 */
+	p = proc_of(k.tgid, v->start_ns, v->cookie, v->cgroup_id, v->comm);
+	if (!p)
+		return busy;	/* a later process has the tgid (PROC_LATE) */
 	szero.cookie = v->cookie;
 	szero.cgroup_id = v->cgroup_id;
 	__builtin_memcpy(szero.comm, v->comm, sizeof(szero.comm));
@@ -1171,13 +1223,10 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
 		__sync_fetch_and_add(&s->busy_ns, busy);
 		__sync_fetch_and_add(&s->jobs, 1);
 	}
-	p = proc_of(k.tgid, v->cookie, v->cgroup_id, v->comm);
-	if (p) {
-		__sync_fetch_and_add(&p->busy_ns, busy);
-		__sync_fetch_and_add(&p->jobs, 1);
-		if (!proc_add_ring(p, k.ring_id))
-			__sync_fetch_and_or(&p->flags, DAC_EXIT_F_TRUNCATED);
-	}
+	__sync_fetch_and_add(&p->busy_ns, busy);
+	__sync_fetch_and_add(&p->jobs, 1);
+	if (!proc_add_ring(p, k.ring_id))
+		__sync_fetch_and_or(&p->flags, DAC_EXIT_F_TRUNCATED);
 	return busy;
 }
 
@@ -1207,7 +1256,7 @@ static __always_inline bool sched_take(void *map, const void *key, struct inflig
 	if (!job->run_ns || !job->ring_id) {
 		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
 		if (job->counted)
-			proc_job_gone(job->tgid);
+			proc_job_gone(job->tgid, job->start_ns);
 		return false;
 	}
 	return true;
@@ -1221,7 +1270,7 @@ static __always_inline void on_sched_done(__u64 fence, bool nested)
 		return;
 	charge_job(&job);
 	if (job.counted)
-		proc_job_gone(job.tgid);
+		proc_job_gone(job.tgid, job.start_ns);
 }
 
 /* ---- gpu_scheduler: tp_btf (types from gpu_sched's module BTF) ---------- */
@@ -1416,7 +1465,7 @@ static __always_inline void on617_queue(__u64 ctx, __u64 seqno, __u64 client_id)
 	v.client_id = client_id;
 	proc_job_queued(&v);
 	if (map_put(&inflight617, DAC_MAP_INFLIGHT617, &k, &v, BPF_ANY) && v.counted)
-		proc_job_gone(v.tgid);
+		proc_job_gone(v.tgid, v.start_ns);
 }
 
 static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, __u32 ring_id)
@@ -1453,7 +1502,7 @@ static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested)
 		}
 	}
 	if (job.counted)
-		proc_job_gone(job.tgid);
+		proc_job_gone(job.tgid, job.start_ns);
 }
 
 /* tp_btf: the 6.17 types, relocated by CO-RE against gpu_sched's BTF. */
@@ -1632,6 +1681,7 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(track_exit, struct task_struct *task)
 {
 	struct dac_proc_val *p;
+	__u64 start;
 	__u32 tgid;
 
 	if (!task || BPF_CORE_READ(task, signal, live.counter))
@@ -1639,9 +1689,18 @@ int BPF_PROG(track_exit, struct task_struct *task)
 	tgid = BPF_CORE_READ(task, tgid);
 	bpf_map_delete_elem(&tracked, &tgid);
 	p = bpf_map_lookup_elem(&procs, &tgid);
-	if (!p || __sync_val_compare_and_swap(&p->exited, 0, 1))
+	if (!p)
+		return 0;
+	start = BPF_CORE_READ(task, group_leader, start_time);
+	if (!proc_same(p, start)) {
+		/* an earlier process's entry, never written: it goes now */
+		if (p->start_ns < start)
+			proc_emit(tgid, p, DAC_EXIT_F_REUSED);
+		return 0;
+	}
+	if (__sync_val_compare_and_swap(&p->exited, 0, 1))
 		return 0;
 	if (!__sync_fetch_and_add(&p->inflight, 0))
-		proc_emit(tgid, p);
+		proc_emit(tgid, p, 0);
 	return 0;
 }

@@ -39,6 +39,7 @@ struct dac_client_val {
 	__u32 tgid;
 	__u32 pad;
 	__u64 cgroup_id;	/* cgroup v2 id of the opener; 0 unknown (seeded) */
+	__u64 start_ns;		/* the opener's process start, 0 unknown (seeded) */
 	char comm[DAC_COMM_LEN];
 	char driver[DAC_NAME_LEN];
 	/*
@@ -154,7 +155,10 @@ struct dac_sched_val {
 /*
  * procs: key __u32 tgid. A process that had scheduler jobs charged: its
  * sums and the rings it used, so that its exit (sched_process_exit) can
- * write one PROC_EXIT record and delete its sched_usage entries.
+ * write one PROC_EXIT record and delete its sched_usage entries. A tgid
+ * names a process only while it lives; start_ns (its group leader's
+ * task_struct start_time, CLOCK_MONOTONIC at fork) tells a later process
+ * with the same tgid from it.
  */
 #define DAC_PROC_MAX_RINGS	16
 
@@ -166,6 +170,7 @@ struct dac_proc_val {
 	__u64 cookie;
 	__u64 cgroup_id;
 	__u64 inflight;		/* scheduler jobs queued and not yet done */
+	__u64 start_ns;		/* process start; 0 unknown (a seeded client's) */
 	__u32 exited;		/* 1: record as soon as inflight is 0 */
 	__u32 flags;		/* DAC_EXIT_F_TRUNCATED: more rings than slots */
 	__u32 ring_ids[DAC_PROC_MAX_RINGS];	/* 0 = free slot */
@@ -203,6 +208,11 @@ enum dac_rec_type {
 
 #define DAC_EXIT_F_TRUNCATED	(1u << 0)	/* more engines/regions than fit */
 #define DAC_EXIT_F_NO_OPEN	(1u << 1)	/* opened before the programs ran */
+/*
+ * PROC_EXIT written when a later process with its tgid came (its exit, or
+ * the completion of its last job, was not seen), not at its exit.
+ */
+#define DAC_EXIT_F_REUSED	(1u << 2)
 
 struct dac_rec_engine {
 	__u64 busy_ns;
@@ -258,8 +268,9 @@ struct dac_rec_proc_exit {
 	__u64 acct_jobs;
 	__u64 cookie;
 	__u64 cgroup_id;
+	__u64 start_ns;		/* process start (task start_time), 0 unknown */
 	__u32 tgid;
-	__u32 flags;		/* DAC_EXIT_F_TRUNCATED */
+	__u32 flags;		/* DAC_EXIT_F_TRUNCATED, DAC_EXIT_F_REUSED */
 	__u32 num_rings;
 	__u32 pad;
 	char comm[DAC_COMM_LEN];
@@ -318,6 +329,7 @@ enum dac_stat {
 	DAC_STAT_NESTED_JOB_BEGIN,	/* drmacct_job_begin */
 	DAC_STAT_NESTED_JOB_END,	/* drmacct_job_end */
 	DAC_STAT_NESTED_SCHED_DONE,	/* drm_sched_process_job / drm_sched_job_done */
+	DAC_STAT_PROC_LATE,		/* charge for a process whose tgid a later one has */
 	DAC_STAT_FULL,			/* + enum dac_map_id: insert failed, map full */
 	DAC_STAT_BUSY = DAC_STAT_FULL + DAC_MAP__COUNT,	/* + id: bucket busy */
 	DAC_STAT__COUNT = DAC_STAT_BUSY + DAC_MAP__COUNT
@@ -328,7 +340,7 @@ enum dac_stat {
  * trusts the other pins. Bumped whenever a key, value or record changes.
  */
 #define DAC_LAYOUT_MAGIC	0x6472616363745f6dull	/* "drmacct_m" */
-#define DAC_LAYOUT_VERSION	4
+#define DAC_LAYOUT_VERSION	5
 
 struct dac_meta {
 	__u64 magic;

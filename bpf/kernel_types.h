@@ -60,6 +60,7 @@ struct task_struct {
 	int pid;
 	int tgid;
 	struct task_struct *group_leader;
+	u64 start_time;		/* CLOCK_MONOTONIC ns at fork */
 	char comm[16];
 	struct signal_struct *signal;
 };

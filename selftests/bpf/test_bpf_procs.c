@@ -24,11 +24,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
+#include "../../bpf/drmacct_bpf.h"
 #include "bpf.h"
 #include "dtest.h"
 #include "sgtest.h"
@@ -96,10 +102,19 @@ struct rec_seen {
 	unsigned long started;	/* children started when it was received */
 };
 
+/* A child as its parent forked it: which process a record is for. */
+struct proc_fork {
+	pid_t pid;		/* 0: not forked yet */
+	uint64_t lo, hi;	/* CLOCK_MONOTONIC before and after fork() */
+};
+
 struct proc_catch {
 	struct proc_truth *truth;
+	struct proc_fork *fork;
 	size_t n;
 	size_t seen;		/* records of our children */
+	size_t unmatched;	/* records with a child's tgid but no child's start */
+	size_t reused;		/* records flagged REUSED (written at tgid reuse) */
 	size_t bad_sum;		/* records whose rings do not add up */
 	uint64_t lost;
 	uint64_t *bpf_busy;	/* per child, from its record */
@@ -115,21 +130,30 @@ static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
 {
 	struct proc_catch *c = ctx;
 	uint64_t busy = 0, jobs = 0;
+	bool ours = false;
 
 	if (ev->type == DAC_BPF_LOST)
 		c->lost += ev->lost.count;
 	if (ev->type != DAC_BPF_PROC_EXIT)
 		return 0;
 	/*
-	 * The newest child with the record's tgid: past pid_max (32768 here)
-	 * tgids come back, and a reused one is a new process. Children not
-	 * started yet have pid 0.
+	 * The child with the record's tgid that started when the record
+	 * says: past pid_max (32768 here) tgids come back, and the process
+	 * start (task start_time, CLOCK_MONOTONIC in copy_process()) lies
+	 * between its parent's clock reads around fork().
 	 */
 	for (size_t k = c->n; k-- > 0;) {
 		size_t i = k;
 
-		if ((uint32_t)c->truth[i].pid != ev->proc.tgid)
+		if (!c->fork[i].pid || (uint32_t)c->fork[i].pid != ev->proc.tgid)
 			continue;
+		if (ev->proc.start_ns < c->fork[i].lo || ev->proc.start_ns > c->fork[i].hi) {
+			ours = true;	/* a child's tgid, another child's start */
+			continue;
+		}
+		ours = false;
+		if (ev->proc.flags & DAC_BPF_EXIT_REUSED)
+			c->reused++;
 		for (uint32_t r = 0; r < ev->proc.num_rings; r++) {
 			busy += ev->proc.rings[r].busy_ns;
 			jobs += ev->proc.rings[r].jobs;
@@ -154,7 +178,13 @@ static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
 		c->acct_jobs[i] = ev->proc.acct_jobs;
 		c->records[i]++;
 		c->seen++;
-		break;
+		return 0;
+	}
+	if (ours) {
+		c->unmatched++;
+		dt_info("record seq %" PRIu64 " for tgid %u started %" PRIu64 " ns, flags %#x: no"
+			" child with that tgid started then", ev->proc.seq, ev->proc.tgid,
+			ev->proc.start_ns, ev->proc.flags);
 	}
 	return 0;
 }
@@ -205,13 +235,14 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 	while (dac_bpf_poll(b, 50, catch_proc, &c) > 0)
 		;
 	c.truth = calloc(n, sizeof(*c.truth));
+	c.fork = calloc(n, sizeof(*c.fork));
 	c.bpf_busy = calloc(n, sizeof(uint64_t));
 	c.bpf_jobs = calloc(n, sizeof(uint64_t));
 	c.records = calloc(n, sizeof(unsigned int));
 	c.acct_busy = calloc(n, sizeof(uint64_t));
 	c.acct_jobs = calloc(n, sizeof(uint64_t));
 	c.rec = calloc(2 * n, sizeof(*c.rec));
-	DT_ASSERT_TRUE(c.truth && c.bpf_busy && c.bpf_jobs && c.records && c.acct_busy &&
+	DT_ASSERT_TRUE(c.truth && c.fork && c.bpf_busy && c.bpf_jobs && c.records && c.acct_busy &&
 		       c.acct_jobs && c.rec);
 	c.n = n;
 	run = calloc(n * MAX_JOBS, sizeof(uint64_t));
@@ -231,7 +262,10 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 		DT_ASSERT_EQ(pipe(pfd), 0);
 		c.started = i + nb;
 		for (k = 0; k < nb; k++) {
+			c.fork[i + k].lo = sg_now_ns();
 			pid[k] = fork();
+			c.fork[i + k].hi = sg_now_ns();
+			c.fork[i + k].pid = pid[k];
 			DT_ASSERT_GE(pid[k], 0);
 			if (pid[k] == 0) {
 				close(pfd[0]);
@@ -268,6 +302,13 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 	DT_EXPECT_EQ(c.lost, (uint64_t)0);
 	DT_EXPECT_EQ(c.seen, (size_t)n);
 	DT_EXPECT_EQ(c.bad_sum, (size_t)0);
+	/* Every record names its process by start time, and none came late. */
+	dt_info("records with a child's tgid but no child's start: %zu; written at tgid reuse: %zu;"
+		" charges after reuse: %" PRIu64, c.unmatched, c.reused,
+		st.proc_late - st0.proc_late);
+	DT_EXPECT_EQ(c.unmatched, (size_t)0);
+	DT_EXPECT_EQ(c.reused, (size_t)0);
+	DT_EXPECT_EQ(st.proc_late, st0.proc_late);
 	/* Whatever went wrong, the log says what the kernel and the programs saw. */
 	{
 		struct dac_bpf_prog_stats *ps = NULL;
@@ -347,6 +388,7 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 	DT_EXPECT_EQ(st.full, st0.full);
 	DT_EXPECT_EQ(st.busy, st0.busy);
 	free(c.truth);
+	free(c.fork);
 	free(c.bpf_busy);
 	free(c.bpf_jobs);
 	free(c.records);
@@ -355,6 +397,181 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 	free(c.rec);
 	free(run);
 	free(end);
+	sg_dev_free(&dev);
+	dac_bpf_close(b);
+}
+
+/* ---- 1b. a tgid that comes back ------------------------------------------ */
+
+/* fd of the loaded collection's map @name (the only collection loaded). */
+static int map_fd_by_name(const char *name)
+{
+	uint32_t id = 0;
+
+	while (!bpf_map_get_next_id(id, &id)) {
+		struct bpf_map_info mi = { 0 };
+		uint32_t len = sizeof(mi);
+		int fd = bpf_map_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &mi, &len) && !strcmp(mi.name, name))
+			return fd;
+		close(fd);
+	}
+	DT_FAIL("no BPF map named %s", name);
+}
+
+/*
+ * Fork a child with tgid @pid (clone3() with set_tid: root in the VM) that
+ * runs one job of @ns on @engine through @node; its CLOCK_MONOTONIC fork
+ * window into @f, what it ran into @t. Returns its pid, or -errno.
+ */
+static pid_t fork_with_pid(pid_t pid, const char *node, unsigned int engine, uint64_t ns,
+			   struct proc_fork *f, struct proc_truth *t)
+{
+	struct clone_args ca = { .exit_signal = SIGCHLD, .set_tid_size = 1 };
+	int pfd[2];
+	pid_t r;
+
+	ca.set_tid = (uint64_t)(uintptr_t)&pid;
+	DT_ASSERT_EQ(pipe(pfd), 0);
+	f->lo = sg_now_ns();
+	r = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	f->hi = sg_now_ns();
+	if (r == 0) {
+		close(pfd[0]);
+		child_work(node, engine, 1, ns, pfd[1]);
+	}
+	f->pid = r < 0 ? -errno : r;
+	close(pfd[1]);
+	if (r > 0)
+		DT_ASSERT_EQ(read(pfd[0], t, sizeof(*t)), (ssize_t)sizeof(*t));
+	close(pfd[0]);
+	return f->pid;
+}
+
+/* A free pid above the ones in use (so that no fork here takes it first). */
+static pid_t free_pid(void)
+{
+	for (pid_t p = 20000 + getpid() % 1000; p < 32000; p++)
+		if (kill(p, 0) && errno == ESRCH)
+			return p;
+	DT_FAIL("no free pid");
+}
+
+struct reuse_catch {
+	pid_t tgid;
+	unsigned int records, reused;
+	struct dac_bpf_proc_exit own, stale;	/* rings not kept */
+	struct proc_fork f;
+};
+
+static int catch_reuse(void *ctx, const struct dac_bpf_event *ev)
+{
+	struct reuse_catch *c = ctx;
+
+	if (ev->type != DAC_BPF_PROC_EXIT || ev->proc.tgid != (uint32_t)c->tgid)
+		return 0;
+	c->records++;
+	if (ev->proc.flags & DAC_BPF_EXIT_REUSED) {
+		c->reused++;
+		c->stale = ev->proc;
+	} else {
+		c->own = ev->proc;
+	}
+	return 0;
+}
+
+/*
+ * A procs entry whose process's exit was never seen (the programs attached
+ * after it, or an event lost) must not add to a later process with its
+ * tgid: the later process's first job writes it out as its own record,
+ * flagged REUSED and named by its start time; and a charge for a process
+ * older than the entry's is dropped and counted (proc_late), never added.
+ * The stale entries are planted in procs; the later process is forked
+ * with the very tgid (clone3 set_tid).
+ */
+DT_TEST_TIMEOUT(stale_entry_written_when_its_tgid_comes_back, 120)
+{
+	struct dac_bpf_load_opts o = { 0 };
+	struct dac_bpf *b = sg_bpf_load(&o);
+	struct dac_proc_val stale = { .busy_ns = 12345, .jobs = 1, .acct_busy_ns = 777,
+				      .acct_jobs = 1, .start_ns = 1, .comm = "stale" };
+	const uint64_t job_ns = 2 * NSEC_PER_MSEC;
+	struct dac_bpf_stats st0, st;
+	struct reuse_catch c = { 0 };
+	struct proc_truth t;
+	const struct sg_engine *e;
+	int64_t procs0;
+	struct sg_dev dev;
+	char node[64];
+	uint32_t key;
+	int fd, status;
+
+	e = simple_engine(&dev, node, sizeof(node));
+	dac_bpf_learn_names(b);
+	fd = map_fd_by_name("procs");
+	procs0 = map_entries(b, "procs");
+
+	/* 1. an earlier process's entry: written out, the new one exact */
+	c.tgid = free_pid();
+	key = (uint32_t)c.tgid;
+	DT_ASSERT_EQ(bpf_map_update_elem(fd, &key, &stale, BPF_NOEXIST), 0);
+	if (fork_with_pid(c.tgid, node, e->index, job_ns, &c.f, &t) == -EPERM)
+		DT_SKIP("clone3 set_tid refused here");
+	DT_ASSERT_EQ(c.f.pid, c.tgid);
+	DT_ASSERT_EQ(waitpid(c.tgid, &status, 0), c.tgid);
+	DT_ASSERT_EQ(status, 0);
+	for (int t = 0; t < 50 && c.records < 2; t++)
+		DT_ASSERT_GE(dac_bpf_poll(b, 100, catch_reuse, &c), 0);
+	dt_info("tgid %d: %u records, %u flagged REUSED; own: start %" PRIu64 " (fork %" PRIu64
+		"..%" PRIu64 "), %" PRIu64 " jobs, acct %" PRIu64 " jobs", c.tgid, c.records, c.reused,
+		c.own.start_ns, c.f.lo, c.f.hi, c.own.jobs, c.own.acct_jobs);
+	DT_EXPECT_EQ(c.records, 2u);
+	DT_EXPECT_EQ(c.reused, 1u);
+	/* the stale record is the planted entry, unchanged */
+	DT_EXPECT_EQ(c.stale.start_ns, (uint64_t)1);
+	DT_EXPECT_EQ(c.stale.busy_ns, (uint64_t)12345);
+	DT_EXPECT_EQ(c.stale.jobs, (uint64_t)1);
+	DT_EXPECT_EQ(c.stale.acct_busy_ns, (uint64_t)777);
+	DT_EXPECT_STREQ(c.stale.comm, "stale");
+	/* the new process's own: its start, its one job only */
+	DT_EXPECT_GE(c.own.start_ns, c.f.lo);
+	DT_EXPECT_LE(c.own.start_ns, c.f.hi);
+	DT_EXPECT_EQ(c.own.jobs, (uint64_t)1);
+	DT_EXPECT_EQ(c.own.acct_jobs, (uint64_t)1);
+	DT_EXPECT_EQ(c.own.acct_busy_ns, t.busy_ns);
+	DT_EXPECT_EQ(map_entries(b, "procs"), procs0);
+
+	/* 2. an entry of a later process: this one's charges are dropped */
+	memset(&c, 0, sizeof(c));
+	c.tgid = free_pid();
+	key = (uint32_t)c.tgid;
+	stale.start_ns = UINT64_MAX;
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
+	DT_ASSERT_EQ(bpf_map_update_elem(fd, &key, &stale, BPF_NOEXIST), 0);
+	DT_ASSERT_EQ(fork_with_pid(c.tgid, node, e->index, job_ns, &c.f, &t), c.tgid);
+	DT_ASSERT_EQ(waitpid(c.tgid, &status, 0), c.tgid);
+	DT_ASSERT_EQ(status, 0);
+	sg_sleep_ns(200 * NSEC_PER_MSEC);	/* its completion, after WAIT */
+	DT_ASSERT_GE(dac_bpf_poll(b, 100, catch_reuse, &c), 0);
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
+	dt_info("tgid %d under a later process's entry: %u records, proc_late +%" PRIu64, c.tgid,
+		c.records, st.proc_late - st0.proc_late);
+	/* its queue, its completion, its drmacct job end: each dropped */
+	DT_EXPECT_EQ(st.proc_late - st0.proc_late, (uint64_t)3);
+	DT_EXPECT_EQ(c.records, 0u);
+	{
+		struct dac_proc_val v;
+
+		DT_ASSERT_EQ(bpf_map_lookup_elem(fd, &key, &v), 0);
+		DT_EXPECT_EQ(v.busy_ns, (uint64_t)12345);	/* nothing added */
+		DT_EXPECT_EQ(v.acct_jobs, (uint64_t)1);
+		DT_EXPECT_EQ(v.inflight, (uint64_t)0);
+		DT_EXPECT_EQ(bpf_map_delete_elem(fd, &key), 0);
+	}
+	close(fd);
 	sg_dev_free(&dev);
 	dac_bpf_close(b);
 }

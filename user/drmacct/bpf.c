@@ -254,6 +254,7 @@ static int status_json(const char *dir, const struct dac_bpf_info *info,
 	dac_json_u64(&j, "nested_job_begin", st->nested_job_begin);
 	dac_json_u64(&j, "nested_job_end", st->nested_job_end);
 	dac_json_u64(&j, "nested_sched_done", st->nested_sched_done);
+	dac_json_u64(&j, "proc_late", st->proc_late);
 	dac_json_obj_end(&j);
 	if (nm < 0) {
 		dac_json_null(&j, "maps");
@@ -322,6 +323,8 @@ static void status_text(const char *dir, const struct dac_bpf_info *info,
 		printf("  taken by _nested programs: %" PRIu64 " job begins, %" PRIu64
 		       " job ends, %" PRIu64 " scheduler completions\n", st->nested_job_begin,
 		       st->nested_job_end, st->nested_sched_done);
+	if (st->proc_late)
+		printf("  charges after tgid reuse:  %" PRIu64 " (dropped)\n", st->proc_late);
 	/* full: inserts refused; busy: refused, bucket locked (recursion) */
 	if (nm >= 0) {
 		printf("  maps:  %-14s %-14s %9s %9s %10s %6s %6s\n", "NAME", "TYPE",

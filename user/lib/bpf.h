@@ -187,6 +187,11 @@ struct dac_bpf_region_mem {
 
 #define DAC_BPF_EXIT_TRUNCATED	(1u << 0)	/* engines/regions beyond the record's room */
 #define DAC_BPF_EXIT_NO_OPEN	(1u << 1)	/* opened before collection started */
+/*
+ * PROC_EXIT written when a later process with its tgid came, not at its
+ * exit (its exit or its last job's completion was not seen).
+ */
+#define DAC_BPF_EXIT_REUSED	(1u << 2)
 
 struct dac_bpf_client_exit {
 	uint64_t client_id;
@@ -221,9 +226,15 @@ struct dac_bpf_proc_ring {
  */
 struct dac_bpf_proc_exit {
 	uint32_t tgid;			/* 0: kernel threads (DAC_BPF_TGID_KERNEL) */
-	uint32_t flags;			/* DAC_BPF_EXIT_TRUNCATED */
+	uint32_t flags;			/* DAC_BPF_EXIT_TRUNCATED, _REUSED */
 	uint64_t seq;			/* process exit sequence number */
-	uint64_t exit_ns;		/* CLOCK_MONOTONIC */
+	/*
+	 * The process's start (its task start_time, CLOCK_MONOTONIC at
+	 * fork; 0 unknown): with tgid, which process this is when tgids
+	 * have been reused.
+	 */
+	uint64_t start_ns;
+	uint64_t exit_ns;		/* CLOCK_MONOTONIC: when written */
 	uint64_t busy_ns, jobs;		/* gpu_scheduler path, all rings */
 	uint64_t acct_busy_ns;		/* drmacct path (exact): its clients' jobs */
 	uint64_t acct_jobs;
@@ -351,6 +362,11 @@ struct dac_bpf_stats {
 	uint64_t nested_job_begin;
 	uint64_t nested_job_end;
 	uint64_t nested_sched_done;
+	/*
+	 * Charges for a process whose tgid a later process already has (the
+	 * charge's process start is older than the entry's): dropped.
+	 */
+	uint64_t proc_late;
 	uint64_t full;			/* inserts refused, every map: map full */
 	uint64_t busy;			/* ... bucket busy (recursion miss) */
 };

@@ -59,6 +59,7 @@ int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st)
 	st->nested_job_begin = v[DAC_STAT_NESTED_JOB_BEGIN];
 	st->nested_job_end = v[DAC_STAT_NESTED_JOB_END];
 	st->nested_sched_done = v[DAC_STAT_NESTED_SCHED_DONE];
+	st->proc_late = v[DAC_STAT_PROC_LATE];
 	for (int i = 0; i < DAC_MAP__COUNT; i++) {
 		st->full += v[DAC_STAT_FULL + i];
 		st->busy += v[DAC_STAT_BUSY + i];
@@ -291,8 +292,10 @@ static int on_proc_record(struct dac_bpf *b, const void *data, size_t size)
 		return -ENOMEM;
 	}
 	x->tgid = r->tgid;
-	x->flags = r->flags & DAC_EXIT_F_TRUNCATED ? DAC_BPF_EXIT_TRUNCATED : 0;
+	x->flags = (r->flags & DAC_EXIT_F_TRUNCATED ? DAC_BPF_EXIT_TRUNCATED : 0) |
+		   (r->flags & DAC_EXIT_F_REUSED ? DAC_BPF_EXIT_REUSED : 0);
 	x->seq = r->seq;
+	x->start_ns = r->start_ns;
 	x->exit_ns = r->exit_ns;
 	x->busy_ns = r->busy_ns;
 	x->jobs = r->jobs;
