@@ -524,7 +524,12 @@ static __always_inline struct dac_proc_val *proc_of(__u32 tgid, __u64 start_ns, 
 {
 	struct dac_proc_val zero = {}, *p = bpf_map_lookup_elem(&procs, &tgid);
 
-	if (p && !proc_same(p, start_ns)) {
+	if (p) {
+		if (proc_same(p, start_ns)) {
+			if (!p->start_ns && start_ns)	/* seeded: learnt now */
+				__sync_val_compare_and_swap(&p->start_ns, 0, start_ns);
+			return p;
+		}
 		if (p->start_ns > start_ns) {
 			stat_inc(DAC_STAT_PROC_LATE);
 			return NULL;
@@ -535,10 +540,8 @@ static __always_inline struct dac_proc_val *proc_of(__u32 tgid, __u64 start_ns, 
 	zero.cgroup_id = cgroup_id;
 	zero.start_ns = start_ns;
 	__builtin_memcpy(zero.comm, comm, sizeof(zero.comm));
-	p = lookup_or_init(&procs, &tgid, &zero, DAC_MAP_PROCS);
-	if (p && !p->start_ns && start_ns)
-		__sync_val_compare_and_swap(&p->start_ns, 0, start_ns);	/* seeded: learnt */
-	return p;
+	/* another CPU may insert first: it is the same process's then */
+	return lookup_or_init(&procs, &tgid, &zero, DAC_MAP_PROCS);
 }
 
 /*
@@ -614,12 +617,16 @@ static __always_inline void on_job_begin(__u64 client_id, __u32 engine, __u64 ts
 	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
 	struct dac_usage_val zero = {}, *u;
 
-	zero.device_id = device_of(client_id);
-	u = lookup_or_init(&usage, &k, &zero, DAC_MAP_USAGE);
-	if (!u)
-		return;
+	/* The client's device only for a new entry, or one seeded without. */
+	u = bpf_map_lookup_elem(&usage, &k);
+	if (!u) {
+		zero.device_id = device_of(client_id);
+		u = lookup_or_init(&usage, &k, &zero, DAC_MAP_USAGE);
+		if (!u)
+			return;
+	}
 	if (!u->device_id)
-		u->device_id = zero.device_id;	/* client placed since (seeded) */
+		u->device_id = device_of(client_id);	/* client placed since (seeded) */
 	/* A write readers can tell from (struct dac_usage_val). */
 	__sync_fetch_and_add(&u->wr_begun, 1);
 	__sync_fetch_and_add(&u->start_sum, ts_ns);
