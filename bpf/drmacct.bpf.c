@@ -443,24 +443,33 @@ static long drop_proc_ring(void *map, struct dac_sched_key *key, void *val, __u3
 	return 0;
 }
 
+/* procs start_ns of an entry being written out (proc_emit()) */
+#define DAC_START_GONE	(~0ull)
+
 /*
  * Write process @tgid's PROC_EXIT record from @p -- sums, then one entry
- * per ring with its sched_usage entry, which goes -- and delete @p. Two
- * CPUs may get here for one process (its exit and its last completion):
- * only the one whose delete of @p succeeds writes. @flags: more
- * DAC_EXIT_F_* for the record.
+ * per ring with its sched_usage entry, which goes -- and delete @p. More
+ * than one CPU may get here for one entry (its exit and its last
+ * completion; two threads of a later process with its tgid): the one that
+ * swaps its start for DAC_START_GONE writes it. Others, and charges that
+ * find it so, leave it alone; a CPU holding a stale pointer to an element
+ * the map has reused for another process fails that swap too. @flags:
+ * more DAC_EXIT_F_* for the record.
  */
 static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags)
 {
 	struct exit_loop lc = {};
 	struct dac_rec_proc_exit *rec;
 	struct proc_buf *buf;
+	__u64 size, start = p->start_ns;
 	__u32 zero = 0;
-	__u64 size;
 
+	if (start == DAC_START_GONE ||
+	    __sync_val_compare_and_swap(&p->start_ns, start, DAC_START_GONE) != start)
+		return;
 	buf = bpf_map_lookup_elem(&proc_scratch, &zero);
 	if (!buf)
-		return;
+		goto gone;
 	rec = (void *)buf->data;
 	__builtin_memset(rec, 0, sizeof(*rec));
 	rec->type = DAC_REC_PROC_EXIT;
@@ -472,16 +481,21 @@ static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags
 	rec->acct_jobs = p->acct_jobs;
 	rec->cookie = p->cookie;
 	rec->cgroup_id = p->cgroup_id;
-	rec->start_ns = p->start_ns;
+	rec->start_ns = start;
 	rec->flags = p->flags | flags;
 	__builtin_memcpy(rec->comm, p->comm, sizeof(rec->comm));
 	lc.tgid = tgid;
 	/* `drmacct stat` reads them after its command exited; untrack deletes. */
 	lc.keep = p->cookie != 0;
 	__builtin_memcpy(lc.ring_ids, p->ring_ids, sizeof(lc.ring_ids));
+	/*
+	 * The walk first: until the entry goes, a later process's charges
+	 * find it GONE and are refused (counted), rather than adding to
+	 * sched_usage entries the walk is about to take.
+	 */
 	bpf_loop(DAC_PROC_MAX_RINGS, exit_ring, &lc, 0);
-	if (bpf_map_delete_elem(&procs, &tgid))
-		return;
+	if (bpf_map_lookup_elem(&procs, &tgid) == p)
+		bpf_map_delete_elem(&procs, &tgid);
 	/*
 	 * More rings than slots (a process that used thousands of per-queue
 	 * schedulers): the entries of the rings without a slot go too, or
@@ -499,6 +513,10 @@ static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags
 	rec->seq = stat_inc(DAC_STAT_PROC_RECORDS);
 	if (bpf_ringbuf_output(&records, buf->data, size, 0))
 		stat_inc(DAC_STAT_EXIT_DROPS);
+	return;
+gone:
+	if (bpf_map_lookup_elem(&procs, &tgid) == p)
+		bpf_map_delete_elem(&procs, &tgid);
 }
 
 /*
@@ -508,7 +526,22 @@ static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags
  */
 static __always_inline bool proc_same(const struct dac_proc_val *p, __u64 start_ns)
 {
-	return !start_ns || !p->start_ns || p->start_ns == start_ns;
+	__u64 s = p->start_ns;
+
+	return s != DAC_START_GONE && (!start_ns || !s || s == start_ns);
+}
+
+/*
+ * A charge for process @start_ns found entry @p of another: the entry is
+ * a later process's (the charge comes too late: DAC_STAT_PROC_LATE) or is
+ * being written out right now (refused, counted as a busy insert).
+ */
+static __always_inline void proc_refused(const struct dac_proc_val *p, __u64 start_ns)
+{
+	if (p->start_ns != DAC_START_GONE)
+		stat_inc(DAC_STAT_PROC_LATE);
+	else
+		map_fail(DAC_MAP_PROCS, -DAC_EBUSY);
 }
 
 /*
@@ -517,31 +550,42 @@ static __always_inline bool proc_same(const struct dac_proc_val *p, __u64 start_
  * tgid -- one whose exit or last completion was not seen -- is written out
  * first, as its own record (DAC_EXIT_F_REUSED), so that nothing of it adds
  * to the new process. A charge for an earlier process than the entry's
- * (its tgid is already reused) gets NULL and counts in DAC_STAT_PROC_LATE.
+ * (its tgid is already reused) gets NULL and *@refused true
+ * (proc_refused()); a failed insert gets NULL and *@refused false.
  */
 static __always_inline struct dac_proc_val *proc_of(__u32 tgid, __u64 start_ns, __u64 cookie,
-						     __u64 cgroup_id, const char *comm)
+						     __u64 cgroup_id, const char *comm,
+						     bool *refused)
 {
 	struct dac_proc_val zero = {}, *p = bpf_map_lookup_elem(&procs, &tgid);
 
-	if (p) {
-		if (proc_same(p, start_ns)) {
-			if (!p->start_ns && start_ns)	/* seeded: learnt now */
-				__sync_val_compare_and_swap(&p->start_ns, 0, start_ns);
-			return p;
-		}
-		if (p->start_ns > start_ns) {
-			stat_inc(DAC_STAT_PROC_LATE);
-			return NULL;
-		}
-		proc_emit(tgid, p, DAC_EXIT_F_REUSED);
+	*refused = false;
+	if (p && !proc_same(p, start_ns)) {
+		if (p->start_ns != DAC_START_GONE && p->start_ns < start_ns)
+			proc_emit(tgid, p, DAC_EXIT_F_REUSED);
+		else
+			goto refuse;
+		p = NULL;
 	}
-	zero.cookie = cookie;
-	zero.cgroup_id = cgroup_id;
-	zero.start_ns = start_ns;
-	__builtin_memcpy(zero.comm, comm, sizeof(zero.comm));
-	/* another CPU may insert first: it is the same process's then */
-	return lookup_or_init(&procs, &tgid, &zero, DAC_MAP_PROCS);
+	if (!p) {
+		zero.cookie = cookie;
+		zero.cgroup_id = cgroup_id;
+		zero.start_ns = start_ns;
+		__builtin_memcpy(zero.comm, comm, sizeof(zero.comm));
+		p = lookup_or_init(&procs, &tgid, &zero, DAC_MAP_PROCS);
+		if (!p)
+			return NULL;
+	}
+	/* seeded (start unknown): learnt now */
+	if (!p->start_ns && start_ns)
+		__sync_val_compare_and_swap(&p->start_ns, 0, start_ns);
+	/* again: another CPU may have put another process's entry first */
+	if (proc_same(p, start_ns))
+		return p;
+refuse:
+	proc_refused(p, start_ns);
+	*refused = true;
+	return NULL;
 }
 
 /*
@@ -602,10 +646,11 @@ static __always_inline __u64 client_cookie(__u64 client_id, __u32 *device_id)
 static __always_inline void proc_acct(const struct dac_client_val *c, __u64 busy_ns)
 {
 	struct dac_proc_val *p;
+	bool refused;
 
 	if (!c)
 		return;
-	p = proc_of(c->tgid, c->start_ns, c->cookie, c->cgroup_id, c->comm);
+	p = proc_of(c->tgid, c->start_ns, c->cookie, c->cgroup_id, c->comm, &refused);
 	if (!p)
 		return;
 	__sync_fetch_and_add(&p->acct_busy_ns, busy_ns);
@@ -1111,7 +1156,9 @@ static __always_inline void fill_submitter(struct inflight_val *v)
 /* Job @v is followed from now: its process has one more in flight. */
 static __always_inline void proc_job_queued(struct inflight_val *v)
 {
-	struct dac_proc_val *p = proc_of(v->tgid, v->start_ns, v->cookie, v->cgroup_id, v->comm);
+	bool refused;
+	struct dac_proc_val *p = proc_of(v->tgid, v->start_ns, v->cookie, v->cgroup_id, v->comm,
+					 &refused);
 
 	if (!p)
 		return;
@@ -1209,6 +1256,7 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
 	struct dac_sched_key k = {};
 	struct dac_ring_val *r;
 	__u64 busy = 0;
+	bool refused;
 
 	k.tgid = v->tgid;
 	k.ring_id = v->ring_id;
@@ -1219,9 +1267,9 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
 	 * The process first: a stale entry of an earlier process with this
 	 * tgid takes its sched_usage entries with it before this job adds.
 	 */
-	p = proc_of(k.tgid, v->start_ns, v->cookie, v->cgroup_id, v->comm);
-	if (!p)
-		return busy;	/* a later process has the tgid (PROC_LATE) */
+	p = proc_of(k.tgid, v->start_ns, v->cookie, v->cgroup_id, v->comm, &refused);
+	if (refused)
+		return busy;	/* the (tgid, ring) entry is another process's now */
 	szero.cookie = v->cookie;
 	szero.cgroup_id = v->cgroup_id;
 	__builtin_memcpy(szero.comm, v->comm, sizeof(szero.comm));
@@ -1230,6 +1278,8 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
 		__sync_fetch_and_add(&s->busy_ns, busy);
 		__sync_fetch_and_add(&s->jobs, 1);
 	}
+	if (!p)
+		return busy;	/* procs full or busy (counted) */
 	__sync_fetch_and_add(&p->busy_ns, busy);
 	__sync_fetch_and_add(&p->jobs, 1);
 	if (!proc_add_ring(p, k.ring_id))
