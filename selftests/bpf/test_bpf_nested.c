@@ -55,11 +55,13 @@
 #define MAX_INST	8
 /*
  * Per job: the completion is charged after end_ns (see test_bpf_scheds),
- * by up to 1 ms on PREEMPT_RT under load (hrtimers expire in a softirq
- * thread there). This test is about losses, which its exact checks catch
- * (jobs, records, drmacct sums); the bound only says the time is sane.
+ * on PREEMPT_RT by up to 1 ms under load, 2.06 ms per 50 us OP_BUSY job
+ * on 6.12-rt with three TCG guests on two host cores (hrtimers expire in
+ * a softirq thread there). This test is about losses, which its exact
+ * checks catch (jobs, records, drmacct sums); the bound only says the
+ * time is sane.
  */
-#define LATE_NS		(2 * 1000 * 1000ull)
+#define LATE_NS		((uint64_t)(5 * 1000 * 1000.0 * dt_timeout_scale()))
 
 struct truth {
 	int32_t pid;
