@@ -176,16 +176,23 @@ static void simgpu_postclose(struct drm_device *drm, struct drm_file *file)
 	struct simgpu_device *sdev = to_simgpu(drm);
 	bool gone;
 
+	/*
+	 * After an unplug the device already tore them down. Otherwise the
+	 * teardown runs under files_lock: an unplug meanwhile waits for it
+	 * before it stops the schedulers (drm_sched_fini() frees the run
+	 * queues these entities leave). Opens and closes of other files wait
+	 * for this one's queued jobs; only an unplug needs that, but the
+	 * lock is the device's only order between the two.
+	 */
 	mutex_lock(&sdev->files_lock);
 	list_del(&sfile->dev_node);
 	gone = sfile->entities_gone;
 	sfile->entities_gone = true;
-	mutex_unlock(&sdev->files_lock);
-	/* After an unplug the device already tore them down. */
 	if (!gone) {
 		simgpu_file_entities_fini(sfile, true);
 		simgpu_file_queues_fini(sfile);
 	}
+	mutex_unlock(&sdev->files_lock);
 	if (simgpu_fault_active())
 		simgpu_fault_close(sfile);
 	/* Running jobs hold their own client and file references. */
