@@ -301,14 +301,12 @@ static __always_inline __u64 stat_inc(__u32 which)
 #include "dac_atomic.h"
 
 /*
- * When the current process started: its group leader's start_time
+ * When @task's process started: its group leader's start_time
  * (CLOCK_MONOTONIC at fork). With the tgid it names one process, also
  * after its tgid has been reused.
  */
-static __always_inline __u64 start_of_current(void)
+static __always_inline __u64 proc_start(struct task_struct *task)
 {
-	struct task_struct *task = (void *)bpf_get_current_task();
-
 	return BPF_CORE_READ(task, group_leader, start_time);
 }
 
@@ -464,12 +462,10 @@ static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags
 	__u64 size, start = p->start_ns;
 	__u32 zero = 0;
 
-	if (start == DAC_START_GONE ||
+	buf = bpf_map_lookup_elem(&proc_scratch, &zero);
+	if (!buf || start == DAC_START_GONE ||
 	    __sync_val_compare_and_swap(&p->start_ns, start, DAC_START_GONE) != start)
 		return;
-	buf = bpf_map_lookup_elem(&proc_scratch, &zero);
-	if (!buf)
-		goto gone;
 	rec = (void *)buf->data;
 	__builtin_memset(rec, 0, sizeof(*rec));
 	rec->type = DAC_REC_PROC_EXIT;
@@ -513,10 +509,6 @@ static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags
 	rec->seq = stat_inc(DAC_STAT_PROC_RECORDS);
 	if (bpf_ringbuf_output(&records, buf->data, size, 0))
 		stat_inc(DAC_STAT_EXIT_DROPS);
-	return;
-gone:
-	if (bpf_map_lookup_elem(&procs, &tgid) == p)
-		bpf_map_delete_elem(&procs, &tgid);
 }
 
 /*
@@ -561,7 +553,7 @@ static __always_inline struct dac_proc_val *proc_of(__u32 tgid, __u64 start_ns, 
 
 	*refused = false;
 	if (p && !proc_same(p, start_ns)) {
-		if (p->start_ns != DAC_START_GONE && p->start_ns < start_ns)
+		if (p->start_ns < start_ns)	/* never DAC_START_GONE */
 			proc_emit(tgid, p, DAC_EXIT_F_REUSED);
 		else
 			goto refuse;
@@ -617,7 +609,7 @@ static __always_inline void on_client_open(__u64 client_id, __u32 device_id,
 	c.pid = (__u32)pid_tgid;
 	c.tgid = pid_tgid >> 32;
 	c.cgroup_id = bpf_get_current_cgroup_id();
-	c.start_ns = start_of_current();
+	c.start_ns = proc_start((void *)bpf_get_current_task());
 	bpf_get_current_comm(c.comm, sizeof(c.comm));
 	if (bpf_probe_read_kernel_str(c.driver, sizeof(c.driver), driver) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
@@ -1146,7 +1138,7 @@ static __always_inline void fill_submitter(struct inflight_val *v)
 		return;
 	}
 	v->tgid = bpf_get_current_pid_tgid() >> 32;
-	v->start_ns = BPF_CORE_READ(task, group_leader, start_time);
+	v->start_ns = proc_start(task);
 	v->cookie = cookie_of_current();
 	v->cgroup_id = bpf_get_current_cgroup_id();
 	if (BPF_CORE_READ_STR_INTO(&v->comm, task, group_leader, comm) < 0)
@@ -1748,7 +1740,7 @@ int BPF_PROG(track_exit, struct task_struct *task)
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (!p)
 		return 0;
-	start = BPF_CORE_READ(task, group_leader, start_time);
+	start = proc_start(task);
 	if (!proc_same(p, start)) {
 		/* an earlier process's entry, never written: it goes now */
 		if (p->start_ns < start)

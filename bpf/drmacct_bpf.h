@@ -209,8 +209,10 @@ enum dac_rec_type {
 #define DAC_EXIT_F_TRUNCATED	(1u << 0)	/* more engines/regions than fit */
 #define DAC_EXIT_F_NO_OPEN	(1u << 1)	/* opened before the programs ran */
 /*
- * PROC_EXIT written when a later process with its tgid came (its exit, or
- * the completion of its last job, was not seen), not at its exit.
+ * PROC_EXIT written when a later process with its tgid came, not at its
+ * exit: its exit or its last job's completion was not seen, or charges
+ * came after its own record (a drmacct job end of a client another
+ * process still held) -- then it adds to that record.
  */
 #define DAC_EXIT_F_REUSED	(1u << 2)
 

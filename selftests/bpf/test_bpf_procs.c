@@ -142,16 +142,13 @@ static int catch_proc(void *ctx, const struct dac_bpf_event *ev)
 	 * start (task start_time, CLOCK_MONOTONIC in copy_process()) lies
 	 * between its parent's clock reads around fork().
 	 */
-	for (size_t k = c->n; k-- > 0;) {
-		size_t i = k;
-
+	for (size_t i = c->n; i-- > 0;) {
 		if (!c->fork[i].pid || (uint32_t)c->fork[i].pid != ev->proc.tgid)
 			continue;
 		if (ev->proc.start_ns < c->fork[i].lo || ev->proc.start_ns > c->fork[i].hi) {
 			ours = true;	/* a child's tgid, another child's start */
 			continue;
 		}
-		ours = false;
 		if (ev->proc.flags & DAC_BPF_EXIT_REUSED)
 			c->reused++;
 		for (uint32_t r = 0; r < ev->proc.num_rings; r++) {

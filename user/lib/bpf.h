@@ -189,7 +189,9 @@ struct dac_bpf_region_mem {
 #define DAC_BPF_EXIT_NO_OPEN	(1u << 1)	/* opened before collection started */
 /*
  * PROC_EXIT written when a later process with its tgid came, not at its
- * exit (its exit or its last job's completion was not seen).
+ * exit: its exit or its last job's completion was not seen, or charges
+ * came after its own record (then it adds to the record with the same
+ * tgid and start_ns).
  */
 #define DAC_BPF_EXIT_REUSED	(1u << 2)
 
