@@ -36,11 +36,12 @@
  * and WAIT (KASAN, lockdep, under TCG) take longer than a 5 ms job, so the
  * engine idled between jobs: ~20% busy with two in flight, 30-57% with
  * twelve, and 74% with two jobs of 30 ms. Part-idle is where the simulated
- * clock's governor (it steps up while busy, down while idle) makes
- * utilisation from cycles run ahead of time on a correct driver (by 10-12
- * points), and at 20% halved cycles (fault=cycles-disagree) moved it by
- * no more than the 10 points time-cycles-agree allows. Longer jobs, more
- * in flight, keep the engine busy throughout at full clock.
+ * clock's governor (it steps up while busy, down while idle) puts
+ * utilisation from cycles ahead of time (by 10-17 points; time-cycles-agree
+ * allows ahead), and at 20% busy halved cycles (fault=cycles-disagree)
+ * came out less than the 10 points behind time that it fails on. Longer
+ * jobs, more in flight, keep the engine busy, so halved cycles fall far
+ * behind.
  */
 static unsigned int compute_in_flight(void)
 {
