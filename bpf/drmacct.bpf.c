@@ -661,9 +661,9 @@ static __always_inline void on_job_begin(__u64 client_id, __u32 engine, __u64 ts
 		u = lookup_or_init(&usage, &k, &zero, DAC_MAP_USAGE);
 		if (!u)
 			return;
-	}
-	if (!u->device_id)
+	} else if (!u->device_id) {
 		u->device_id = device_of(client_id);	/* client placed since (seeded) */
+	}
 	/* A write readers can tell from (struct dac_usage_val). */
 	__sync_fetch_and_add(&u->wr_begun, 1);
 	__sync_fetch_and_add(&u->start_sum, ts_ns);
