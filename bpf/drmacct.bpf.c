@@ -391,17 +391,18 @@ static __always_inline bool nest_missed(__u32 which, __u32 stat)
 
 /* State of track_exit()'s walk over a process's rings. */
 struct exit_loop {
+	struct dac_proc_val *p;	/* claimed (proc_emit()): its ring ids hold */
+	__u64 start;		/* the process's start: its sched_usage keys */
 	__u32 tgid;
 	__u32 n;		/* ring entries written */
 	bool keep;		/* leave sched_usage entries (a drmacct stat cookie) */
-	__u32 ring_ids[DAC_PROC_MAX_RINGS];
 };
 
 /* Ring slot @i of an exiting process: its record entry; its entry goes. */
 static int exit_ring(__u32 i, void *arg)
 {
 	struct exit_loop *c = arg;
-	struct dac_sched_key k = { .tgid = c->tgid };
+	struct dac_sched_key k = { .tgid = c->tgid, .start_ns = c->start };
 	struct dac_sched_val *s;
 	struct dac_rec_ring *e;
 	struct proc_buf *buf;
@@ -410,7 +411,7 @@ static int exit_ring(__u32 i, void *arg)
 
 	if (i >= DAC_PROC_MAX_RINGS)
 		return 1;
-	k.ring_id = c->ring_ids[i];
+	k.ring_id = c->p->ring_ids[i];
 	if (!k.ring_id)
 		return 0;
 	s = bpf_map_lookup_elem(&sched_usage, &k);
@@ -433,10 +434,11 @@ static int exit_ring(__u32 i, void *arg)
 	return 0;
 }
 
-/* sched_usage entry @key of process *@ctx goes (bpf_for_each_map_elem). */
-static long drop_proc_ring(void *map, struct dac_sched_key *key, void *val, __u32 *ctx)
+/* sched_usage entry @key of process @ctx goes (bpf_for_each_map_elem). */
+static long drop_proc_ring(void *map, struct dac_sched_key *key, void *val,
+			   struct exit_loop *ctx)
 {
-	if (key->tgid == *ctx)
+	if (key->tgid == ctx->tgid && key->start_ns == ctx->start)
 		bpf_map_delete_elem(map, key);
 	return 0;
 }
@@ -481,9 +483,15 @@ static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags
 	rec->flags = p->flags | flags;
 	__builtin_memcpy(rec->comm, p->comm, sizeof(rec->comm));
 	lc.tgid = tgid;
+	lc.start = start;
 	/* `drmacct stat` reads them after its command exited; untrack deletes. */
 	lc.keep = p->cookie != 0;
-	__builtin_memcpy(lc.ring_ids, p->ring_ids, sizeof(lc.ring_ids));
+	/*
+	 * Its ring ids are read from the entry, not copied: 6.1's verifier
+	 * rounds each frame to 32 bytes and allows 512 for the chain
+	 * btf_job_end -> proc_emit -> exit_ring.
+	 */
+	lc.p = p;
 	/*
 	 * The walk first: until the entry goes, a later process's charges
 	 * find it GONE and are refused (counted), rather than adding to
@@ -499,7 +507,7 @@ static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags
 	 * this tgid would add to them. A walk over the map, for these only.
 	 */
 	if ((rec->flags & DAC_EXIT_F_TRUNCATED) && !lc.keep)
-		bpf_for_each_map_elem(&sched_usage, drop_proc_ring, &tgid, 0);
+		bpf_for_each_map_elem(&sched_usage, drop_proc_ring, &lc, 0);
 	size = sizeof(*rec) + (__u64)lc.n * sizeof(struct dac_rec_ring);
 	asm volatile("" : "+r"(size));
 	if (size > sizeof(buf->data))
@@ -1252,6 +1260,7 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
 
 	k.tgid = v->tgid;
 	k.ring_id = v->ring_id;
+	k.start_ns = v->start_ns;
 	r = bpf_map_lookup_elem(&rings, &k.ring_id);
 	if (r)
 		busy = dac_ring_done(r, bpf_ktime_get_ns());
@@ -1261,7 +1270,7 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
 	 */
 	p = proc_of(k.tgid, v->start_ns, v->cookie, v->cgroup_id, v->comm, &refused);
 	if (refused)
-		return busy;	/* the (tgid, ring) entry is another process's now */
+		return busy;	/* counted (proc_late, busy); its process is written */
 	szero.cookie = v->cookie;
 	szero.cgroup_id = v->cgroup_id;
 	__builtin_memcpy(szero.comm, v->comm, sizeof(szero.comm));

@@ -142,6 +142,12 @@ struct dac_ring_val {
 struct dac_sched_key {
 	__u32 tgid;		/* submitting process */
 	__u32 ring_id;
+	/*
+	 * The process's start (procs start_ns; 0 kernel threads): a charge
+	 * of an earlier process with this tgid that comes after its entry
+	 * was written out stays its own, never the next process's.
+	 */
+	__u64 start_ns;
 };
 
 struct dac_sched_val {
@@ -342,7 +348,7 @@ enum dac_stat {
  * trusts the other pins. Bumped whenever a key, value or record changes.
  */
 #define DAC_LAYOUT_MAGIC	0x6472616363745f6dull	/* "drmacct_m" */
-#define DAC_LAYOUT_VERSION	5
+#define DAC_LAYOUT_VERSION	6
 
 struct dac_meta {
 	__u64 magic;

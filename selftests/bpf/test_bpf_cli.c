@@ -748,6 +748,29 @@ static const struct jd *jd_find(const struct jd *arr, const char *key, uint64_t 
 }
 
 /* `drmacct @args` into a parsed JSON document; its exit status in @rc. */
+/*
+ * This process's start in clock ticks since boot (/proc/self/stat field
+ * 22); the guest never suspends, so boot time and CLOCK_MONOTONIC agree.
+ */
+static uint64_t self_start_ticks(void)
+{
+	char buf[1024], *p;
+	unsigned long long v = 0;
+	FILE *f = fopen("/proc/self/stat", "r");
+	size_t n;
+
+	DT_ASSERT_TRUE(f != NULL);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* comm may hold spaces */
+	DT_ASSERT_TRUE(p != NULL);
+	/* fields 3..21 after the comm, then starttime */
+	DT_ASSERT_EQ(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+				   "%*d %*d %*d %*d %llu", &v), 1);
+	return v;
+}
+
 static struct jd *run_json(const char *args, int *rc)
 {
 	struct jd *j;
@@ -888,6 +911,16 @@ DT_TEST_F_TIMEOUT(pinned, status_and_dump_json_match_what_happened, 90)
 	sc = jd_find(jd_path(dj, "sched"), "tgid", (uint64_t)getpid());
 	DT_ASSERT_TRUE(sc != NULL);
 	DT_EXPECT_STREQ(jd_str(sc, "comm"), comm);
+	{
+		/* the entry is this process's: its start, to the tick */
+		uint64_t tick = NSEC_PER_SEC / (uint64_t)sysconf(_SC_CLK_TCK);
+		uint64_t start = jd_u64(sc, "start_ns", 0) / tick, want = self_start_ticks();
+
+		dt_info("sched entry start %" PRIu64 " ticks, /proc/self/stat %" PRIu64, start,
+			want);
+		DT_EXPECT_LE(start, want + 1);
+		DT_EXPECT_GE(start + 1, want);
+	}
 	snprintf(ring, sizeof(ring), "%s%u", eng->q.name, w.instance);
 	DT_EXPECT_STREQ(jd_str(sc, "ring"), ring);
 	DT_EXPECT_EQ(jd_u64(sc, "jobs", 0), (uint64_t)1);

@@ -448,27 +448,47 @@ static pid_t fork_with_pid(pid_t pid, const char *node, unsigned int engine, uin
 	return f->pid;
 }
 
+/* What plant_and_fork() puts under the child's tgid before it forks. */
+struct plant {
+	int procs_fd;				/* -1: nothing in procs */
+	const struct dac_proc_val *proc;
+	int sched_fd;				/* -1: nothing in sched_usage */
+	struct dac_sched_key skey;		/* its tgid is the child's */
+	const struct dac_sched_val *sched;
+};
+
+static void plant_put(struct plant *pl, pid_t p, bool undo)
+{
+	uint32_t key = (uint32_t)p;
+
+	pl->skey.tgid = key;
+	if (pl->procs_fd >= 0)
+		DT_ASSERT_EQ(undo ? bpf_map_delete_elem(pl->procs_fd, &key) :
+			     bpf_map_update_elem(pl->procs_fd, &key, pl->proc, BPF_NOEXIST), 0);
+	if (pl->sched_fd >= 0)
+		DT_ASSERT_EQ(undo ? bpf_map_delete_elem(pl->sched_fd, &pl->skey) :
+			     bpf_map_update_elem(pl->sched_fd, &pl->skey, pl->sched, BPF_NOEXIST), 0);
+}
+
 /*
- * Plant @stale in procs (@fd) under a free tgid above the ones in use and
- * fork the child of fork_with_pid() with that tgid. A pid that is still
- * taken (a process group, a new thread meanwhile: clone3 says EEXIST)
- * moves on to the next. Returns the pid; -EPERM when set_tid is refused.
+ * Plant @pl under a free tgid above the ones in use and fork the child of
+ * fork_with_pid() with that tgid. A pid that is still taken (a process
+ * group, a new thread meanwhile: clone3 says EEXIST) moves on to the next.
+ * Returns the pid; -EPERM when set_tid is refused.
  */
-static pid_t plant_and_fork(int fd, const struct dac_proc_val *stale, const char *node,
-			    unsigned int engine, uint64_t ns, struct proc_fork *f,
-			    struct proc_truth *t)
+static pid_t plant_and_fork(struct plant *pl, const char *node, unsigned int engine, uint64_t ns,
+			    struct proc_fork *f, struct proc_truth *t)
 {
 	for (pid_t p = 20000 + getpid() % 1000; p < 32000; p++) {
-		uint32_t key = (uint32_t)p;
 		pid_t r;
 
 		if (!kill(p, 0) || errno != ESRCH)
 			continue;
-		DT_ASSERT_EQ(bpf_map_update_elem(fd, &key, stale, BPF_NOEXIST), 0);
+		plant_put(pl, p, false);
 		r = fork_with_pid(p, node, engine, ns, f, t);
 		if (r != -EEXIST)
 			return r;
-		DT_ASSERT_EQ(bpf_map_delete_elem(fd, &key), 0);
+		plant_put(pl, p, true);
 	}
 	DT_FAIL("no free pid");
 }
@@ -476,7 +496,8 @@ static pid_t plant_and_fork(int fd, const struct dac_proc_val *stale, const char
 struct reuse_catch {
 	pid_t tgid;
 	unsigned int records, reused;
-	struct dac_bpf_proc_exit own, stale;	/* rings not kept */
+	struct dac_bpf_proc_exit own, stale;	/* rings not kept: */
+	struct dac_bpf_proc_ring own_ring;	/* own's first */
 	struct proc_fork f;
 };
 
@@ -490,8 +511,12 @@ static int catch_reuse(void *ctx, const struct dac_bpf_event *ev)
 	if (ev->proc.flags & DAC_BPF_EXIT_REUSED) {
 		c->reused++;
 		c->stale = ev->proc;
+		c->stale.rings = NULL;
 	} else {
 		c->own = ev->proc;
+		if (ev->proc.num_rings)
+			c->own_ring = ev->proc.rings[0];
+		c->own.rings = NULL;
 	}
 	return 0;
 }
@@ -502,8 +527,10 @@ static int catch_reuse(void *ctx, const struct dac_bpf_event *ev)
  * tgid: the later process's first job writes it out as its own record,
  * flagged REUSED and named by its start time; and a charge for a process
  * older than the entry's is dropped and counted (proc_late), never added.
- * The stale entries are planted in procs; the later process is forked
- * with the very tgid (clone3 set_tid).
+ * Nor may a sched_usage entry of an earlier process (one of its charges
+ * that came after its record) add to the later one's ring. The stale
+ * entries are planted in procs and sched_usage; the later process is
+ * forked with the very tgid (clone3 set_tid).
  */
 DT_TEST_TIMEOUT(stale_entry_written_when_its_tgid_comes_back, 120)
 {
@@ -511,6 +538,8 @@ DT_TEST_TIMEOUT(stale_entry_written_when_its_tgid_comes_back, 120)
 	struct dac_bpf *b = sg_bpf_load(&o);
 	struct dac_proc_val stale = { .busy_ns = 12345, .jobs = 1, .acct_busy_ns = 777,
 				      .acct_jobs = 1, .start_ns = 1, .comm = "stale" };
+	struct dac_sched_val sv = { .busy_ns = 999, .jobs = 5, .comm = "stale" }, got;
+	struct plant pl = { .procs_fd = -1, .sched_fd = -1 };
 	const uint64_t job_ns = 2 * NSEC_PER_MSEC;
 	struct dac_bpf_stats st0, st;
 	struct reuse_catch c = { 0 };
@@ -526,9 +555,11 @@ DT_TEST_TIMEOUT(stale_entry_written_when_its_tgid_comes_back, 120)
 	dac_bpf_learn_names(b);
 	fd = map_fd_by_name("procs");
 	procs0 = map_entries(b, "procs");
+	pl.procs_fd = fd;
+	pl.proc = &stale;
 
 	/* 1. an earlier process's entry: written out, the new one exact */
-	c.tgid = plant_and_fork(fd, &stale, node, e->index, job_ns, &c.f, &t);
+	c.tgid = plant_and_fork(&pl, node, e->index, job_ns, &c.f, &t);
 	if (c.tgid == -EPERM)
 		DT_SKIP("clone3 set_tid refused here");
 	DT_ASSERT_GT(c.tgid, 0);
@@ -554,12 +585,14 @@ DT_TEST_TIMEOUT(stale_entry_written_when_its_tgid_comes_back, 120)
 	DT_EXPECT_EQ(c.own.acct_jobs, (uint64_t)1);
 	DT_EXPECT_EQ(c.own.acct_busy_ns, t.busy_ns);
 	DT_EXPECT_EQ(map_entries(b, "procs"), procs0);
+	DT_ASSERT_EQ(c.own.num_rings, 1u);
+	pl.skey.ring_id = c.own_ring.ring_id;	/* the engine's ring, for 3. */
 
 	/* 2. an entry of a later process: this one's charges are dropped */
 	memset(&c, 0, sizeof(c));
 	stale.start_ns = UINT64_MAX - 1;	/* started after anything here */
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
-	c.tgid = plant_and_fork(fd, &stale, node, e->index, job_ns, &c.f, &t);
+	c.tgid = plant_and_fork(&pl, node, e->index, job_ns, &c.f, &t);
 	DT_ASSERT_GT(c.tgid, 0);
 	key = (uint32_t)c.tgid;
 	DT_ASSERT_EQ(waitpid(c.tgid, &status, 0), c.tgid);
@@ -587,6 +620,41 @@ DT_TEST_TIMEOUT(stale_entry_written_when_its_tgid_comes_back, 120)
 		DT_EXPECT_EQ(v.inflight, (uint64_t)0);
 		DT_EXPECT_EQ(bpf_map_delete_elem(fd, &key), 0);
 	}
+
+	/*
+	 * 3. a sched_usage entry of an earlier process with this tgid and no
+	 * procs entry (its charge came after its record was written): it
+	 * stays that process's, the new one's ring entry is its own.
+	 */
+	memset(&c, 0, sizeof(c));
+	pl.procs_fd = -1;
+	pl.sched_fd = map_fd_by_name("sched_usage");
+	pl.skey.start_ns = 1;
+	pl.sched = &sv;
+	c.tgid = plant_and_fork(&pl, node, e->index, job_ns, &c.f, &t);
+	DT_ASSERT_GT(c.tgid, 0);
+	DT_ASSERT_EQ(waitpid(c.tgid, &status, 0), c.tgid);
+	DT_ASSERT_EQ(status, 0);
+	for (int t = 0; t < 50 && c.records < 1; t++)
+		DT_ASSERT_GE(dac_bpf_poll(b, 100, catch_reuse, &c), 0);
+	dt_info("tgid %d beside an earlier process's ring entry: %u records, ring %u: %" PRIu64
+		" jobs, %" PRIu64 " ns of %" PRIu64, c.tgid, c.records, c.own_ring.ring_id,
+		c.own_ring.jobs, c.own_ring.busy_ns, c.own.busy_ns);
+	DT_EXPECT_EQ(c.records, 1u);
+	DT_EXPECT_EQ(c.reused, 0u);
+	DT_EXPECT_EQ(c.own.jobs, (uint64_t)1);
+	DT_EXPECT_EQ(c.own_ring.ring_id, pl.skey.ring_id);
+	DT_EXPECT_EQ(c.own_ring.jobs, (uint64_t)1);
+	DT_EXPECT_EQ(c.own_ring.busy_ns, c.own.busy_ns);
+	/* the earlier process's entry: untouched, still there */
+	DT_ASSERT_EQ(bpf_map_lookup_elem(pl.sched_fd, &pl.skey, &got), 0);
+	DT_EXPECT_EQ(got.busy_ns, (uint64_t)999);
+	DT_EXPECT_EQ(got.jobs, (uint64_t)5);
+	DT_EXPECT_EQ(bpf_map_delete_elem(pl.sched_fd, &pl.skey), 0);
+	/* and the child's own went with its record */
+	pl.skey.start_ns = c.own.start_ns;
+	DT_EXPECT_NE(bpf_map_lookup_elem(pl.sched_fd, &pl.skey, &got), 0);
+	close(pl.sched_fd);
 	close(fd);
 	sg_dev_free(&dev);
 	dac_bpf_close(b);

@@ -533,6 +533,7 @@ static int dump_json(const char *dir, const struct dump_data *d)
 
 		dac_json_obj_begin(&j, NULL);
 		dac_json_u64(&j, "tgid", s->tgid);
+		dac_json_u64(&j, "start_ns", s->start_ns);
 		json_name(&j, "comm", s->comm, sizeof(s->comm));
 		dac_json_u64(&j, "ring_id", s->ring_id);
 		json_name(&j, "ring", s->ring, sizeof(s->ring));

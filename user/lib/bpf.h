@@ -339,6 +339,7 @@ int dac_bpf_read_totals(struct dac_bpf *b, struct dac_bpf_total **out, size_t *n
 struct dac_bpf_sched {
 	uint32_t tgid;			/* DAC_BPF_TGID_KERNEL: kernel threads */
 	uint32_t ring_id;
+	uint64_t start_ns;		/* the process's start (0: kernel threads) */
 	uint64_t cookie;
 	uint64_t cgroup_id;		/* cgroup v2 id of the process at its first job */
 	char comm[DAC_BPF_COMM_LEN];	/* the process's (group leader's) name */

@@ -716,6 +716,7 @@ static int sched_cb(const void *key, const void *val, void *arg)
 		return -ENOMEM;
 	o->tgid = k->tgid;
 	o->ring_id = k->ring_id;
+	o->start_ns = k->start_ns;
 	o->cookie = s->cookie;
 	o->cgroup_id = s->cgroup_id;
 	copy_str(o->comm, sizeof(o->comm), s->comm, sizeof(s->comm));
