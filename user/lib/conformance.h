@@ -94,10 +94,11 @@ int dac_conf_check_by_name(const char *name);
 #define DAC_CONF_F_OTHER	0x4u	/* another process's file, read once: id only */
 
 /*
- * Utilisation from time and from total-cycles may differ by this much (0..1
- * of the engine, after dividing by capacity) over a workload client's
- * watched window; from maxfreq, cycles may exceed time by this much.
- * Drivers add cycles when a job ends, so the window edges are lumpy.
+ * Over a workload client's watched window, utilisation from total-cycles
+ * may be this much below utilisation from time (0..1 of the engine, after
+ * dividing by capacity), and from cycles at maxfreq this much above it.
+ * The other directions are what a variable clock does. Drivers add cycles
+ * when a job ends, so the window edges are lumpy.
  */
 #define DAC_CONF_AGREE_TOLERANCE	0.10
 /* Cycles may exceed the total-cycles or maxfreq bound by this fraction. */
