@@ -25,9 +25,9 @@ if [ ! -r "$console" ]; then
 	[ -z "$stripped" ] || : >"$stripped"
 	exit 0
 fi
-found=$(# mawk has no strtonum and no 64-bit integers: the value is checked as hex
+# mawk has no strtonum and no 64-bit integers: the value is checked as hex
 # digits, the high 32 bits for any digit but 0, the low 32 bits per bit.
-awk '
+found=$(awk '
 function hexval(s,    i, v) {
 	v = 0
 	for (i = 1; i <= length(s); i++)
