@@ -40,7 +40,8 @@ DEB_PACKAGES := make gcc libc6-dev binutils clang llvm libclang-rt-14-dev \
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 libbpf-dev bpftool dwarves \
 	libelf-dev zlib1g-dev libdrm-dev qemu-system-x86 busybox-static kmod \
 	cpio xz-utils gzip zstd bpftrace prometheus libtraceevent-dev \
-	python3-docutils tmux
+	python3-docutils tmux \
+	flex bison bc libssl-dev ccache
 # What `make drmacct` and `make install` need: a C compiler, clang and
 # bpftool for the BPF skeleton the CLI embeds (built from bpf/ alone, no
 # kernel image), libbpf, the libdrm headers and rst2man for the man page.
@@ -76,14 +77,41 @@ PUBLIC_GOALS := all run test bench fuzz
 $(PUBLIC_GOALS):
 	@t0=$$(date +%s); $(MAKE) --no-print-directory deps || exit 1; \
 	t1=$$(date +%s); echo "timing: packages $$((t1 - t0)) s"; \
-	DRMACCT_T1=$$t1 $(MAKE) --no-print-directory do-$@
+	knew=; ktime=; \
+	if [ "$(NEWEST)" = 1 ] && [ $@ != fuzz ]; then \
+		out=$$(kernel/build-kernel.sh newest --print-root) || exit 1; \
+		t2=$$(date +%s); \
+		ktime="timing: kernel $$(echo "$$out" | sed -n 2p) (built or cached) $$((t2 - t1)) s"; \
+		echo "$$ktime"; t1=$$t2; \
+		knew="KNEWEST=$$(echo "$$out" | sed -n 2p) KNEWEST_ROOT=$$(echo "$$out" | sed -n 1p)"; \
+	fi; \
+	DRMACCT_T1=$$t1 DRMACCT_KTIME="$$ktime" $(MAKE) --no-print-directory do-$@ $$knew
 
 # ----------------------------------------------------------------------------
 # Target kernels
 # ----------------------------------------------------------------------------
 # Installed kernels with headers and an image, the newest release of each
 # series and flavour, oldest first (kernel/target-kernels.sh).
-KVERS_INSTALLED := $(shell kernel/target-kernels.sh)
+#
+# The fifth target, Linux 7.3, Debian does not ship in a form bookworm can
+# build modules for: kernel/build-kernel.sh builds it from Debian's
+# linux-source-7.3 into a machine-wide cache (Documentation/testing.rst).
+# The public goals build or find it after the packages and pass KNEWEST
+# (its release) and KNEWEST_ROOT (a directory laid out like / for it) to
+# the make that does the work; a developer target run directly takes the
+# one already built, if any. NEWEST=0 leaves it out.
+NEWEST ?= 1
+ifeq ($(NEWEST),1)
+ifndef KNEWEST
+KNEWEST_INFO := $(shell kernel/build-kernel.sh newest --check 2>/dev/null)
+KNEWEST_ROOT := $(word 1,$(KNEWEST_INFO))
+KNEWEST := $(word 2,$(KNEWEST_INFO))
+endif
+else
+KNEWEST :=
+KNEWEST_ROOT :=
+endif
+KVERS_INSTALLED := $(shell kernel/target-kernels.sh) $(KNEWEST)
 ifdef KVER
 KVERS := $(KVER)
 endif
@@ -106,15 +134,25 @@ BB := $(B)/bpf
 # built against its vmlinux.h (a check), its initramfs and VM logs (vm/).
 KB = $(B)/k/$(1)
 # Where the target kernels are installed: / for Debian's; `make test-debug`
-# points it at the debug kernel's cache (kernel/debug/build-kernel.sh), which
+# points it at the debug kernel's cache (kernel/build-kernel.sh debug), which
 # has the same layout (boot/vmlinuz-R, boot/config-R, lib/modules/R/build).
+# KROOT_OF: the root of kernel K, KNEWEST_ROOT for the newest kernel.
 KROOT ?=
-KIMG = $(KROOT)/boot/vmlinuz-$(1)
-KDIR = $(KROOT)/lib/modules/$(1)/build
+KROOT_OF = $(if $(and $(KNEWEST),$(filter $(KNEWEST),$(1))),$(KNEWEST_ROOT),$(KROOT))
+KIMG = $(call KROOT_OF,$(1))/boot/vmlinuz-$(1)
+KDIR = $(call KROOT_OF,$(1))/lib/modules/$(1)/build
 # Does kernel K have BTF? Module BTF, vmlinux.h and the BPF check need it;
 # only a kernel whose config says no (the debug kernel) goes without.
-KBTF = $(shell c=$(KROOT)/boot/config-$(1); test -r $$c && \
+KBTF = $(shell c=$(call KROOT_OF,$(1))/boot/config-$(1); test -r $$c && \
 	! grep -q '^CONFIG_DEBUG_INFO_BTF=y' $$c || echo y)
+# Does kbuild write module BTF itself? Only when the build tree keeps its
+# vmlinux (the kernels we build); Debian's headers have none, so pahole
+# adds it after the build (see KERNEL_RULES).
+KTREE_BTF = $(if $(call KBTF,$(1)),$(wildcard $(call KDIR,$(1))/vmlinux))
+# The bpftool that dumps K's vmlinux.h: the one built from K's own tree
+# where there is one (bookworm's cannot dump 7.3's BTF into C that clang
+# accepts), else the system's.
+KBPFTOOL = $(or $(wildcard $(call KROOT_OF,$(1))/usr/sbin/bpftool),bpftool)
 
 # ----------------------------------------------------------------------------
 # Flags
@@ -200,7 +238,9 @@ guest: $(GLIB) $(GUEST_CLI) $(GUEST_TOOLS) $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUE
 # under $(call KB,K)/src, so each kernel has its own objects and the kernels
 # can build side by side. pahole then adds module BTF to copies of the .ko
 # files, against that kernel's vmlinux (Debian ships module BTF only for its
-# own modules). vmlinux.h of each kernel compiles the BPF programs once more
+# own modules); where kbuild wrote it itself (KTREE_BTF), the copies keep
+# kbuild's (7.3 refuses a module whose BTF pahole re-encoded: "failed to
+# validate module BTF: -22"). vmlinux.h of each kernel compiles the BPF programs once more
 # with that kernel's full types, as a check of the CO-RE declarations in
 # bpf/kernel_types.h. The initramfs holds that kernel's modules and the
 # shared guest programs.
@@ -220,7 +260,7 @@ $(call KB,$(1))/modules/.stamp: $(KERNEL_SRCS) $(if $(call KBTF,$(1)),$(call KB,
 	@for ko in $$$$(find $(call KB,$(1))/src -name '*.ko'); do \
 		m=$(call KB,$(1))/modules/$$$$(basename $$$$ko); \
 		cp $$$$ko $$$$m || exit 1; \
-		$(if $(call KBTF,$(1)),LLVM_OBJCOPY=objcopy pahole -J --btf_gen_floats -j \
+		$(if $(and $(call KBTF,$(1)),$(if $(call KTREE_BTF,$(1)),,y)),LLVM_OBJCOPY=objcopy pahole -J --btf_gen_floats -j \
 			--lang_exclude=rust --btf_base $(call KB,$(1))/vmlinux $$$$m || exit 1; \
 		echo "  BTF     $$$$m";) \
 	done
@@ -231,7 +271,7 @@ $(call KB,$(1))/vmlinux: bpf/gen-vmlinux.sh
 	bpf/gen-vmlinux.sh $(call KIMG,$(1)) $$@
 
 $(call KB,$(1))/vmlinux.h: $(call KB,$(1))/vmlinux
-	bpftool btf dump file $$< format c > $$@.tmp && mv $$@.tmp $$@
+	$(call KBPFTOOL,$(1)) btf dump file $$< format c > $$@.tmp && mv $$@.tmp $$@
 
 $(call KB,$(1))/bpf/%.bpf.o: bpf/%.bpf.c $(call KB,$(1))/vmlinux.h $(wildcard bpf/*.h)
 	@mkdir -p $$(@D)
@@ -239,7 +279,7 @@ $(call KB,$(1))/bpf/%.bpf.o: bpf/%.bpf.c $(call KB,$(1))/vmlinux.h $(wildcard bp
 
 $(call KB,$(1))/initramfs.cpio.gz: $(call KB,$(1))/modules/.stamp guest $(BPFTRACE_PIECE) \
 		$(wildcard selftests/vm/guest/* selftests/vm/guest/*/*) selftests/vm/mkinitramfs.sh
-	selftests/vm/mkinitramfs.sh --kver $(1) $(if $(KROOT),--kroot $(KROOT)) --out $$@ \
+	selftests/vm/mkinitramfs.sh --kver $(1) $(if $(call KROOT_OF,$(1)),--kroot $(call KROOT_OF,$(1))) --out $$@ \
 		--modules $(call KB,$(1))/modules \
 		--bin $(GB)/bin --tests $(GB)/tests --bench $(GB)/bench \
 		--selfcheck $(GB)/selfcheck --guest selftests/vm/guest \
@@ -383,8 +423,6 @@ GUEST_TEST_NAMES = $(notdir $(GUEST_KTESTS) $(GUEST_CTESTS) $(GUEST_BTESTS))
 do-run: do-all
 	$(call VM,$(KNEW)) --mode run --timeout $(VM_TIMEOUT) --log $(call KB,$(KNEW))/vm/run
 
-# The host verifier test compares the host kernel with the newest target.
-export DRMACCT_NEWEST_TARGET_KVER := $(KNEW)
 host-test: host
 	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS)
 
@@ -429,7 +467,8 @@ TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TEST_PARTS := $(foreach k,$(KVERS),test-part-vm-$(k)) test-part-runner test-part-host
 do-test: do-all $(FUZZERS) $(B)/bench/harness-sample $(TEP_CHECK)
 	@rm -rf $(B)/test && mkdir -p $(B)/test
-	@echo "timing: build $$(( $$(date +%s) - $${DRMACCT_T1:-$$(date +%s)} )) s" > $(B)/test/timing
+	@{ [ -z "$${DRMACCT_KTIME:-}" ] || echo "$$DRMACCT_KTIME"; \
+	echo "timing: build $$(( $$(date +%s) - $${DRMACCT_T1:-$$(date +%s)} )) s"; } > $(B)/test/timing
 	@t=$$(date +%s); \
 	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target $(TEST_PARTS); \
 	cat $(foreach p,$(TEST_PARTS),$(B)/test/timing-$(p)) >> $(B)/test/timing 2>/dev/null; \
@@ -516,14 +555,14 @@ do-install: do-drmacct
 	install -m 0644 user/drmacct/drmacct.bash $(DESTDIR)$(BASHCOMPDIR)/drmacct
 # ----------------------------------------------------------------------------
 # The debug kernel: lockdep, KASAN, kmemleak, debug objects, atomic-sleep,
-# UBSAN (kernel/debug/). Built once from Debian's linux-source-6.12 and cached
+# UBSAN (kernel/configs/debug.config). Built once from Debian's linux-source-6.12 and cached
 # outside the tree; then this make runs again with KROOT at the cache and
 # KVERS the debug release, so modules, initramfs and VM runs take the same
 # rules as for Debian's kernels. Too long for `make test` (a cold build took
 # 26-54 min here, the suite under it 18-31 min, see testing.rst), hence a
 # target of its own.
 # ----------------------------------------------------------------------------
-DEBUG_DEB_PACKAGES := linux-source-6.12 flex bison bc libssl-dev
+DEBUG_DEB_PACKAGES := linux-source-6.12
 # The debug kernel's guest is slow: KASAN and lockdep under TCG. The
 # bounded-results test runs 5000 rounds (still past the 4096 results kept)
 # instead of 20000.
@@ -534,21 +573,21 @@ DEBUG_VM_ENV ?= DT_TIMEOUT_SCALE=6,DRMACCT_BOUNDED_ROUNDS=5000
 # no5lvl: with 5-level paging (-cpu max offers LA57) this kernel's KASAN
 # reports a wild-memory-access in handle_edge_irq at early boot.
 DEBUG_VM_APPEND := no5lvl dtimeout=1800
-# DEBUG_BTF=1: the debug kernel with DWARF and BTF (kernel/debug/btf.config),
+# DEBUG_BTF=1: the debug kernel with DWARF and BTF (kernel/configs/btf.config),
 # cached under its own key; the BPF tests that need BTF run instead of skipping.
 DEBUG_BTF ?= 0
 comma := ,
 .PHONY: test-debug debug-kernel do-test-debug
 debug-kernel:
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(DEBUG_DEB_PACKAGES)"
-	DEBUG_BTF=$(DEBUG_BTF) kernel/debug/build-kernel.sh --print-root
+	DEBUG_BTF=$(DEBUG_BTF) kernel/build-kernel.sh debug --print-root
 
 test-debug:
 	@t0=$$(date +%s); \
 	$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(DEBUG_DEB_PACKAGES)" || exit 1; \
-	out=$$(DEBUG_BTF=$(DEBUG_BTF) kernel/debug/build-kernel.sh --print-root) || exit 1; \
+	out=$$(DEBUG_BTF=$(DEBUG_BTF) kernel/build-kernel.sh debug --print-root) || exit 1; \
 	t1=$$(date +%s); echo "timing: debug kernel (built or cached) $$((t1 - t0)) s"; \
-	$(MAKE) --no-print-directory do-test-debug KROOT="$$(echo "$$out" | sed -n 1p)" \
+	$(MAKE) --no-print-directory do-test-debug NEWEST=0 KROOT="$$(echo "$$out" | sed -n 1p)" \
 		KVERS="$$(echo "$$out" | sed -n 2p)" DRMACCT_T1=$$t1
 
 # Runner checks under the debug kernel: a failing test, a WARNING, and the
