@@ -172,6 +172,7 @@ static int example_ioctl_bo(struct drm_device *drm, void *data, struct drm_file 
 {
 	struct drm_example_bo *args = data;
 	struct drm_gem_shmem_object *shmem;
+	struct sg_table *sgt;
 	int ret;
 
 	if (!args->size || args->size > SZ_64M || args->pad)
@@ -179,7 +180,13 @@ static int example_ioctl_bo(struct drm_device *drm, void *data, struct drm_file 
 	shmem = drm_gem_shmem_create(drm, PAGE_ALIGN(args->size));
 	if (IS_ERR(shmem))
 		return PTR_ERR(shmem);
-	ret = drm_gem_shmem_pin(shmem);		/* resident at once, for life */
+	/*
+	 * Resident at once, mapped for the device as a GPU's MMU would need
+	 * it; drm_gem_shmem_free() releases the pages with the table. (No pin
+	 * for life: the shmem helpers WARN on a pin left at free.)
+	 */
+	sgt = drm_gem_shmem_get_pages_sgt(shmem);
+	ret = PTR_ERR_OR_ZERO(sgt);
 	if (!ret)
 		ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
 	drm_gem_object_put(&shmem->base);
@@ -230,7 +237,7 @@ static const struct drm_driver example_driver = {
 	DRMACCT_DRIVER_SHOW_FDINFO(example_show_fdinfo)
 	.name = "drmacct_example",
 	.desc = "drmacct helper example",
-	.date = "20250101",
+	DRMACCT_DRIVER_DATE("20250101")
 	.major = 1,
 };
 

@@ -3,23 +3,31 @@
  * drmacct_compat.h — every kernel difference drmacct and simgpu care about,
  * in one place.
  *
- * Targets: Debian's 6.1 and 6.12 LTS kernels, and upstream's shape beyond.
- * Nothing here looks at the version number: Debian backports features (6.1
- * has struct drm_sched_init_args, 6.12 the five-argument drm_sched_job_init()
- * with a client id), so kernel/compat-probe.sh reads the installed headers
+ * Targets: Debian's 6.1 and 6.12 LTS kernels, Linux 7.3 (Debian's source),
+ * and upstream's shape in between. Nothing here looks at the version
+ * number: Debian backports features (6.1 has struct drm_sched_init_args,
+ * 6.12 the five-argument drm_sched_job_init() with a client id), so
+ * kernel/compat-probe.sh reads the headers of the kernel being built for
  * and passes what it finds as -DDRMACCT_HAVE_* / -DDRMACCT_*_NARGS flags.
- * A probe that recognises neither form stops the build here with an #error.
+ * A probe that recognises no known form passes its name in
+ * DRMACCT_PROBE_FAILED, which stops the build here, naming it.
  *
  * What differs (Documentation/drmacct-helper.rst has the driver's view):
  * - DRM core fdinfo (upstream 6.5): drm_show_fdinfo() prints drm-driver,
  *   drm-client-id and drm-pdev, then calls drm_driver.show_fdinfo(printer,
  *   file); struct drm_file has the client_id it prints. Before, the driver
  *   prints everything from file_operations.show_fdinfo.
+ * - drm-client-name (6.13): the DRM core keeps drm_file.client_name, set
+ *   by DRM_IOCTL_SET_CLIENT_NAME, and prints it; the helper then never
+ *   prints one of its own.
+ * - drm_driver.date (gone in 6.14).
  * - Tracing (6.10): __assign_str(field) takes the source from __string().
  * - drm_driver.gem_prime_mmap (gone in 6.6).
  * - platform_driver.remove returns void (6.11; .remove_new before).
  * - shmem helpers lock with the object's dma_resv (6.5) instead of their
- *   own pages_lock: drm_gem_shmem_madvise() then wants the caller to hold it.
+ *   own pages_lock: drm_gem_shmem_madvise() then wants the caller to hold
+ *   it; from 6.16 that one is drm_gem_shmem_madvise_locked(), and the
+ *   unsuffixed one is exported for KUnit only.
  * - drm_sched_init(): positional (9 or 11 arguments) or struct
  *   drm_sched_init_args (upstream 6.15), which needs num_rqs where it has it.
  * - drm_sched_job_init(): 3 arguments, + credits (6.7), + the DRM client id
@@ -27,6 +35,10 @@
  * - drm_sched_start(): + bool full_recovery (before 6.11), none (6.11,
  *   6.12), + int errno (6.13).
  * - hrtimer_setup() replaces hrtimer_init() + setting .function (6.13).
+ * - timedout_job() returns DRM_GPU_SCHED_STAT_NOMINAL before 6.17; since,
+ *   RESET or NO_HANG, and on NO_HANG the scheduler puts the job back on its
+ *   pending list itself, so recovery needs no drm_sched_stop() /
+ *   drm_sched_resubmit_jobs() (deprecated) / drm_sched_start() any more.
  */
 #ifndef _DRMACCT_COMPAT_H_
 #define _DRMACCT_COMPAT_H_
@@ -42,6 +54,18 @@
 #include <drm/drm_print.h>
 #include <drm/gpu_scheduler.h>
 
+/*
+ * A probe of kernel/compat-probe.sh found no form it knows (a kernel newer
+ * than drmacct, or a header it misreads): stop rather than guess.
+ */
+#ifdef DRMACCT_PROBE_FAILED
+#define DRMACCT_COMPAT_STR2(x)	#x
+#define DRMACCT_COMPAT_STR(x)	DRMACCT_COMPAT_STR2(x)
+_Static_assert(0, "drmacct: kernel/compat-probe.sh recognised no known form of: "
+	       DRMACCT_COMPAT_STR(DRMACCT_PROBE_FAILED)
+	       " (run it on this kernel's build dir for the details)");
+#endif
+
 /* ---- DRM core fdinfo and client ids -------------------------------------- */
 
 #ifdef DRMACCT_HAVE_DRM_SHOW_FDINFO
@@ -53,6 +77,13 @@
 
 #if defined(DRMACCT_HAVE_DRM_SHOW_FDINFO) && !defined(DRMACCT_HAVE_DRM_FILE_CLIENT_ID)
 #error "drmacct: drm_show_fdinfo() without drm_file.client_id is not a known kernel"
+#endif
+
+#ifdef DRMACCT_HAVE_DRM_FILE_CLIENT_NAME
+/* The DRM core owns drm-client-name (DRM_IOCTL_SET_CLIENT_NAME). */
+#define DRMACCT_CORE_OWNS_CLIENT_NAME	1
+#else
+#define DRMACCT_CORE_OWNS_CLIENT_NAME	0
 #endif
 
 /**
@@ -138,6 +169,13 @@ static inline void drmacct_compat_hrtimer_setup(struct hrtimer *timer,
 #define DRMACCT_DRIVER_GEM_PRIME_MMAP
 #endif
 
+/* drm_driver member .date = (d), where it still exists (before 6.14) */
+#ifdef DRMACCT_HAVE_DRIVER_DATE
+#define DRMACCT_DRIVER_DATE(d)		.date = (d),
+#else
+#define DRMACCT_DRIVER_DATE(d)
+#endif
+
 /* platform_driver member for a remove callback that returns void */
 #ifndef DRMACCT_HAVE_PLATFORM_REMOVE_INT
 #define DRMACCT_PLATFORM_REMOVE(fn)	.remove = (fn),
@@ -167,7 +205,11 @@ static inline bool drmacct_compat_shmem_madvise(struct drm_gem_shmem_object *shm
 	int ret;
 
 	dma_resv_lock(shmem->base.resv, NULL);
+#ifdef DRMACCT_HAVE_SHMEM_MADVISE_LOCKED
+	ret = drm_gem_shmem_madvise_locked(shmem, madv);
+#else
 	ret = drm_gem_shmem_madvise(shmem, madv);
+#endif
 	dma_resv_unlock(shmem->base.resv);
 	return ret;
 #endif
@@ -237,6 +279,48 @@ static inline void drmacct_compat_sched_start(struct drm_gpu_scheduler *sched)
 	drm_sched_start(sched, 0);
 #else
 #error "drmacct: cannot tell drm_sched_start()'s form from the headers"
+#endif
+}
+
+/**
+ * drmacct_compat_sched_recover() - end a timedout_job() callback after the
+ *	driver reset the hardware of the job that timed out
+ * @bad: the job drm_sched handed to timedout_job()
+ * @reset: resets the hardware (or only the ring) that @bad runs on; a job
+ *	that hung ends there, through its hardware fence (signalled with an
+ *	error), while the jobs queued behind it carry on
+ * @arg: @reset's argument
+ *
+ * drm_sched takes @bad off its pending list before timedout_job(). Where
+ * the scheduler knows DRM_GPU_SCHED_STAT_NO_HANG (6.17+), it puts the job
+ * back itself on that status, and the job's hardware fence callback is
+ * still in place: the reset alone ends the hung job and the scheduler frees
+ * it in order (xe and amdgpu return NO_HANG after their own resets for the
+ * same reason). Before, only drm_sched_stop() puts @bad back, and it takes
+ * every pending job's fence callback off: drm_sched_resubmit_jobs() hands
+ * each job to run_job() again for its fence (the driver's run_job() must
+ * return the fence of a job it already runs), and drm_sched_start() waits
+ * on those fences again.
+ *
+ * Also for a job that is merely slow: @reset then finds nothing hung.
+ *
+ * Return: what timedout_job() returns.
+ */
+static inline enum drm_gpu_sched_stat
+drmacct_compat_sched_recover(struct drm_sched_job *bad, void (*reset)(void *arg),
+			     void *arg)
+{
+#ifdef DRMACCT_HAVE_SCHED_STAT_NO_HANG
+	reset(arg);
+	return DRM_GPU_SCHED_STAT_NO_HANG;
+#else
+	struct drm_gpu_scheduler *sched = bad->sched;
+
+	drm_sched_stop(sched, bad);
+	reset(arg);
+	drm_sched_resubmit_jobs(sched);
+	drmacct_compat_sched_start(sched);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
 #endif
 }
 

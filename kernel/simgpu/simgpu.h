@@ -175,6 +175,7 @@ struct simgpu_file {
 	unsigned int ndone;
 	struct simgpu_fault_file fault;	/* only with the fault parameter */
 	atomic_t inflight;		/* jobs whose result is not done */
+	atomic64_t pinned;		/* bytes of its objects' pinned pages */
 	struct drm_sched_entity entity[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
 };
 
@@ -183,6 +184,8 @@ void simgpu_file_put(struct simgpu_file *sfile);
 struct simgpu_bo {
 	struct drm_gem_shmem_object base;
 	atomic_t active;		/* unfinished jobs using this object */
+	bool pinned;			/* its pages pinned since GEM_CREATE */
+	struct simgpu_file *owner;	/* reference; charged for the pin */
 };
 
 static inline struct simgpu_bo *to_simgpu_bo(struct drm_gem_object *obj)
@@ -218,6 +221,7 @@ struct simgpu_job {
 
 /* simgpu_drv.c */
 extern long simgpu_job_timeout;		/* drm_sched job timeout, jiffies */
+extern u64 simgpu_max_pinned;		/* bytes a file may have pinned */
 extern bool simgpu_per_client_queues;	/* queues=per_client */
 
 /* simgpu_engine.c */

@@ -53,6 +53,12 @@ MODULE_PARM_DESC(job_timeout_ms,
 
 long simgpu_job_timeout = MAX_SCHEDULE_TIMEOUT;
 
+static unsigned int max_pinned_mb = 512;
+module_param(max_pinned_mb, uint, 0444);
+MODULE_PARM_DESC(max_pinned_mb,
+		 "MiB of buffer pages one open file may keep pinned (default 512): a GEM_CREATE past it fails with ENOSPC");
+u64 simgpu_max_pinned;
+
 /* queues=shared|per_client: who owns the drm_gpu_schedulers. */
 static const char * const simgpu_queues_names[] = { "shared", "per_client" };
 bool simgpu_per_client_queues;
@@ -136,6 +142,7 @@ static int simgpu_open(struct drm_device *drm, struct drm_file *file)
 	spin_lock_init(&sfile->done_lock);
 	INIT_LIST_HEAD(&sfile->done);
 	atomic_set(&sfile->inflight, 0);
+	atomic64_set(&sfile->pinned, 0);
 
 	if (sdev->acct) {
 		sfile->acct = drmacct_client_open(sdev->acct, file);
@@ -271,6 +278,9 @@ static int simgpu_ioctl_set_client_name(struct drm_device *drm, void *data,
 	for (i = 0; i < args->len; i++)
 		if (!isgraph(name[i]))
 			return -EINVAL;
+	/* Where the DRM core names files, DRM_IOCTL_SET_CLIENT_NAME does. */
+	if (DRMACCT_CORE_OWNS_CLIENT_NAME)
+		return -EOPNOTSUPP;
 	if (!sfile->acct)
 		return 0;	/* valid, but nobody prints it */
 	return drmacct_client_set_name(sfile->acct, name, args->len);
@@ -364,7 +374,7 @@ static const struct file_operations simgpu_fops_plain = {
 	.num_ioctls = ARRAY_SIZE(simgpu_ioctls),			\
 	.name = DRIVER_NAME,						\
 	.desc = "simulated GPU for drmacct",				\
-	.date = "20250101",						\
+	DRMACCT_DRIVER_DATE("20250101")					\
 	.major = 1,							\
 	.minor = 0
 
@@ -581,6 +591,7 @@ static int __init simgpu_init(void)
 
 	if (job_timeout_ms)
 		simgpu_job_timeout = msecs_to_jiffies(job_timeout_ms);
+	simgpu_max_pinned = (u64)max_pinned_mb << 20;
 	simgpu_debugfs = debugfs_create_dir("simgpu", NULL);
 	debugfs_create_file("objects", 0444, simgpu_debugfs, NULL, &simgpu_objects_fops);
 	ret = platform_driver_register(&simgpu_platform_driver);

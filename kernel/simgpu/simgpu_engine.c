@@ -200,7 +200,7 @@ static void simgpu_inst_complete(struct simgpu_inst *inst)
 
 /**
  * simgpu_engine_reset() - reset an instance whose current job hung
- * @inst: the instance, its scheduler stopped
+ * @inst: the instance
  *
  * The hung job (submitted with SIMGPU_SUBMIT_HANG) ends: drmacct charges
  * its time up to now, its result says SIMGPU_JOB_TIMEDOUT and its hardware

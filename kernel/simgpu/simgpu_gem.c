@@ -3,8 +3,13 @@
  * simgpu — GEM shmem buffers and their memory statistics.
  *
  * Objects get their backing pages at creation (so they are resident from
- * the start) and keep them until freed; there is no shrinker, so a
- * purgeable object is never actually purged. Memory statistics are taken
+ * the start), pinned, and keep them until freed, when the pin goes first
+ * (the shmem helpers count pins, and drm_gem_shmem_free() WARNs on one
+ * left over since 6.16). The file that created an object is charged for
+ * its pinned pages until the object is freed, up to max_pinned_mb per
+ * file, so no render-node user can pin the machine's memory away. There
+ * is no shrinker, so a purgeable object is never actually purged. Memory
+ * statistics are taken
  * at read time by walking the file's handles, so an object another file
  * imported is "shared" for both files without any cross-file bookkeeping.
  */
@@ -52,8 +57,24 @@ static void simgpu_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 			    DRMACCT_MEM_CLOSE);
 }
 
+/* Unpin, give the owner its pin budget back, free. */
+static void simgpu_gem_free(struct drm_gem_object *obj)
+{
+	struct simgpu_bo *bo = to_simgpu_bo(obj);
+	struct simgpu_file *owner = bo->owner;
+	size_t size = obj->size;
+
+	if (bo->pinned)
+		drm_gem_shmem_unpin(&bo->base);
+	drm_gem_shmem_object_free(obj);		/* frees @bo */
+	if (owner) {
+		atomic64_sub(size, &owner->pinned);
+		simgpu_file_put(owner);
+	}
+}
+
 static const struct drm_gem_object_funcs simgpu_gem_funcs = {
-	.free = drm_gem_shmem_object_free,
+	.free = simgpu_gem_free,
 	.open = simgpu_gem_open,
 	.close = simgpu_gem_close,
 	.print_info = drm_gem_shmem_object_print_info,
@@ -92,30 +113,47 @@ struct drm_gem_object *simgpu_gem_create_object(struct drm_device *drm,
  * @data: struct drm_simgpu_gem_create
  * @file: the file that gets the handle
  *
+ * The object is charged to @file's pin budget (max_pinned_mb) until it
+ * is freed, whoever holds it by then.
+ *
  * Return: 0; -EINVAL for flags, size 0 or size > SIMGPU_MAX_BO_SIZE;
+ * -ENOSPC when the object would take the file past its pin budget;
  * -ENOMEM.
  */
 int simgpu_ioctl_gem_create(struct drm_device *drm, void *data,
 			    struct drm_file *file)
 {
 	struct drm_simgpu_gem_create *args = data;
+	struct simgpu_file *sfile = file->driver_priv;
 	struct drm_gem_shmem_object *shmem;
+	struct simgpu_bo *bo;
+	u64 size;
 	u32 handle;
 	int ret;
 
 	if (args->flags || !args->size || args->size > SIMGPU_MAX_BO_SIZE)
 		return -EINVAL;
+	size = PAGE_ALIGN(args->size);
+	if (atomic64_add_return(size, &sfile->pinned) > simgpu_max_pinned) {
+		atomic64_sub(size, &sfile->pinned);
+		return -ENOSPC;
+	}
 
-	shmem = drm_gem_shmem_create(drm, PAGE_ALIGN(args->size));
-	if (IS_ERR(shmem))
+	shmem = drm_gem_shmem_create(drm, size);
+	if (IS_ERR(shmem)) {
+		atomic64_sub(size, &sfile->pinned);
 		return PTR_ERR(shmem);
-	/*
-	 * Resident from the start and for life: the pin takes the pages
-	 * reference that drm_gem_shmem_free() drops.
-	 */
+	}
+	/* From here on the object's free gives the budget back. */
+	bo = to_simgpu_bo(&shmem->base);
+	kref_get(&sfile->ref);
+	bo->owner = sfile;
+	/* Resident from the start, until freed (simgpu_gem_free() unpins). */
 	ret = drm_gem_shmem_pin(shmem);
-	if (!ret)
+	if (!ret) {
+		bo->pinned = true;
 		ret = drm_gem_handle_create(file, &shmem->base, &handle);
+	}
 	/* On success the handle holds the reference; else this frees it. */
 	drm_gem_object_put(&shmem->base);
 	if (ret)

@@ -166,16 +166,23 @@ static struct dma_fence *simgpu_sched_run_job(struct drm_sched_job *sched_job)
 	return simgpu_engine_run(job->inst, job);
 }
 
+/* drmacct_compat_sched_recover()'s reset: ends the instance's job if it hung. */
+static void simgpu_sched_reset(void *arg)
+{
+	struct simgpu_inst *inst = arg;
+
+	if (simgpu_engine_reset(inst))
+		drm_info(&inst->sdev->drm, "%s: job hung, engine reset\n", inst->name);
+}
+
 /*
  * The scheduler's timeout fired for @sched_job's instance. A job submitted
  * with SIMGPU_SUBMIT_HANG never completes by itself: reset the instance,
  * which ends that job (timed out, its time up to now charged) and carries
- * on with the jobs queued behind it. A job that is merely long is no hang:
- * nothing is reset. Either way the scheduler goes through its recovery
- * steps, since drm_sched took the job off its pending list for this call:
- * drm_sched_stop() puts it back, resubmission hands every pending job to
- * run_job() again (which keeps an already queued job where it is and
- * returns its fence) and drm_sched_start() waits on those fences again.
+ * on with the jobs queued behind it. A job that is merely long, or waits
+ * behind a long one, is no hang: nothing is reset. How the scheduler then
+ * takes the job back differs between kernels (drmacct_compat_sched_recover():
+ * NO_HANG on 6.17+, the stop/resubmit/start steps before).
  *
  * With per-client queues the scheduler is the file's and the instance is
  * shared: the job that timed out may wait behind another file's hung job,
@@ -185,15 +192,8 @@ static struct dma_fence *simgpu_sched_run_job(struct drm_sched_job *sched_job)
 static enum drm_gpu_sched_stat
 simgpu_sched_timedout_job(struct drm_sched_job *sched_job)
 {
-	struct drm_gpu_scheduler *sched = sched_job->sched;
-	struct simgpu_inst *inst = to_simgpu_job(sched_job)->inst;
-
-	drm_sched_stop(sched, sched_job);
-	if (simgpu_engine_reset(inst))
-		drm_info(&inst->sdev->drm, "%s: job hung, engine reset\n", inst->name);
-	drm_sched_resubmit_jobs(sched);
-	drmacct_compat_sched_start(sched);
-	return DRM_GPU_SCHED_STAT_NOMINAL;
+	return drmacct_compat_sched_recover(sched_job, simgpu_sched_reset,
+					    to_simgpu_job(sched_job)->inst);
 }
 
 static void simgpu_sched_free_job(struct drm_sched_job *sched_job)
