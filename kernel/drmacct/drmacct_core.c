@@ -400,8 +400,15 @@ EXPORT_SYMBOL_GPL(drmacct_client_id);
  * The name must be at most %DRMACCT_CLIENT_NAME_MAX printable ASCII
  * characters without whitespace. On error the old name is kept.
  *
+ * Where the DRM core owns drm-client-name (6.13+: drm_file.client_name,
+ * set by userspace with DRM_IOCTL_SET_CLIENT_NAME and printed by
+ * drm_show_fdinfo()), the helper keeps and prints no name of its own, so
+ * the key never appears twice: this returns -EOPNOTSUPP for any valid name
+ * and the driver needs no name ioctl of its own.
+ *
  * Context: any context.
- * Return: 0, or -EINVAL for a bad name.
+ * Return: 0, -EINVAL for a bad name, or -EOPNOTSUPP where the DRM core
+ * owns the name.
  */
 int drmacct_client_set_name(struct drmacct_client *client, const char *name,
 			    size_t len)
@@ -415,6 +422,8 @@ int drmacct_client_set_name(struct drmacct_client *client, const char *name,
 		if (!isgraph(name[i]))
 			return -EINVAL;
 	}
+	if (DRMACCT_CORE_OWNS_CLIENT_NAME)
+		return -EOPNOTSUPP;
 
 	raw_spin_lock_irqsave(&client->name_lock, flags);
 	write_seqcount_begin(&client->name_seq);

@@ -62,7 +62,8 @@ static void drmacct_print_client_name(struct drmacct_client *client,
  *
  * Prints, one "key:\tvalue" line each: drm-driver, drm-pdev (PCI devices
  * only) and drm-client-id, unless the DRM core prints them (6.5+), then
- * drm-client-name when set, then per engine what the driver measures
+ * drm-client-name when set and the DRM core does not own it (6.13+ prints
+ * its own), then per engine what the driver measures
  * there: drm-engine-<e> (ns, including the running part of in-flight jobs)
  * for %DRMACCT_ENGINE_TIME, drm-engine-capacity-<e> (only when > 1), and
  * for %DRMACCT_ENGINE_CYCLES drm-cycles-<e> with drm-total-cycles-<e> or
@@ -90,7 +91,8 @@ void drmacct_show_fdinfo(struct drmacct_client *client, struct drm_printer *p,
 			drm_printf(p, "drm-pdev:\t%s\n", adev->pdev);
 		drm_printf(p, "drm-client-id:\t%llu\n", client->id);
 	}
-	drmacct_print_client_name(client, p);
+	if (!DRMACCT_CORE_OWNS_CLIENT_NAME)
+		drmacct_print_client_name(client, p);
 
 	for (i = 0; i < adev->num_engines; i++) {
 		const struct drmacct_engine *e = &adev->engines[i];

@@ -356,12 +356,7 @@ DT_TEST_TIMEOUT(clients_open_before_start_are_in_the_table, 60)
  */
 static int set_client_name(int fd, const char *s)
 {
-	struct drm_simgpu_set_client_name a;
-
-	memset(&a, 0, sizeof(a));
-	a.name = (uintptr_t)s;
-	a.len = (uint32_t)strlen(s);
-	return ioctl(fd, DRM_IOCTL_SIMGPU_SET_CLIENT_NAME, &a);
+	return sg_set_client_name(fd, s, strlen(s));
 }
 
 /* The first memory region @fd's fdinfo names (drm-total-<region>), "" if none. */

@@ -20,6 +20,7 @@
 
 #include "bpf.h"
 #include "dtest.h"
+#include "drm_client.h"
 #include "sgtest.h"
 
 uint64_t sg_now_ns(void)
@@ -189,6 +190,27 @@ uint64_t sg_client_id(int fd)
 	memset(&q, 0, sizeof(q));
 	DT_ASSERT_EQ(ioctl(fd, DRM_IOCTL_SIMGPU_QUERY_DEVICE, &q), 0);
 	return q.client_id;
+}
+
+bool sg_core_client_name(int fd)
+{
+	/* A name of a bad address: EFAULT where the ioctl exists. */
+	return dac_drm_set_client_name(fd, NULL, 1) != -EOPNOTSUPP;
+}
+
+int sg_set_client_name(int fd, const char *s, size_t len)
+{
+	struct drm_simgpu_set_client_name a;
+	int ret = dac_drm_set_client_name(fd, s, len);
+
+	if (ret != -EOPNOTSUPP) {
+		errno = -ret;
+		return ret ? -1 : 0;
+	}
+	memset(&a, 0, sizeof(a));
+	a.name = (uintptr_t)s;
+	a.len = (uint32_t)len;
+	return ioctl(fd, DRM_IOCTL_SIMGPU_SET_CLIENT_NAME, &a);
 }
 
 const struct sg_engine *sg_engine_simple(const struct sg_dev *dev)

@@ -88,6 +88,14 @@ void sg_query(int fd, struct sg_dev *dev);
 void sg_dev_free(struct sg_dev *dev);
 /** sg_client_id() - client id of @fd per QUERY_DEVICE. */
 uint64_t sg_client_id(int fd);
+/*
+ * Names the file (drm-client-name): DRM_IOCTL_SET_CLIENT_NAME where the
+ * DRM core owns the name (6.13+), else simgpu's SET_CLIENT_NAME. @len
+ * bytes of @s. Like ioctl(): 0, or -1 with errno set.
+ */
+int sg_set_client_name(int fd, const char *s, size_t len);
+/* Does the DRM core own drm-client-name here (DRM_IOCTL_SET_CLIENT_NAME)? */
+bool sg_core_client_name(int fd);
 
 /*
  * Engine pickers (by property, never by hard-coded name): NULL when the

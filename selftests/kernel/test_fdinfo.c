@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "drm_client.h"
 #include "dtest.h"
 #include "sgtest.h"
 
@@ -202,14 +203,10 @@ DT_TEST_F(gpu, engine_names_valid_and_unique)
 	}
 }
 
+/* The DRM core's DRM_IOCTL_SET_CLIENT_NAME where it has one, else simgpu's. */
 static int set_name(int fd, const char *s, uint32_t len)
 {
-	struct drm_simgpu_set_client_name a;
-
-	memset(&a, 0, sizeof(a));
-	a.name = (uintptr_t)s;
-	a.len = len;
-	return ioctl(fd, DRM_IOCTL_SIMGPU_SET_CLIENT_NAME, &a);
+	return sg_set_client_name(fd, s, len);
 }
 
 /* drm-client-name: appears when set, follows changes, disappears when cleared. */
@@ -243,6 +240,46 @@ DT_TEST_F(gpu, client_name)
 	DT_ASSERT_EQ(set_name(self->fd, NULL, 0), 0);
 	sg_fdinfo_read(self->fd, &fi);
 	DT_EXPECT_TRUE(sg_fdinfo_find(&fi, "drm-client-name") == NULL);
+	sg_fdinfo_free(&fi);
+}
+
+/*
+ * Every key at most once per fdinfo, with a name set, a job run and a
+ * buffer: where the DRM core owns drm-client-name (6.13+) it prints it and
+ * the helper must not print a second one; before, the helper prints it.
+ * Exactly one of the two name ioctls works: the core's, or simgpu's.
+ */
+DT_TEST_F(gpu, each_key_once_with_a_name)
+{
+	struct drm_simgpu_set_client_name a;
+	bool core = sg_core_client_name(self->fd);
+	const struct sg_engine *eng = sg_engine_simple(&self->dev);
+	struct sg_fdinfo fi;
+	size_t names = 0;
+
+	dt_info("drm-client-name owned by %s", core ? "the DRM core" : "the helper");
+	memset(&a, 0, sizeof(a));
+	a.name = (uintptr_t)"simgpu-name";
+	a.len = 11;
+	if (core)
+		DT_EXPECT_ERRNO(ioctl(self->fd, DRM_IOCTL_SIMGPU_SET_CLIENT_NAME, &a), EOPNOTSUPP);
+	else
+		DT_EXPECT_EQ(dac_drm_set_client_name(self->fd, "core-name", 9), -EOPNOTSUPP);
+	DT_ASSERT_EQ(sg_set_client_name(self->fd, "once-only", 9), 0);
+	DT_ASSERT_TRUE(eng != NULL);
+	sg_wait(self->fd, sg_submit_busy(self->fd, eng->index, 0, NSEC_PER_MSEC), NULL);
+	sg_bo_create(self->fd, 8192);
+
+	sg_fdinfo_read(self->fd, &fi);
+	for (size_t i = 0; i < fi.n; i++) {
+		if (!strcmp(fi.kv[i].key, "drm-client-name")) {
+			names++;
+			DT_EXPECT_STREQ(fi.kv[i].val, "once-only");
+		}
+		for (size_t j = i + 1; j < fi.n; j++)
+			DT_EXPECT_STRNE(fi.kv[i].key, fi.kv[j].key);
+	}
+	DT_EXPECT_EQ(names, (size_t)1);
 	sg_fdinfo_free(&fi);
 }
 

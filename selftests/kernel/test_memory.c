@@ -7,12 +7,16 @@
  * page size, as the uapi documents), never from fdinfo itself.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dtest.h"
@@ -300,6 +304,88 @@ DT_TEST_F(m, fill_and_copy_do_the_work)
 	}
 	munmap(pa, sz);
 	munmap(pb, sz);
+}
+
+/* GEM_CREATE of @size bytes: 0 and the handle, or the errno. */
+static int try_create(int fd, uint64_t size, uint32_t *handle)
+{
+	struct drm_simgpu_gem_create c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = size;
+	if (ioctl(fd, DRM_IOCTL_SIMGPU_GEM_CREATE, &c))
+		return errno;
+	*handle = c.handle;
+	return 0;
+}
+
+/*
+ * The pin budget (max_pinned_mb): a file's buffers keep their pages pinned
+ * until freed, so simgpu charges the file that created them; past the
+ * budget GEM_CREATE fails with ENOSPC, and a freed buffer gives its pages
+ * back. Run as nobody, whom the render node lets in like any desktop user:
+ * the budget is what stops such a user from pinning the guest's memory.
+ * The child reports each step's errno through a pipe.
+ */
+DT_TEST(pin_budget_holds_for_an_unprivileged_user)
+{
+	const uint64_t mib = 1 << 20;
+	enum { STEPS = 7 };
+	/*
+	 * 8 MiB: 3 + 3 fit, a third 3 does not, 2 does; then not one page
+	 * more; a second file of the same user has a budget of its own; and
+	 * freeing a 3 MiB buffer makes room for another.
+	 */
+	const int want[STEPS] = { 0, 0, ENOSPC, 0, ENOSPC, 0, 0 };
+	int got[STEPS], pfd[2], status;
+	char node[64];
+	pid_t pid;
+
+	memset(got, -1, sizeof(got));
+
+	if (!sg_is_root())
+		DT_SKIP("reloading simgpu needs root");
+	DT_ASSERT_EQ(sg_simgpu_reload("max_pinned_mb=8"), 0);
+	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	DT_ASSERT_EQ(chmod(node, 0666), 0);
+	DT_ASSERT_EQ(pipe(pfd), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct drm_gem_close gc;
+		uint32_t h[STEPS] = { 0 };
+		int fd, fd2, r[STEPS];
+
+		close(pfd[0]);
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(10);
+		fd = open(node, O_RDWR | O_CLOEXEC);
+		fd2 = open(node, O_RDWR | O_CLOEXEC);
+		if (fd < 0 || fd2 < 0)
+			_exit(11);
+		r[0] = try_create(fd, 3 * mib, &h[0]);
+		r[1] = try_create(fd, 3 * mib, &h[1]);
+		r[2] = try_create(fd, 3 * mib, &h[2]);
+		r[3] = try_create(fd, 2 * mib, &h[3]);
+		r[4] = try_create(fd, 1, &h[4]);
+		r[5] = try_create(fd2, 3 * mib, &h[5]);
+		memset(&gc, 0, sizeof(gc));
+		gc.handle = h[0];
+		if (ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gc))
+			_exit(12);
+		r[6] = try_create(fd, 3 * mib, &h[6]);
+		if (write(pfd[1], r, sizeof(r)) != (ssize_t)sizeof(r))
+			_exit(13);
+		_exit(0);
+	}
+	close(pfd[1]);
+	DT_EXPECT_EQ(read(pfd[0], got, sizeof(got)), (ssize_t)sizeof(got));
+	close(pfd[0]);
+	DT_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	DT_EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	for (int i = 0; i < STEPS; i++)
+		DT_EXPECT_EQ(got[i], want[i]);
+	DT_EXPECT_EQ(sg_simgpu_reload(""), 0);
 }
 
 DT_MAIN

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <drm.h>
+#include "drm_client.h"
 #include "simgpu_drm.h"
 
 #define PROG "simgpu-load"
@@ -536,14 +537,20 @@ static int run_client(const struct opts *o, struct client_report **out)
 	r->pid = getpid();
 	r->num_engines = di.num_engines;
 	if (o->name) {
-		struct drm_simgpu_set_client_name sn;
+		/* The DRM core's ioctl (6.13+), else simgpu's own. */
+		int err = dac_drm_set_client_name(fd, o->name, strlen(o->name));
 
-		memset(&sn, 0, sizeof(sn));
-		sn.name = (uintptr_t)o->name;
-		sn.len = (uint32_t)strlen(o->name);
-		if (ioctl(fd, DRM_IOCTL_SIMGPU_SET_CLIENT_NAME, &sn)) {
-			fprintf(stderr, PROG ": SET_CLIENT_NAME '%s': %s\n", o->name,
-				strerror(errno));
+		if (err == -EOPNOTSUPP) {
+			struct drm_simgpu_set_client_name sn;
+
+			memset(&sn, 0, sizeof(sn));
+			sn.name = (uintptr_t)o->name;
+			sn.len = (uint32_t)strlen(o->name);
+			err = ioctl(fd, DRM_IOCTL_SIMGPU_SET_CLIENT_NAME, &sn) ? -errno : 0;
+		}
+		if (err) {
+			fprintf(stderr, PROG ": setting the client name '%s': %s\n", o->name,
+				strerror(-err));
 			goto out;
 		}
 	}
