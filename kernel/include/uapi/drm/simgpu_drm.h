@@ -56,6 +56,11 @@ struct drm_simgpu_query_engine {
 	__u64 reserved[4];	/* in: must be 0 */
 };
 
+/*
+ * SET_CLIENT_NAME: drm-client-name of this file. Where the DRM core owns
+ * the name (Linux 6.13+, DRM_IOCTL_SET_CLIENT_NAME), a valid request fails
+ * with EOPNOTSUPP (invalid ones fail as documented below): use the core's.
+ */
 struct drm_simgpu_set_client_name {
 	__u64 name;		/* in: user pointer to the name bytes (no NUL needed) */
 	__u32 len;		/* in: 0 clears; <= SIMGPU_CLIENT_NAME_MAX; no whitespace */

@@ -5,7 +5,10 @@
 # per-client table (drmacct top) and the spec validation verdict (drmacct
 # validate --all). Every client id fdinfo shows is matched against the
 # drmacct_client_open tracepoint (one id everywhere: on 6.5+ kernels the DRM
-# core prints drm-client-id, and the helper's events must use the same id).
+# core prints drm-client-id, and the helper's events must use the same id),
+# and, on 6.17+ kernels, against the client_id of the DRM scheduler's own
+# drm_sched_job_queue events. Each fd's drm-client-name is counted: once,
+# whoever prints it (the DRM core on 6.13+, the helper before).
 # Afterwards each client's ground truth (Σ busy ns, Σ cycles from WAIT).
 #
 # Runs in the guest (busybox sh) after modprobe drmacct simgpu.
@@ -33,6 +36,9 @@ if [ -w "$ev/enable" ]; then
 	echo 1 >"$ev/enable"
 	: >/sys/kernel/tracing/trace
 fi
+# The scheduler's events with client ids (6.17+): drm_sched_job_queue.
+qev=/sys/kernel/tracing/events/gpu_scheduler/drm_sched_job_queue
+[ -w "$qev/enable" ] && echo 1 >"$qev/enable"
 
 # Engines by name: render (1 instance), copy (2), video (1), compute (total-cycles).
 start game     --engine render  --duration 4ms  --time 10s --parallel 2 --buffers 4 --buffer-size 1M --hold 1s
@@ -54,6 +60,8 @@ for p in /proc/[0-9]*; do
 		grep -q '^drm-driver:[[:space:]]*simgpu' "$p/fdinfo/$n" 2>/dev/null || continue
 		echo "-- pid $pid ($(cat "$p/comm" 2>/dev/null)) fd $n -> $target"
 		grep '^drm-' "$p/fdinfo/$n"
+		names=$(grep -c '^drm-client-name:' "$p/fdinfo/$n")
+		[ "$names" -gt 1 ] && echo "!! drm-client-name appears $names times"
 		sed -n 's/^drm-client-id:[[:space:]]*//p' "$p/fdinfo/$n" >>"$out/ids"
 	done
 done
@@ -74,6 +82,23 @@ if [ -w "$ev/enable" ]; then
 		fi
 	done
 	[ "$bad" = 0 ] && echo "every client id in fdinfo is the id drmacct's events carry"
+fi
+if [ -w "$qev/enable" ]; then
+	echo
+	echo "== drm-client-id in fdinfo against gpu_scheduler:drm_sched_job_queue"
+	echo 0 >"$qev/enable"
+	trace=$(cat /sys/kernel/tracing/trace)
+	bad=0
+	for id in $(sort -un "$out/ids"); do
+		n=$(echo "$trace" | grep 'drm_sched_job_queue:' | grep -c "client_id:$id\$")
+		if [ "$n" -gt 0 ]; then
+			echo "client $id: $n jobs queued with client_id:$id"
+		else
+			echo "client $id: NO drm_sched_job_queue event with this client_id"
+			bad=1
+		fi
+	done
+	[ "$bad" = 0 ] && echo "every client id in fdinfo is the client_id of the DRM scheduler's events"
 fi
 
 echo
