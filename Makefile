@@ -149,10 +149,7 @@ KBTF = $(shell c=$(call KROOT_OF,$(1))/boot/config-$(1); test -r $$c && \
 # vmlinux (the kernels we build); Debian's headers have none, so pahole
 # adds it after the build (see KERNEL_RULES).
 KTREE_BTF = $(if $(call KBTF,$(1)),$(wildcard $(call KDIR,$(1))/vmlinux))
-# The bpftool that dumps K's vmlinux.h: the one built from K's own tree
-# where there is one (bookworm's cannot dump 7.3's BTF into C that clang
-# accepts), else the system's.
-KBPFTOOL = $(or $(wildcard $(call KROOT_OF,$(1))/usr/sbin/bpftool),bpftool)
+
 
 # ----------------------------------------------------------------------------
 # Flags
@@ -271,11 +268,15 @@ $(call KB,$(1))/vmlinux: bpf/gen-vmlinux.sh
 	bpf/gen-vmlinux.sh $(call KIMG,$(1)) $$@
 
 $(call KB,$(1))/vmlinux.h: $(call KB,$(1))/vmlinux
-	$(call KBPFTOOL,$(1)) btf dump file $$< format c > $$@.tmp && mv $$@.tmp $$@
+	bpftool btf dump file $$< format c > $$@.tmp && mv $$@.tmp $$@
 
+# -fms-extensions: since 6.19 the kernel is built with it, and its BTF has
+# anonymous members of tagged types ("struct ns_tree;" inside a struct),
+# which vmlinux.h then declares as the kernel does; plain C rejects them.
 $(call KB,$(1))/bpf/%.bpf.o: bpf/%.bpf.c $(call KB,$(1))/vmlinux.h $(wildcard bpf/*.h)
 	@mkdir -p $$(@D)
-	$$(CLANG) $$(BPF_CFLAGS) -DDAC_VMLINUX_H -I$(call KB,$(1)) -c $$< -o $$@
+	$$(CLANG) $$(BPF_CFLAGS) -fms-extensions -Wno-microsoft-anon-tag -DDAC_VMLINUX_H \
+		-I$(call KB,$(1)) -c $$< -o $$@
 
 $(call KB,$(1))/initramfs.cpio.gz: $(call KB,$(1))/modules/.stamp guest $(BPFTRACE_PIECE) \
 		$(wildcard selftests/vm/guest/* selftests/vm/guest/*/*) selftests/vm/mkinitramfs.sh
@@ -430,15 +431,15 @@ host-test: host
 # T= picks programs, separated by spaces or commas.
 T_COMMA := ,
 T_SPACE := $(subst ,, )
+# (make expands the per-kernel paths: a kernel's root is make's to know.)
 vm-test: do-all
-	@status=0; for k in $(KVERS); do \
-		echo "== vm-test on $$k"; \
-		$(call VM,$$k) --mode test --label "$$k" \
+	@status=0; \
+	$(foreach k,$(KVERS),echo "== vm-test on $(k)"; \
+		$(call VM,$(k)) --mode test --label "$(k)" \
 			$(if $(T),--only $(subst $(T_SPACE),$(T_COMMA),$(strip $(T))),--expect "$(GUEST_TEST_NAMES)") \
 			$(if $(REPEAT),--repeat $(REPEAT)) $(if $(VM_ENV_VARS),--env $(VM_ENV_VARS)) \
 			--timeout $(VM_TIMEOUT) \
-			--log $(call KB,$$k)/vm/test --tap $(B)/vm-test-$$k.log || status=1; \
-	done; \
+			--log $(call KB,$(k))/vm/test --tap $(B)/vm-test-$(k).log || status=1;) \
 	selftests/tap-summary.sh $(foreach k,$(KVERS),$(B)/vm-test-$(k).log); exit $$status
 
 runner-test: do-all
@@ -503,12 +504,10 @@ test-part-vm-%:
 
 do-bench: do-all $(HOST_BENCHES)
 	@for b in $(HOST_BENCHES); do echo "== $$b"; $$b || exit 1; done
-	@for k in $(KVERS); do \
-		echo "== VM benchmarks on $$k"; \
+	@$(foreach k,$(KVERS),echo "== VM benchmarks on $(k)"; \
 		VM_APPEND="clocksource=tsc tsc=reliable $(VM_APPEND)" \
-			$(call VM,$$k) --mode bench --timeout $(VM_TIMEOUT) \
-			--log $(call KB,$$k)/vm/bench || exit 1; \
-	done
+			$(call VM,$(k)) --mode bench --timeout $(VM_TIMEOUT) \
+			--log $(call KB,$(k))/vm/bench || exit 1;) true
 
 # ---- the CLI alone: make drmacct, make install -------------------------------
 # No sanitizers, -O2; its own objects under build/release/.

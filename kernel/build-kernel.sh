@@ -27,9 +27,6 @@
 #                                keeps vmlinux, kbuild writes their BTF
 #       root/boot/vmlinuz-REL    the image, root/boot/config-REL its config
 #       root/lib/modules/REL/    modules_install output, build -> obj
-#       root/usr/sbin/bpftool    (BTF flavours) bpftool built from the same
-#                                tree: bookworm's dumps a vmlinux.h of 7.3
-#                                that clang rejects
 #       release, build-time, build.log
 #       .done                    written last
 #   <cache>/apt/                 the private apt state that fetches
@@ -51,6 +48,10 @@
 # Environment: KERNEL_JOBS (default: number of CPUs), KERNEL_NICE (default
 # 10), DEBUG_BTF=1 (debug flavour with BTF; its own key).
 set -euo pipefail
+
+# The whole script is one function, read before it runs: editing the file
+# during an 18-minute build cannot change what the running build does.
+main() {
 
 here=$(cd "$(dirname "$0")" && pwd)
 cfgdir=$here/configs
@@ -219,18 +220,9 @@ if [ -n "$lost" ]; then
 	exit 1
 fi
 
-btf=
-grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$dir/obj/.config" && btf=y
 t0=$(date +%s)
 nice -n "$nice" make -C "$dir/src" O="$dir/obj" "${cc[@]}" -j"$jobs" bzImage modules \
 	>>"$log" 2>&1 || { tail -n 40 "$log" >&2; exit 1; }
-if [ -n "$btf" ]; then
-	# bpftool of the same tree (its own libbpf, no optional features), for
-	# the vmlinux.h of this kernel.
-	nice -n "$nice" make -C "$dir/src/tools/bpf/bpftool" -j"$jobs" \
-		OUTPUT="$dir/bpftool/" feature-libbfd=0 feature-llvm=0 feature-libcap=0 \
-		>>"$log" 2>&1 || { tail -n 40 "$log" >&2; exit 1; }
-fi
 t1=$(date +%s)
 echo $((t1 - t0)) >"$dir/build-time"
 
@@ -243,11 +235,10 @@ make -C "$dir/src" O="$dir/obj" "${cc[@]}" INSTALL_MOD_PATH="$dir/root" modules_
 cp "$dir/obj/arch/x86/boot/bzImage" "$dir/root/boot/vmlinuz-$rel"
 cp "$dir/obj/.config" "$dir/root/boot/config-$rel"
 ln -sfn "$dir/obj" "$dir/root/lib/modules/$rel/build"
-if [ -n "$btf" ]; then
-	mkdir -p "$dir/root/usr/sbin"
-	cp "$dir/bpftool/bpftool" "$dir/root/usr/sbin/bpftool"
-fi
 echo "$rel" >"$dir/release"
 touch "$dir/.done"
 echo "build-kernel: $flavour $rel built in $((t1 - t0)) s" >&2
 report
+}
+
+main "$@"
