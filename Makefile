@@ -484,6 +484,7 @@ test-part-host:
 	@t=$$(date +%s); \
 	selftests/harness/test_harness.sh $(B)/bench/harness-sample | tee $(B)/test/harness.log; \
 	selftests/test_tap_summary.sh | tee $(B)/test/tap-summary.log; \
+	selftests/test_compat_probe.sh | tee $(B)/test/compat-probe.log; \
 	selftests/vm/test_emulator_faults.sh | tee $(B)/test/emulator-faults.log; \
 	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS); \
 	echo "timing: host tests $$(( $$(date +%s) - t )) s" > $(B)/test/timing-$@; t=$$(date +%s); \

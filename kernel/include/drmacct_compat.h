@@ -43,6 +43,19 @@
 #ifndef _DRMACCT_COMPAT_H_
 #define _DRMACCT_COMPAT_H_
 
+/*
+ * A probe of kernel/compat-probe.sh found no form it knows (a kernel newer
+ * than drmacct, or a header it misreads): stop rather than guess, before
+ * any kernel header, so this is the first error the build shows.
+ */
+#ifdef DRMACCT_PROBE_FAILED
+#define DRMACCT_COMPAT_STR2(x)	#x
+#define DRMACCT_COMPAT_STR(x)	DRMACCT_COMPAT_STR2(x)
+_Static_assert(0, "drmacct: kernel/compat-probe.sh recognised no known form of: "
+	       DRMACCT_COMPAT_STR(DRMACCT_PROBE_FAILED)
+	       " (run it on this kernel's build dir for the details)");
+#endif
+
 #include <linux/dma-resv.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
@@ -53,18 +66,6 @@
 #include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_print.h>
 #include <drm/gpu_scheduler.h>
-
-/*
- * A probe of kernel/compat-probe.sh found no form it knows (a kernel newer
- * than drmacct, or a header it misreads): stop rather than guess.
- */
-#ifdef DRMACCT_PROBE_FAILED
-#define DRMACCT_COMPAT_STR2(x)	#x
-#define DRMACCT_COMPAT_STR(x)	DRMACCT_COMPAT_STR2(x)
-_Static_assert(0, "drmacct: kernel/compat-probe.sh recognised no known form of: "
-	       DRMACCT_COMPAT_STR(DRMACCT_PROBE_FAILED)
-	       " (run it on this kernel's build dir for the details)");
-#endif
 
 /* ---- DRM core fdinfo and client ids -------------------------------------- */
 
