@@ -4,7 +4,9 @@
  * never completes; the scheduler's timeout (job_timeout_ms, 1000 ms by
  * default) resets the engine instance. The rule (drmacct_job_reset()): every
  * nanosecond a job held the engine is charged to its client, the hung part
- * too; the jobs queued behind it are resubmitted and run once.
+ * too; the jobs queued behind it run once (resubmitted by drm_sched before
+ * 6.17; on 6.17+ simgpu returns NO_HANG after the reset and they carry on
+ * without, see drmacct_compat_sched_recover()).
  *
  * Ground truth is WAIT: each job's start and end are the very timestamps the
  * helper accounted with, so fdinfo's busy time over the jobs is exactly the
