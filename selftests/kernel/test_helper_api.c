@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The helper's API where no driver ioctl reaches it, through the in-kernel
- * checks of drmacct_test.ko (debugfs drmacct_test/run): descriptor
+ * checks of drmacct_test_cases.ko run by drmacct_test.ko (debugfs
+ * drmacct_test/run, on every kernel; test_kunit runs them as a KUnit
+ * suite where the kernel has KUnit): descriptor
  * validation, the fdinfo keys that engine flags and memory keys choose,
  * job reset (time up to the reset charged, the job startable again),
  * writers on every CPU and in hard interrupts against a reader (consistent,
@@ -141,7 +143,9 @@ DT_TEST_TIMEOUT(device_ids_not_reused_across_reload, 60)
 	DT_ASSERT_EQ(sg_write_file(OPEN_EV, "1"), 0);
 	before = open_and_read_device_id();
 	DT_ASSERT_NE(before, 0u);
-	sg_sh("rmmod simgpu; rmmod drmacct_test drmacct_bench 2>/dev/null; rmmod drmacct");
+	/* Every module using drmacct first (busybox rmmod stops at the first it cannot remove). */
+	sg_sh("rmmod simgpu; for m in drmacct_kunit drmacct_test drmacct_bench drmacct_test_cases;"
+	      " do rmmod $m 2>/dev/null; done; rmmod drmacct");
 	DT_ASSERT_EQ(sg_sh("modprobe simgpu"), 0);
 	/* The events were disabled with the module: enable them again. */
 	DT_ASSERT_EQ(sg_write_file(OPEN_EV, "1"), 0);
