@@ -97,6 +97,15 @@ static bool has_key(const char *text, const char *key)
 
 static const char * const one_region[] = { "vram" };
 
+/* A device of one time-only engine "gfx" of capacity 1 and no memory regions. */
+static const struct drmacct_engine_desc gfx_engine = {
+	.name = "gfx", .flags = DRMACCT_ENGINE_TIME, .capacity = 1,
+};
+
+static const struct drmacct_device_desc gfx_device = {
+	.driver_name = "t", .engines = &gfx_engine, .num_engines = 1,
+};
+
 static atomic_t cycles_calls = ATOMIC_INIT(0);
 
 static u64 test_total_cycles(void *priv, unsigned int engine)
@@ -107,18 +116,12 @@ static u64 test_total_cycles(void *priv, unsigned int engine)
 
 static void case_create_rejects_bad_descriptors(struct drmacct_test_ctx *ctx)
 {
-	struct drmacct_engine_desc e = {
-		.name = "gfx", .flags = DRMACCT_ENGINE_TIME, .capacity = 1,
-	};
-	struct drmacct_device_desc d = {
-		.driver_name = "t", .engines = &e, .num_engines = 1,
-	};
 	struct drmacct_device *adev;
 
 #define REJECT(what, stmt)						\
 	do {								\
-		struct drmacct_engine_desc e0 = e;			\
-		struct drmacct_device_desc d0 = d;			\
+		struct drmacct_engine_desc e0 = gfx_engine;		\
+		struct drmacct_device_desc d0 = gfx_device;		\
 									\
 		d0.engines = &e0;					\
 		stmt;							\
@@ -147,7 +150,7 @@ static void case_create_rejects_bad_descriptors(struct drmacct_test_ctx *ctx)
 	REJECT("unknown device flag", d0.flags = BIT(5));
 #undef REJECT
 
-	adev = drmacct_device_create(&d);
+	adev = drmacct_device_create(&gfx_device);
 	CHECK(ctx, !IS_ERR(adev), "the good descriptor: %ld", PTR_ERR(adev));
 	if (!IS_ERR(adev))
 		drmacct_device_destroy(adev);
@@ -196,11 +199,8 @@ static void case_engine_flags_choose_keys(struct drmacct_test_ctx *ctx)
 
 static void case_mem_keys_choose_keys(struct drmacct_test_ctx *ctx)
 {
-	static const struct drmacct_engine_desc e = {
-		.name = "gfx", .flags = DRMACCT_ENGINE_TIME, .capacity = 1,
-	};
 	struct drmacct_device_desc d = {
-		.driver_name = "t", .engines = &e, .num_engines = 1,
+		.driver_name = "t", .engines = &gfx_engine, .num_engines = 1,
 		.regions = one_region, .num_regions = 1,
 		.mem_keys = DRMACCT_MEM_KEY_SHARED | DRMACCT_MEM_KEY_ACTIVE,
 	};
@@ -373,14 +373,8 @@ static void case_destroy_detaches_callbacks(struct drmacct_test_ctx *ctx)
 /* Device ids grow: never one an earlier device had. */
 static void case_device_ids_grow(struct drmacct_test_ctx *ctx)
 {
-	static const struct drmacct_engine_desc e = {
-		.name = "gfx", .flags = DRMACCT_ENGINE_TIME, .capacity = 1,
-	};
-	const struct drmacct_device_desc d = {
-		.driver_name = "t", .engines = &e, .num_engines = 1,
-	};
-	struct drmacct_device *a = drmacct_device_create(&d);
-	struct drmacct_device *b = drmacct_device_create(&d);
+	struct drmacct_device *a = drmacct_device_create(&gfx_device);
+	struct drmacct_device *b = drmacct_device_create(&gfx_device);
 	u32 ia = 0, ib = 0;
 
 	CHECK(ctx, !IS_ERR(a) && !IS_ERR(b), "create");
@@ -396,13 +390,7 @@ static void case_device_ids_grow(struct drmacct_test_ctx *ctx)
 /* Two jobs of one client running on an engine of capacity 1: WARNs once. */
 static void case_capacity_warn(struct drmacct_test_ctx *ctx)
 {
-	static const struct drmacct_engine_desc e = {
-		.name = "gfx", .flags = DRMACCT_ENGINE_TIME, .capacity = 1,
-	};
-	const struct drmacct_device_desc d = {
-		.driver_name = "t", .engines = &e, .num_engines = 1,
-	};
-	struct drmacct_device *adev = drmacct_device_create(&d);
+	struct drmacct_device *adev = drmacct_device_create(&gfx_device);
 	struct drmacct_engine_usage u;
 	struct drmacct_job j1, j2;
 	struct drmacct_client *c;
