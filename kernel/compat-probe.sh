@@ -263,5 +263,15 @@ else
 	fail sched_stat "enum drm_gpu_sched_stat has neither NOMINAL nor RESET/NO_HANG alone"
 fi
 
+# ---- KUnit -----------------------------------------------------------------------------
+# KUNIT_CASE_SLOW() marks a case that takes a second or more (6.6+: test
+# attributes); before, only KUNIT_CASE(). Read even where the config has no
+# KUnit (the KUnit module is then not built, kernel/compat.mk).
+if has kunit/test.h '^#define KUNIT_CASE_SLOW\('; then
+	flag DRMACCT_HAVE_KUNIT_CASE_SLOW
+elif [ -f "$inc/kunit/test.h" ] && ! has kunit/test.h '^#define KUNIT_CASE\('; then
+	fail kunit_case "include/kunit/test.h without KUNIT_CASE()"
+fi
+
 [ -n "$failed" ] && echo "-DDRMACCT_PROBE_FAILED=$failed"
 exit 0

@@ -39,6 +39,9 @@
  *   RESET or NO_HANG, and on NO_HANG the scheduler puts the job back on its
  *   pending list itself, so recovery needs no drm_sched_stop() /
  *   drm_sched_resubmit_jobs() (deprecated) / drm_sched_start() any more.
+ * - KUnit: whether the kernel has it at all is its config's choice
+ *   (CONFIG_KUNIT, kernel/compat.mk builds drmacct_kunit.ko only then);
+ *   KUNIT_CASE_SLOW() (6.6) marks a case of a second or more.
  */
 #ifndef _DRMACCT_COMPAT_H_
 #define _DRMACCT_COMPAT_H_
@@ -352,5 +355,19 @@ drmacct_compat_sched_job_init(struct drm_sched_job *job,
 #error "drmacct: cannot tell drm_sched_job_init()'s form from the headers"
 #endif
 }
+
+/* ---- KUnit ---------------------------------------------------------------------- */
+
+/*
+ * A KUnit case that takes a second or more, marked slow where KUnit knows
+ * speeds (it then allows it three times the timeout and does not ask for
+ * the mark in the log). Expands to kunit/test.h's macros: only for files
+ * that include it.
+ */
+#ifdef DRMACCT_HAVE_KUNIT_CASE_SLOW
+#define DRMACCT_KUNIT_CASE_SLOW(fn)	KUNIT_CASE_SLOW(fn)
+#else
+#define DRMACCT_KUNIT_CASE_SLOW(fn)	KUNIT_CASE(fn)
+#endif
 
 #endif /* _DRMACCT_COMPAT_H_ */
