@@ -164,6 +164,30 @@ static void classify(char *raw, struct ktap_line *l)
 	}
 }
 
+/*
+ * The length of a printk timestamp "[    4.088054] " that starts @s, as
+ * dmesg and a serial console show the kernel log; 0 when there is none.
+ */
+static size_t timestamp_len(const char *s)
+{
+	const char *p = s;
+	bool digits = false, dot = false;
+
+	if (*p++ != '[')
+		return 0;
+	while (*p == ' ')
+		p++;
+	for (; (*p >= '0' && *p <= '9') || (*p == '.' && !dot); p++) {
+		if (*p == '.')
+			dot = true;
+		else
+			digits = true;
+	}
+	if (!digits || !dot || p[0] != ']' || p[1] != ' ')
+		return 0;
+	return (size_t)(p + 2 - s);
+}
+
 static char *dup_or_null(const char *s, int *ret)
 {
 	char *d;
@@ -263,14 +287,16 @@ int ktap_find_suite(const char *text, const char *name, struct ktap_suite *out)
 	while (*p && !ret) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		char *raw = strndup(p, n), *work;
+		char *raw = strndup(p, n), *line, *work;
 		struct ktap_line l;
 
 		p += n + (nl ? 1 : 0);
 		if (n && raw && raw[n - 1] == '\r')
 			raw[n - 1] = '\0';
-		/* classify() cuts its copy up; @raw stays the line as it was. */
-		work = raw ? strdup(raw) : NULL;
+		/* The kernel log as dmesg shows it: a timestamp before each line. */
+		line = raw ? raw + timestamp_len(raw) : NULL;
+		/* classify() cuts its copy up; @line stays the line as it was. */
+		work = line ? strdup(line) : NULL;
 		if (!work) {
 			free(raw);
 			ret = -ENOMEM;
@@ -295,7 +321,7 @@ int ktap_find_suite(const char *text, const char *name, struct ktap_suite *out)
 					ret = -ENOMEM;
 			}
 		} else if (found && !st.ended) {
-			ret = suite_line(&st, raw, &l);
+			ret = suite_line(&st, line, &l);
 		}
 		free(work);
 		free(raw);
@@ -390,4 +416,19 @@ const char *ktap_status_name(enum ktap_status st)
 		return "skipped";
 	}
 	return "?";
+}
+
+const char *ktap_strerror(int ret)
+{
+	switch (ret) {
+	case 0:
+		return "found";
+	case -ENOENT:
+		return "no subtest of that name";
+	case -EEXIST:
+		return "more than one run of it";
+	case -ENOMEM:
+		return "out of memory";
+	}
+	return "unknown error";
 }

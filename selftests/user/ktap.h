@@ -10,7 +10,9 @@
  * parameterised case's own subtests, continuation lines of a message)
  * belong to the case whose result line follows; the first result line
  * shallower than D is the suite's own and ends it. Lines that are no KTAP
- * at all are counted and passed over, wherever they stand.
+ * at all are counted and passed over, wherever they stand. A printk
+ * timestamp before a line ("[    4.088054] ", dmesg, a console log) is
+ * not part of it.
  *
  * Used by the VM test selftests/kernel/test_kunit and checked on the host
  * by selftests/user/test_ktap (fixtures in selftests/user/fixtures/ktap).
@@ -70,5 +72,8 @@ bool ktap_suite_complete(const struct ktap_suite *s, char *why, size_t len);
 const struct ktap_case *ktap_suite_case(const struct ktap_suite *s, const char *name);
 
 const char *ktap_status_name(enum ktap_status st);
+
+/* ktap_strerror() - what a return value of ktap_find_suite() means. */
+const char *ktap_strerror(int ret);
 
 #endif /* KTAP_H */
