@@ -373,6 +373,8 @@ $(B)/bench/obj/selftests/harness/dtest.o: selftests/harness/dtest.c
 $(GB)/tests/test_%: $(GB)/obj/selftests/kernel/test_%.o $(KSUP_SRCS:%.c=$(GB)/obj/%.o) $(GDT) $(GLIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_LDFLAGS) $^ $(GUEST_LIBS) -o $@
+# test_kunit reads KUnit's KTAP with the reader the host test test_ktap checks.
+$(GB)/tests/test_kunit: $(GB)/obj/selftests/user/ktap.o
 $(GB)/bench/bench_%: $(GB)/obj/selftests/kernel/bench_%.o $(KSUP_SRCS:%.c=$(GB)/obj/%.o) $(GDT) $(GLIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_LDFLAGS) $^ $(GUEST_LIBS) -o $@
