@@ -21,7 +21,7 @@ lacks() { ! grep -q -- "$2" <<<"$1"; }
 # tree DIR: a 7.3-shaped header tree (tab-indented members, as the kernel).
 tree() {
 	local d=$1
-	mkdir -p "$d"/include/{trace/stages,linux,drm,uapi/drm}
+	mkdir -p "$d"/include/{trace/stages,linux,drm,uapi/drm,kunit}
 	printf '#define __assign_str(dst)\t\t\t\t\t\t\\\n\tdo {} while (0)\n' \
 		>"$d/include/trace/stages/stage6_event_callback.h"
 	printf 'void hrtimer_setup(struct hrtimer *timer, enum hrtimer_restart (*function)(struct hrtimer *),\n\t\t   clockid_t clock_id, enum hrtimer_mode mode);\n' \
@@ -36,6 +36,8 @@ tree() {
 		>"$d/include/uapi/drm/drm.h"
 	printf 'struct drm_gem_shmem_object {\n\tstruct drm_gem_object base;\n\trefcount_t pages_pin_count;\n};\nint drm_gem_shmem_madvise_locked(struct drm_gem_shmem_object *shmem, int madv);\n' \
 		>"$d/include/drm/drm_gem_shmem_helper.h"
+	printf '#define KUNIT_CASE(test_name)\t\t\t\\\n\t\t{ .run_case = test_name }\n#define KUNIT_CASE_SLOW(test_name)\t\t\t\\\n\t\t{ .run_case = test_name }\n' \
+		>"$d/include/kunit/test.h"
 	cat >"$d/include/drm/gpu_scheduler.h" <<'EOF'
 enum drm_gpu_sched_stat {
 	DRM_GPU_SCHED_STAT_NONE,
@@ -79,6 +81,7 @@ sed -i -e 's/DRM_GPU_SCHED_STAT_RESET,/DRM_GPU_SCHED_STAT_NOMINAL,/' -e '/NO_HAN
 	-e 's/int errno);/bool full_recovery);/' \
 	-e '/^int drm_sched_job_init/,$d' "$d/drm/gpu_scheduler.h"
 printf 'int drm_sched_job_init(struct drm_sched_job *job,\n\t\t       void (*cb)(int a, int b),\n\t\t       void *owner);\n' >>"$d/drm/gpu_scheduler.h"
+sed -i '/KUNIT_CASE_SLOW/,$d' "$d/kunit/test.h"	# test attributes came in 6.6
 k61=$(run "$tmp/k61")
 
 # Broken on purpose, one probe each.
@@ -92,6 +95,10 @@ hook=$(run "$tmp/hook")
 cp -r "$tmp/k73" "$tmp/indent" &&
 	sed -i 's/^struct drm_file {/  struct drm_file {/' "$tmp/indent/include/drm/drm_file.h"
 indent=$(run "$tmp/indent")
+cp -r "$tmp/k73" "$tmp/kunit" && sed -i 's/KUNIT_CASE/KUNIT_TEST/g' "$tmp/kunit/include/kunit/test.h"
+kunit=$(run "$tmp/kunit")
+cp -r "$tmp/k73" "$tmp/nokunit" && rm -r "$tmp/nokunit/include/kunit"
+nokunit=$(run "$tmp/nokunit")
 mkdir -p "$tmp/none"
 none=$(run "$tmp/none"); nrc=$?
 
@@ -101,11 +108,12 @@ cerr=$(echo '#include "drmacct_compat.h"' | gcc -fsyntax-only -I"$compat_inc" \
 
 echo "# drmacct-vm: begin test_compat_probe"
 echo "TAP version 13"
-t "7.3 forms: core name, madvise_locked, NO_HANG, errno start, 5-arg job init" bash -c '
+t "7.3 forms: core name, madvise_locked, NO_HANG, errno start, 5-arg job init, KUNIT_CASE_SLOW" bash -c '
 	for f in DRMACCT_HAVE_DRM_FILE_CLIENT_NAME DRMACCT_HAVE_SHMEM_MADVISE_LOCKED \
 		DRMACCT_HAVE_SCHED_STAT_NO_HANG DRMACCT_SCHED_START_ERRNO \
 		DRMACCT_SCHED_JOB_INIT_NARGS=5 DRMACCT_HAVE_HRTIMER_SETUP \
-		DRMACCT_HAVE_DRM_SHOW_FDINFO DRMACCT_HAVE_SCHED_INIT_ARGS_NUM_RQS; do
+		DRMACCT_HAVE_DRM_SHOW_FDINFO DRMACCT_HAVE_SCHED_INIT_ARGS_NUM_RQS \
+		DRMACCT_HAVE_KUNIT_CASE_SLOW; do
 		grep -qx -- "-D$f" <<<"$0" || exit 1
 	done' "$k73"
 t "7.3 forms: no date, no pages_lock, void remove, nothing failed" bash -c '
@@ -117,12 +125,15 @@ t "6.1 forms: date, gem_prime_mmap, pages_lock, int remove + remove_new" bash -c
 		DRMACCT_SCHED_START_FULL_RECOVERY; do
 		grep -qx -- "-D$f" <<<"$0" || exit 1
 	done' "$k61"
-t "6.1 forms: no core fdinfo, no NO_HANG, one-arg assign_str absent, nothing failed" bash -c '
-	! grep -Eq "SHOW_FDINFO|CLIENT_ID|NO_HANG|ASSIGN_STR|HRTIMER_SETUP|PROBE_FAILED" <<<"$0"' "$k61"
+t "6.1 forms: no core fdinfo, no NO_HANG, one-arg assign_str absent, no KUNIT_CASE_SLOW, nothing failed" bash -c '
+	! grep -Eq "SHOW_FDINFO|CLIENT_ID|NO_HANG|ASSIGN_STR|HRTIMER_SETUP|KUNIT|PROBE_FAILED" <<<"$0"' "$k61"
 t "an unknown drm_gpu_sched_stat fails sched_stat" has "$stat" -DDRMACCT_PROBE_FAILED=sched_stat
 t "the failed probe says why on stderr" grep -q 'compat-probe: sched_stat: ' "$tmp/stat.err"
 t "two prototypes with different counts fail sched_job_init" has "$twice" -DDRMACCT_PROBE_FAILED=sched_job_init
 t "drm_show_fdinfo() without the driver hook fails show_fdinfo" has "$hook" -DDRMACCT_PROBE_FAILED=show_fdinfo
+t "kunit/test.h without KUNIT_CASE() fails kunit_case" has "$kunit" -DDRMACCT_PROBE_FAILED=kunit_case
+t "no kunit/test.h at all: no KUnit flag, nothing failed" bash -c '
+	! grep -Eq "KUNIT|PROBE_FAILED" <<<"$0"' "$nokunit"
 t "an indented struct with a nested union is still read" has "$indent" -DDRMACCT_HAVE_DRM_FILE_CLIENT_NAME
 t "not a kernel tree: exit 2 and kernel_tree failed" bash -c '[ "$0" = 2 ] && grep -qx -- -DDRMACCT_PROBE_FAILED=kernel_tree <<<"$1"' "$nrc" "$none"
 t "a failed probe stops the build naming every failed probe" \
