@@ -95,32 +95,6 @@ static bool module_loaded(const char *name)
 	return !access(path, F_OK);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/*
- * Appends @n bytes of a /dev/kmsg record's text with its escapes undone:
- * the kernel writes a byte below ' ' or above '~', and '\\', as \xHH.
- */
-static void kmsg_unescape(FILE *out, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' &&
-		    hexval(s[i + 2]) >= 0 && hexval(s[i + 3]) >= 0) {
-			fputc(hexval(s[i + 2]) * 16 + hexval(s[i + 3]), out);
-			i += 3;
-		} else {
-			fputc(s[i], out);
-		}
-	}
-}
-
 /*
  * The text of every record from @fd on, one line each (NULL: no memory).
  * Records the kernel overwrote before they were read leave a line saying
@@ -136,7 +110,6 @@ static char *kmsg_text(int fd)
 		return NULL;
 	for (;;) {
 		ssize_t r = read(fd, rec, sizeof(rec) - 1);
-		char *msg, *end;
 
 		if (r < 0 && errno == EPIPE) {
 			fputs("test_kunit: kernel log records lost here\n", out);
@@ -145,11 +118,7 @@ static char *kmsg_text(int fd)
 		if (r <= 0)
 			break;
 		rec[r] = '\0';
-		msg = strchr(rec, ';');
-		msg = msg ? msg + 1 : rec;
-		end = strchr(msg, '\n');
-		kmsg_unescape(out, msg, end ? (size_t)(end - msg) : strlen(msg));
-		fputc('\n', out);
+		ktap_kmsg_record(out, rec);
 	}
 	if (fclose(out))
 		return NULL;

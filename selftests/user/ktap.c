@@ -432,3 +432,32 @@ const char *ktap_strerror(int ret)
 	}
 	return "unknown error";
 }
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+void ktap_kmsg_record(FILE *out, const char *rec)
+{
+	const char *msg = strchr(rec, ';'), *end;
+
+	msg = msg ? msg + 1 : rec;
+	end = strchr(msg, '\n');
+	if (!end)
+		end = msg + strlen(msg);
+	for (const char *p = msg; p < end; p++) {
+		if (p[0] == '\\' && end - p >= 4 && p[1] == 'x' &&
+		    hexval(p[2]) >= 0 && hexval(p[3]) >= 0) {
+			fputc(hexval(p[2]) * 16 + hexval(p[3]), out);
+			p += 3;
+		} else {
+			fputc(*p, out);
+		}
+	}
+	fputc('\n', out);
+}

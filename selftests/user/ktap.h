@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum ktap_status { KTAP_PASS, KTAP_FAIL, KTAP_SKIP };
 
@@ -75,5 +76,15 @@ const char *ktap_status_name(enum ktap_status st);
 
 /* ktap_strerror() - what a return value of ktap_find_suite() means. */
 const char *ktap_strerror(int ret);
+
+/*
+ * ktap_kmsg_record() - one record read from /dev/kmsg ("6,1234,5678,-;text"
+ * and maybe " KEY=value" lines), NUL-terminated, as the kernel log's text
+ * on @out: what follows the first ';' up to the record's newline, with the
+ * \xHH escapes the kernel writes for a byte below ' ' or above '~' and for
+ * '\\' undone (so a record of several lines gives them all back), then a
+ * '\n'.
+ */
+void ktap_kmsg_record(FILE *out, const char *rec);
 
 #endif /* KTAP_H */

@@ -317,6 +317,36 @@ DT_TEST(lines_and_directives)
 	ktap_suite_free(&s);
 }
 
+/* @rec through ktap_kmsg_record(). */
+static void expect_kmsg(const char *rec, const char *want)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	DT_ASSERT_TRUE(out != NULL);
+	ktap_kmsg_record(out, rec);
+	DT_ASSERT_EQ(fclose(out), 0);
+	DT_EXPECT_STREQ(text, want);
+	free(text);
+}
+
+DT_TEST(kmsg_records_become_lines)
+{
+	/* Prefix off, escapes undone, the dictionary line after it dropped. */
+	expect_kmsg("6,1321,5094763,-;    # engine_flags_choose_keys: drm-engine-capacity-time:\\x092\n"
+		    " SUBSYSTEM=kunit\n",
+		    "    # engine_flags_choose_keys: drm-engine-capacity-time:\t2\n");
+	/* A message of several lines stays one record: its newlines come escaped. */
+	expect_kmsg("4,7,8,c;a\\x0ab\\x5cx41", "a\nb\\x41\n");
+	/* Not an escape: too short, not hex, upper-case x. */
+	expect_kmsg("6,1,2,-;\\x4", "\\x4\n");
+	expect_kmsg("6,1,2,-;\\xg1 \\X41", "\\xg1 \\X41\n");
+	/* No prefix at all: the whole text. */
+	expect_kmsg("ok 1 drmacct_test", "ok 1 drmacct_test\n");
+	expect_kmsg("6,1,2,-;", "\n");
+}
+
 DT_TEST(no_such_suite_or_two_runs)
 {
 	struct ktap_suite s;
