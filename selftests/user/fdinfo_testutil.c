@@ -39,6 +39,13 @@ void fdinfo_tu_fixture(const char *file, enum dac_profile profile,
 	DT_ASSERT_EQ(rc, 0);
 }
 
+const char *fdinfo_tu_msg(const struct dac_finding *f)
+{
+	static _Thread_local char buf[DAC_FINDING_MSG_MAX];
+
+	return dac_finding_message(f, buf, sizeof(buf));
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -92,10 +99,13 @@ bool fdinfo_tu_findings(const struct dac_fdinfo *fi, const char *want)
 	if (!ok) {
 		dt_info("want findings: %s", cw);
 		dt_info("have findings: %s", ch);
-		for (i = 0; i < fi->nfind; i++)
+		for (i = 0; i < fi->nfind; i++) {
+			char msg[DAC_FINDING_MSG_MAX];
+
 			dt_info("  line %u %s %s: %s", fi->find[i].line,
-				dac_severity_name(fi->find[i].sev),
-				fi->find[i].code, fi->find[i].msg);
+				dac_severity_name(fi->find[i].sev), fi->find[i].code,
+				dac_finding_message(&fi->find[i], msg, sizeof(msg)));
+		}
 	}
 	free(w);
 	free(have);

@@ -22,6 +22,9 @@ void fdinfo_tu_parse(const char *text, enum dac_profile profile,
 void fdinfo_tu_fixture(const char *file, enum dac_profile profile,
 		       struct dac_fdinfo *fi);
 
+/* The message of @f, in a buffer of the calling thread's (valid until the next call). */
+const char *fdinfo_tu_msg(const struct dac_finding *f);
+
 /*
  * Check that the findings of @fi are exactly @want, a space-separated list of
  * "LINE:SEV:CODE" (SEV is e, w or n), in any order; "" = no findings.

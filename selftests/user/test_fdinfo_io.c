@@ -420,7 +420,12 @@ DT_TEST_TIMEOUT(alloc_failure_each_step_parse, 120)
 	check_text(&fi, 300);	/* would fail if the hook leaked into it */
 	dac_fdinfo_free(&fi);
 	dt_info("%zu allocation failure points exercised", fails);
-	DT_EXPECT_GE(fails, (size_t)20);
+	/*
+	 * The result is one allocation; 300 engines outgrow its room for
+	 * engines, the lookups past eight names and the room for findings:
+	 * each step of each is a point that fails.
+	 */
+	DT_EXPECT_GE(fails, (size_t)10);
 	free(text);
 	DT_EXPECT_EQ(fdinfo_tu_leaks(), 0);
 }
@@ -450,7 +455,7 @@ DT_TEST_TIMEOUT(alloc_failure_each_step_read, 120)
 	}
 	check_text(&fi, 2000);
 	dac_fdinfo_free(&fi);
-	DT_EXPECT_GE(fails, (size_t)20);
+	DT_EXPECT_GE(fails, (size_t)10);
 	free(text);
 	rm_tmpdir();
 	DT_EXPECT_EQ(fdinfo_tu_leaks(), 0);

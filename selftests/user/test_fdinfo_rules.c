@@ -411,9 +411,9 @@ DT_TEST(nonstandard_units_rejected_with_hint)
 		DT_ASSERT_TRUE(f != NULL);
 		DT_EXPECT_EQ((int)f->sev, (int)DAC_SEV_ERROR);
 		DT_EXPECT_EQ(f->line, 5u);
-		DT_EXPECT_TRUE(strstr(f->msg, c[i].hint) != NULL);
-		if (!strstr(f->msg, c[i].hint))
-			dt_info("case %zu: message '%s'", i, f->msg);
+		DT_EXPECT_TRUE(strstr(fdinfo_tu_msg(f), c[i].hint) != NULL);
+		if (!strstr(fdinfo_tu_msg(f), c[i].hint))
+			dt_info("case %zu: message '%s'", i, fdinfo_tu_msg(f));
 		DT_EXPECT_EQ(dac_fdinfo_errors(&fi), (size_t)1);
 		kv = dac_fdinfo_get(&fi, c[i].key);
 		DT_ASSERT_TRUE(kv != NULL);
@@ -484,7 +484,7 @@ DT_TEST(duplicate_first_wins)
 	f = dac_fdinfo_find_code(&fi, "duplicate-key");
 	DT_ASSERT_TRUE(f != NULL);
 	DT_EXPECT_EQ(f->line, 2u);
-	DT_EXPECT_TRUE(strstr(f->msg, "line 1") != NULL);
+	DT_EXPECT_TRUE(strstr(fdinfo_tu_msg(f), "line 1") != NULL);
 	dac_fdinfo_free(&fi);
 }
 
@@ -737,13 +737,13 @@ DT_TEST(messages_formatted_exactly)
 	DT_ASSERT_EQ(dac_fdinfo_parse(text, sizeof(text) - 1, CUR, &fi), 0);
 	f = dac_fdinfo_find_code(&fi, "memory-resident-mismatch");
 	DT_ASSERT_TRUE(f != NULL);
-	DT_EXPECT_STREQ(f->msg, "'drm-memory-vram' (1024 bytes) is an alias of drm-resident- "
+	DT_EXPECT_STREQ(fdinfo_tu_msg(f), "'drm-memory-vram' (1024 bytes) is an alias of drm-resident- "
 			"(line 2, 18446744073709550592 bytes) but differs; drm-resident- is used");
 	f = dac_fdinfo_find_code(&fi, "unknown-drm-key");
 	DT_ASSERT_TRUE(f != NULL);
 	snprintf(want, sizeof(want), "key '%.64s...' is not defined by the current spec",
 		 "drm-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
-	DT_EXPECT_STREQ(f->msg, want);
+	DT_EXPECT_STREQ(fdinfo_tu_msg(f), want);
 	DT_EXPECT_EQ(f->line, 4u);
 	dac_fdinfo_free(&fi);
 }
@@ -802,7 +802,7 @@ DT_TEST(many_findings_messages_bounded)
 		DT_EXPECT_STREQ(fi.find[i].code, "unit-invalid");
 		DT_EXPECT_EQ(fi.find[i].line, (unsigned int)(i + 3));
 		/* Keys are shortened in messages: 200-char key, short message. */
-		DT_EXPECT_LT(strlen(fi.find[i].msg), (size_t)200);
+		DT_EXPECT_LT(strlen(fdinfo_tu_msg(&fi.find[i])), (size_t)200);
 	}
 	dac_fdinfo_free(&fi);
 	free(text);

@@ -153,12 +153,13 @@ static void report(struct vstate *vs, const char *source, const struct vholder *
 		dac_json_arr_begin(j, "findings");
 		for (i = 0; i < fi->nfind; i++) {
 			const struct dac_finding *f = &fi->find[i];
+			char msg[DAC_FINDING_MSG_MAX];
 
 			dac_json_obj_begin(j, NULL);
 			dac_json_u64(j, "line", f->line);
 			dac_json_str(j, "severity", dac_severity_name(f->sev));
 			dac_json_str(j, "code", f->code);
-			dac_json_str(j, "message", f->msg);
+			dac_json_str(j, "message", dac_finding_message(f, msg, sizeof(msg)));
 			dac_json_obj_end(j);
 		}
 		dac_json_arr_end(j);
@@ -172,7 +173,9 @@ static void report(struct vstate *vs, const char *source, const struct vholder *
 	}
 	for (i = 0; i < fi->nfind; i++) {
 		const struct dac_finding *f = &fi->find[i];
-		const char *msg = cli_printable(f->msg, pbuf, sizeof(pbuf));
+		char raw[DAC_FINDING_MSG_MAX];
+		const char *msg = cli_printable(dac_finding_message(f, raw, sizeof(raw)), pbuf,
+						sizeof(pbuf));
 
 		if (vs->quiet && f->sev != DAC_SEV_ERROR)
 			continue;

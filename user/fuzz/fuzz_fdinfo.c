@@ -81,7 +81,17 @@ static void check(const uint8_t *data, size_t size, enum dac_profile p)
 		CHECK(f->line <= fi.nlines);
 		CHECK(i == 0 || fi.find[i - 1].line <= f->line);
 		CHECK((unsigned int)f->sev <= DAC_SEV_ERROR);
-		CHECK(f->msg && strlen(f->msg) < 1024);
+		{
+			char msg[DAC_FINDING_MSG_MAX];
+
+			/* the message fits the documented room: quoted text is cut */
+			dac_finding_message(f, msg, sizeof(msg));
+			CHECK(strlen(msg) < sizeof(msg) - 1);
+			if (f->priv_str[0])
+				inside(&fi, size, f->priv_str[0]);
+			if (f->priv_str[1])
+				inside(&fi, size, f->priv_str[1]);
+		}
 	}
 	for (i = 0; i < fi.nengines; i++) {
 		const struct dac_engine *e = &fi.engines[i];

@@ -496,11 +496,13 @@ static void check_format_driver(struct dac_conf *c)
 			nread++;
 			for (size_t j = 0; j < fi->nfind; j++) {
 				const struct dac_finding *fd = &fi->find[j];
+				char msg[DAC_FINDING_MSG_MAX];
 
 				if (fd->sev == DAC_SEV_ERROR &&
 				    finding_owner(fi, fd) == DAC_CONF__COUNT)
 					fail(c, DAC_CONF_FORMAT, WHERE_FMT " line %u: %s: %s",
-					     WHERE(f, k), fd->line, fd->code, fd->msg);
+					     WHERE(f, k), fd->line, fd->code,
+					     dac_finding_message(fd, msg, sizeof(msg)));
 			}
 			if (!fi->driver) {
 				fail(c, DAC_CONF_DRIVER, WHERE_FMT ": no drm-driver line",
@@ -635,10 +637,11 @@ static void check_pdev_prefix(struct dac_conf *c)
 			for (size_t j = 0; j < fi->nfind; j++) {
 				const struct dac_finding *fd = &fi->find[j];
 				enum dac_conf_id o = finding_owner(fi, fd);
+				char msg[DAC_FINDING_MSG_MAX];
 
 				if (o == DAC_CONF_DRIVER_PREFIX || o == DAC_CONF_PDEV)
 					fail(c, o, WHERE_FMT " line %u: %s", WHERE(f, k), fd->line,
-					     fd->msg);
+					     dac_finding_message(fd, msg, sizeof(msg)));
 			}
 			if (!fi->pdev)
 				continue;
@@ -976,10 +979,14 @@ static void check_constants(struct dac_conf *c, bool *maxfreq_bad)
 		for (size_t k = 0; k < f->n; k++) {
 			const struct dac_fdinfo *fi = &f->reads[k].fi;
 
-			for (size_t j = 0; j < fi->nfind; j++)
+			for (size_t j = 0; j < fi->nfind; j++) {
+				char msg[DAC_FINDING_MSG_MAX];
+
 				if (finding_owner(fi, &fi->find[j]) == DAC_CONF_CAPACITY)
 					fail(c, DAC_CONF_CAPACITY, WHERE_FMT " line %u: %s",
-					     WHERE(f, k), fi->find[j].line, fi->find[j].msg);
+					     WHERE(f, k), fi->find[j].line,
+					     dac_finding_message(&fi->find[j], msg, sizeof(msg)));
+			}
 			for (size_t e = 0; e < fi->nengines; e++) {
 				const struct dac_engine *en = &fi->engines[e];
 				uint64_t capv = en->capacity ? en->capacity : 1;

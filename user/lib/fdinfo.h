@@ -25,8 +25,11 @@
  * not errors of the call: a file full of spec violations parses with 0.
  *
  * Memory: all strings in a struct dac_fdinfo (kv key/name/str/unit, engine
- * and region names, driver, pdev, client_name, finding messages) are owned by
- * it and stay valid until dac_fdinfo_free(). Finding codes are static strings.
+ * and region names, driver, pdev, client_name) and its arrays are owned by
+ * it (one allocation for the usual text) and stay valid until
+ * dac_fdinfo_free(). Finding
+ * codes are static strings; their messages are made on request
+ * (dac_finding_message()).
  *
  * Thread safety: no global state except the test-only allocation failure hook
  * (which is thread-local); different struct dac_fdinfo may be used from
@@ -121,14 +124,35 @@ struct dac_kv {
  * @sev:  severity
  * @code: stable identifier, e.g. "capacity-zero" (static string)
  * @line: 1-based line number, 0 when about the whole file
- * @msg:  human-readable explanation (owned by the struct dac_fdinfo)
+ *
+ * The human-readable explanation is made only when asked for, by
+ * dac_finding_message(): the /proc walkers never print it, and making it
+ * at every parse cost them more than the rest of a line's validation. The
+ * private fields are what it needs (strings inside the parsed text).
  */
 struct dac_finding {
 	enum dac_severity sev;
 	const char *code;
 	unsigned int line;
-	const char *msg;
+	/* private: */
+	unsigned int priv_msg;
+	unsigned int priv_line;
+	const char *priv_str[2];
+	uint64_t priv_num[2];
 };
+
+/* Room enough for any message of dac_finding_message(), with its NUL. */
+#define DAC_FINDING_MSG_MAX 512
+
+/**
+ * dac_finding_message() - the explanation of finding @f, e.g.
+ * "'drm-engine-capacity-r': zero capacity is not allowed; 1 assumed"
+ * (keys and values quoted in it are cut to 64 bytes, so it fits in
+ * DAC_FINDING_MSG_MAX bytes), in @buf (@len bytes, cut to fit).
+ * @f must be a finding of a struct dac_fdinfo that is not freed yet.
+ * Return: @buf.
+ */
+const char *dac_finding_message(const struct dac_finding *f, char *buf, size_t len);
 
 /**
  * struct dac_engine - everything known about one engine name
@@ -225,8 +249,10 @@ struct dac_fdinfo {
 	struct dac_region *regions;
 	size_t nregions;
 	/* private: */
-	char *priv_text;	/* owned copy of the input, strings point here */
-	void *priv_alloc;	/* reserved; freed by dac_fdinfo_free() */
+	char *priv_text;	/* the copy of the input the strings point into */
+	void *priv_alloc;	/* the allocation holding everything, */
+	void *priv_heap[4];	/* but arrays that outgrew their room there */
+	size_t priv_size;	/* of priv_alloc */
 };
 
 /**

@@ -2,14 +2,40 @@
 /*
  * fdinfo_priv.h - internals shared by the fdinfo*.c files of libdrmacct.
  * Not installed, not part of the API.
+ *
+ * The parser is three layers, each in its own file, used in this order by
+ * dac__parse_text() (fdinfo.c):
+ *   fdinfo_read.c   reading: a file into a text buffer the parser owns;
+ *   fdinfo_lex.c    tokenising: lines, "key:value", the key's family by
+ *                   longest prefix, numbers; no judgement;
+ *   fdinfo_rules.c  the spec's rules: what a family means in a profile,
+ *                   units, duplicates, the engine and region views, the
+ *                   rules about engines, regions and the whole file; all
+ *                   findings;
+ * and fdinfo.c puts the result into one allocation. fdinfo_units.c has the
+ * unit table, names and the allocation hooks.
  */
 #ifndef DRMACCT_FDINFO_PRIV_H
 #define DRMACCT_FDINFO_PRIV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "fdinfo.h"
+
+/*
+ * On a function whose loops must stay loops: the compiler may make a copy
+ * loop a call of memcpy(), which after a read's system calls costs its
+ * code's cache misses (fdinfo_lex.c).
+ */
+#if defined(__clang__)
+#define DAC_NO_LIBC __attribute__((no_builtin))
+#elif defined(__GNUC__)
+#define DAC_NO_LIBC __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define DAC_NO_LIBC
+#endif
 
 /* Which units a numeric key accepts. */
 enum dac_unit_kind {
@@ -52,6 +78,16 @@ void dac__unit_suggest(enum dac_unit_kind kind, uint64_t base, char *buf,
 /* Allocation wrappers honouring dac_fdinfo_test_fail_alloc(). */
 void *dac__malloc(size_t size);
 void *dac__realloc(void *p, size_t size);
+/* Is an allocation failure of dac_fdinfo_test_fail_alloc() to come? */
+bool dac__fail_armed(void);
+
+/*
+ * The spare result allocation of the calling thread (fdinfo.c):
+ * dac__spare_thread() makes sure it is freed when the thread ends,
+ * dac__spare_free() frees it (fdinfo_units.c calls it then).
+ */
+void dac__spare_thread(void);
+void dac__spare_free(void);
 
 /*
  * dac__grow() - make room for at least @need elements of @elem bytes in
@@ -65,8 +101,274 @@ static inline int dac__grow(void **arr, size_t *cap, size_t need, size_t elem, s
 	return need <= *cap ? 0 : dac__grow_to(arr, cap, need, elem, first);
 }
 
-/* Parse a text the caller hands over: @text has len + 1 bytes, malloc'd. */
-int dac__parse_owned(char *text, size_t len, enum dac_profile profile,
+/*
+ * dac__grow_from() - dac__grow() for an array that starts in room of the
+ * parser's own (@inl, not to be freed): leaving it copies to the heap.
+ */
+int dac__grow_from(void **arr, size_t *cap, size_t need, size_t elem, const void *inl);
+
+/* ---- the text --------------------------------------------------------- */
+
+/*
+ * The text the tokeniser works on is the result's copy, writable and
+ * padded: @len bytes, then a '\n' it stops at, then DAC_TEXT_PAD - 1 more
+ * bytes, so that it may read eight bytes at a time past any line's end.
+ */
+#define DAC_TEXT_PAD	16
+
+/* Texts up to this size are read straight into the result's allocation. */
+#define DAC_TEXT_FIRST	4096
+
+/*
+ * dac__block_for() - an allocation a text of @len bytes can be parsed in
+ * (read it to its start), *@size bytes; NULL when there is no memory.
+ * dac__block_put() - give one back that no result owns.
+ */
+char *dac__block_for(size_t len, size_t *size);
+void dac__block_put(char *block, size_t size);
+
+/*
+ * dac__parse_block() - parse the @len bytes at the start of @block (from
+ * dac__block_for(n >= @len), @size bytes) into @out, which then owns the
+ * block (on failure it is given back). Return 0 or -ENOMEM (@out empty).
+ */
+int dac__parse_block(char *block, size_t size, size_t len, enum dac_profile profile,
 		     struct dac_fdinfo *out);
+
+/*
+ * dac__parse_text() - parse @src (@len bytes; not written to) into @out,
+ * which then owns a copy of it. Return 0 or -ENOMEM (@out empty).
+ */
+int dac__parse_text(const char *src, size_t len, enum dac_profile profile,
+		    struct dac_fdinfo *out);
+
+/* ---- tokenising (fdinfo_lex.c) ------------------------------------------ */
+
+enum dac_tok_kind {
+	DAC_TOK_KV = 0,		/* a "key:value" line */
+	DAC_TOK_NUL,		/* a line with a NUL byte: ignored */
+	DAC_TOK_NO_COLON,	/* a drm- line without ':': ignored */
+	DAC_TOK_NONE,		/* blank, or another line without ':': nothing */
+};
+
+/*
+ * One line. For DAC_TOK_KV, *@kv (room the caller gave: where the line's
+ * key/value stays) gets key and str (NUL-terminated in the text), line, and
+ * type/name as the key's family says before any profile is applied
+ * (DAC_KEY_INVALID for a bad key); the rules fill in the rest. The other
+ * kinds only have @line.
+ */
+struct dac_tok {
+	struct dac_kv *kv;
+	unsigned int line;
+	size_t klen;		/* strlen(kv.key) */
+	const char *unit;	/* DAC_NUM_UNIT: the unit word */
+	uint64_t num;		/* DAC_NUM_*: the number */
+	unsigned char kind;	/* enum dac_tok_kind */
+	unsigned char numform;	/* enum dac_num_form */
+	bool drm;		/* the line starts with "drm-" */
+	bool key_empty;		/* nothing before the ':' */
+	bool key_ws;		/* whitespace in the key */
+	bool trailing_ws;	/* blanks after the value were trimmed */
+};
+
+/* What the value looks like, when the tokeniser could tell at once. */
+enum dac_num_form {
+	DAC_NUM_NONE = 0,	/* anything else (strings too): see kv.str */
+	DAC_NUM_BARE,		/* "<uint>", up to 19 digits: @num */
+	DAC_NUM_UNIT,		/* "<uint> <word>": @num, @unit (starts with a letter) */
+};
+
+struct dac_lex {
+	char *end;		/* the text's end: its '\n' of the padding */
+	unsigned int line;	/* lines so far */
+	bool is_drm;		/* a line started with "drm-" */
+};
+
+/* dac__lex_start() - begin @text (@len bytes, padded: the padding is written) */
+void dac__lex_start(struct dac_lex *lx, char *text, size_t len);
+
+/*
+ * dac__lex_line() - the line at @p (< lx->end) into @t; returns where the
+ * next line starts. Keys and values are ended with NUL bytes in the text.
+ */
+char *dac__lex_line(struct dac_lex *lx, char *p, struct dac_tok *t);
+
+/*
+ * dac__lex_uint() - the digits at @s as a number: *@v (only meaningful
+ * without *@range), *@range when it does not fit in 64 bits. Returns the
+ * first byte after the digits (@s when there is none).
+ */
+static inline const char *dac__lex_uint(const char *s, uint64_t *v, bool *range)
+{
+	uint64_t x = 0;
+	int i;
+
+	*range = false;
+	/* up to 19 digits cannot overflow: no check per digit for them */
+	for (i = 0; i < 19 && (unsigned char)(*s - '0') < 10; i++, s++)
+		x = x * 10 + (uint64_t)(*s - '0');
+	for (; (unsigned char)(*s - '0') < 10; s++) {
+		uint64_t t;
+
+		/* no division per digit: the overflow builtins */
+		if (!*range && (__builtin_mul_overflow(x, 10, &t) ||
+				__builtin_add_overflow(t, (uint64_t)(*s - '0'), &x)))
+			*range = true;
+	}
+	*v = x;
+	return s;
+}
+
+/* Whitespace as the spec means it: ' ', \t, \v, \f, \r (not \n). */
+static inline bool dac__isws(char c)
+{
+	return c == ' ' || ((unsigned char)c - 9u <= 4u && c != '\n');
+}
+
+/* ---- the rules (fdinfo_rules.c) and their messages (fdinfo_msg.c) ------ */
+
+/* Which message a finding has (struct dac_finding's priv_msg). */
+enum dac_msg {
+	DAC_MSG_NUL_BYTE = 1,
+	DAC_MSG_NO_COLON,
+	DAC_MSG_KEY_EMPTY,
+	DAC_MSG_KEY_WHITESPACE,		/* key */
+	DAC_MSG_TRAILING_WS,		/* key */
+	DAC_MSG_DUPLICATE,		/* key; line: the first */
+	DAC_MSG_NAME_EMPTY,		/* key */
+	DAC_MSG_UNKNOWN_DRM_KEY,	/* key; n0: profile */
+	DAC_MSG_DRIVER_PREFIX,		/* key, driver */
+	DAC_MSG_VALUE_EMPTY,		/* key */
+	DAC_MSG_VALUE_INVALID,		/* key, value */
+	DAC_MSG_VALUE_RANGE,		/* key */
+	DAC_MSG_VALUE_WHITESPACE,	/* key */
+	DAC_MSG_UNIT_SPACING,		/* key, unit */
+	DAC_MSG_UNIT_MISSING_NS,	/* key */
+	DAC_MSG_UNIT_MISSING_HZ,	/* key; n0: unit kind */
+	DAC_MSG_UNIT_NONSTANDARD,	/* key, unit; n0: kind, n1: base value (line 1: known) */
+	DAC_MSG_UNIT_UNEXPECTED,	/* key, unit */
+	DAC_MSG_UNIT_INVALID,		/* key, unit; n0: kind */
+	DAC_MSG_PDEV_FORMAT,		/* value */
+	DAC_MSG_CAPACITY_ZERO,		/* key */
+	DAC_MSG_MAXFREQ_ZERO,		/* key */
+	DAC_MSG_CAPACITY_ORPHAN,	/* engine; n0: current profile */
+	DAC_MSG_CYCLES_ORPHAN_NOTE,	/* engine */
+	DAC_MSG_CYCLES_ORPHAN,		/* engine */
+	DAC_MSG_MAXFREQ_ORPHAN,		/* engine; n0: current profile */
+	DAC_MSG_TOTAL_CYCLES_ORPHAN,	/* engine */
+	DAC_MSG_MAXFREQ_AND_TOTAL,	/* engine */
+	DAC_MSG_MEMORY_DEPRECATED,	/* region */
+	DAC_MSG_MEMORY_MISMATCH,	/* region; n0 memory, n1 resident; line: resident's */
+	DAC_MSG_MEMORY_LEGACY_DUP,	/* region; line: resident's */
+	DAC_MSG_MEMORY_SUBSET,		/* region; n0 > n1; line: kinds small * 8 + big */
+	DAC_MSG_DRIVER_MISSING,
+	DAC_MSG_CLIENT_ID_MISSING,
+};
+
+/* A small string -> index hash map (open addressing, linear probing). */
+struct dac_map_ent {
+	const char *key;	/* NULL = empty slot */
+	uint64_t hash;
+	size_t val;
+};
+
+struct dac_map {
+	struct dac_map_ent *ent;
+	size_t cap;		/* 0 or a power of two */
+	size_t n;
+};
+
+/*
+ * Per-engine / per-region bookkeeping: the name's length and the first line
+ * of each key kind, 0 = none, in the order of enum dac_key_type (engines:
+ * drm-engine-, -engine-capacity-, -cycles-, -maxfreq-, -total-cycles-;
+ * regions: drm-total-, -shared-, -resident-, -purgeable-, -active-,
+ * -memory-).
+ */
+struct dac_view_aux {
+	size_t nlen;
+	unsigned int l[6];
+};
+
+/*
+ * The engines or the regions: public elements (struct dac_engine or struct
+ * dac_region, whose first member is the name) of @esz bytes with their
+ * bookkeeping, found by name.
+ */
+struct dac_view {
+	char *arr;
+	struct dac_view_aux *aux;
+	size_t n, cap, acap, esz;
+	size_t last;		/* the one named last: asked first */
+	struct dac_map map;	/* past a few names */
+	void *arr_in;		/* the parser's own room */
+	struct dac_view_aux *aux_in;
+};
+
+/* A key the rules compare by its text (keys without a slot of their own). */
+struct dac_other {
+	size_t kv;		/* index in the key/value lines */
+	size_t klen;
+};
+
+/*
+ * What the rules build, in room the caller gives (the result's allocation)
+ * as long as it lasts, on the heap past it: the key/value lines, the
+ * views and the findings.
+ */
+struct dac_judged {
+	enum dac_profile profile;
+	const char *driver, *pdev, *client_name;
+	uint64_t client_id;
+	bool has_client_id;
+	const char *first_driver;	/* what driver-specific prefixes are judged by */
+	struct dac_kv *kv;
+	size_t nkv, kv_cap;
+	struct dac_view eng, reg;
+	struct dac_finding *find;	/* strings point into the text */
+	size_t nfind, find_cap;
+	void *kv_in, *find_in;		/* the caller's room */
+	struct dac_map keys;	/* keys without a fixed slot, past a few */
+	struct dac_other *other;
+	size_t nother;
+	size_t *pending;	/* driver-specific keys before any drm-driver */
+	size_t npending, pending_cap;
+	/* first line of drm-driver, -pdev, -client-id, -client-name; 0 none */
+	unsigned int l_fixed[DAC_KEY_CLIENT_NAME + 1];
+	bool have_driver_key, have_client_id_key;
+	/* room of its own (not zeroed; the counts say what is used) */
+	struct dac_view_aux eaux_in[16];
+	struct dac_view_aux raux_in[16];
+	struct dac_other other_in[16];
+	size_t pending_in[8];
+};
+
+/* Room the caller gives: elements of each array before the heap is used. */
+#define DAC_ROOM_VIEW	8
+#define DAC_ROOM_FIND	8
+
+/*
+ * dac__judge_init() - start with the caller's room: @kv_cap key/value
+ * lines at @kv, DAC_ROOM_VIEW engines at @eng and regions at @reg,
+ * DAC_ROOM_FIND findings at @find. Nothing to free yet.
+ */
+void dac__judge_init(struct dac_judged *j, enum dac_profile profile, struct dac_kv *kv,
+		     size_t kv_cap, struct dac_engine *eng, struct dac_region *reg,
+		     struct dac_finding *find);
+/*
+ * dac__judge_text() - tokenise (@lx, started on @text) and judge every
+ * line of @text by the spec's rules of @j->profile, one line at a time;
+ * the key/value lines are kept in @j->kv with their types and values as
+ * judged. Return 0 or -ENOMEM.
+ */
+int dac__judge_text(struct dac_judged *j, struct dac_lex *lx, char *text);
+/* dac__judge_end() - the rules about engines, regions, the file; findings sorted */
+int dac__judge_end(struct dac_judged *j);
+/*
+ * dac__judge_free() - what is on the heap and not kept: the lookups, and
+ * with @all (a failed parse) the arrays that left the caller's room too.
+ */
+void dac__judge_free(struct dac_judged *j, bool all);
 
 #endif /* DRMACCT_FDINFO_PRIV_H */

@@ -3,6 +3,7 @@
  * fdinfo_units.c - units, names and allocation helpers for the fdinfo parser.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,49 @@ static bool dac_should_fail(void)
 	return false;
 }
 
+bool dac__fail_armed(void)
+{
+	return dac_fail_nth >= 0;
+}
+
+/*
+ * A thread that kept a spare result allocation frees it when it ends: a
+ * key whose destructor runs then (for the process's first thread, at
+ * exit).
+ */
+static pthread_key_t dac_spare_key;
+static pthread_once_t dac_spare_once = PTHREAD_ONCE_INIT;
+static _Thread_local bool dac_spare_registered;
+static bool dac_spare_key_ok;
+
+static void dac_spare_destroy(void *unused)
+{
+	(void)unused;
+	dac__spare_free();
+}
+
+static void dac_spare_at_exit(void)
+{
+	dac__spare_free();
+}
+
+static void dac_spare_init(void)
+{
+	dac_spare_key_ok = !pthread_key_create(&dac_spare_key, dac_spare_destroy);
+	atexit(dac_spare_at_exit);
+}
+
+void dac__spare_thread(void)
+{
+	if (dac_spare_registered)
+		return;
+	pthread_once(&dac_spare_once, dac_spare_init);
+	/* any non-NULL value: the destructor runs only for those */
+	if (dac_spare_key_ok)
+		pthread_setspecific(dac_spare_key, &dac_spare_registered);
+	dac_spare_registered = true;
+}
+
 void *dac__malloc(size_t size)
 {
 	if (dac_should_fail())
@@ -166,6 +210,26 @@ int dac__grow_to(void **arr, size_t *cap, size_t need, size_t elem, size_t first
 		return -ENOMEM;
 	*arr = p;
 	*cap = ncap;
+	return 0;
+}
+
+int dac__grow_from(void **arr, size_t *cap, size_t need, size_t elem, const void *inl)
+{
+	void *old = *arr;
+	size_t ocap = *cap;
+
+	if (need <= *cap)
+		return 0;
+	if (old != inl)
+		return dac__grow_to(arr, cap, need, elem, 8);
+	*arr = NULL;
+	*cap = 0;
+	if (dac__grow_to(arr, cap, need > 2 * ocap ? need : 2 * ocap, elem, 8)) {
+		*arr = old;
+		*cap = ocap;
+		return -ENOMEM;
+	}
+	memcpy(*arr, old, ocap * elem);
 	return 0;
 }
 
