@@ -112,9 +112,9 @@ int dac__grow_from(void **arr, size_t *cap, size_t need, size_t elem, const void
 /*
  * The text the tokeniser works on is the result's copy, writable and
  * padded: @len bytes, then a '\n' it stops at, then DAC_TEXT_PAD - 1 more
- * bytes, so that it may read eight bytes at a time past any line's end.
+ * bytes, so that it may read 32 bytes at a time from any byte of the text.
  */
-#define DAC_TEXT_PAD	16
+#define DAC_TEXT_PAD	40
 
 /* Texts up to this size are read straight into the result's allocation. */
 #define DAC_TEXT_FIRST	4096
@@ -166,10 +166,24 @@ struct dac_tok {
 	uint64_t num;		/* DAC_NUM_*: the number */
 	unsigned char kind;	/* enum dac_tok_kind */
 	unsigned char numform;	/* enum dac_num_form */
+	unsigned char uid;	/* enum dac_unit_id: which unit word */
 	bool drm;		/* the line starts with "drm-" */
 	bool key_empty;		/* nothing before the ':' */
 	bool key_ws;		/* whitespace in the key */
 	bool trailing_ws;	/* blanks after the value were trimmed */
+};
+
+/* The unit words the tokeniser tells apart (for DAC_NUM_BARE: DAC_U_NONE). */
+enum dac_unit_id {
+	DAC_U_NONE = 0,
+	DAC_U_NS,
+	DAC_U_KIB,
+	DAC_U_MIB,
+	DAC_U_HZ,
+	DAC_U_KHZ,
+	DAC_U_MHZ,
+	DAC_U_WORD,		/* a word no kind has ("jobs") */
+	DAC_U_OTHER,		/* any other word (GiB, kHz, "nsec"): judged the long way */
 };
 
 /* What the value looks like, when the tokeniser could tell at once. */

@@ -287,64 +287,41 @@ static int dac_number_slow(struct dac_judged *j, struct dac_kv *kv, enum dac_uni
 	return 1;
 }
 
-/*
- * The unit words of the spec, and the first letters of every unit known:
- * a word starting otherwise is one no kind knows.
- */
-static inline uint64_t spec_unit(const char *u, enum dac_unit_kind *kind)
-{
-	if (u[0] == 'n' && u[1] == 's' && !u[2]) {
-		*kind = DAC_UNITS_TIME;
-		return 1;
-	}
-	if ((u[0] == 'K' || u[0] == 'M') && u[1] == 'i' && u[2] == 'B' && !u[3]) {
-		*kind = DAC_UNITS_MEMORY;
-		return u[0] == 'K' ? 1024 : 1024 * 1024;
-	}
-	if (u[0] == 'H' && u[1] == 'z' && !u[2]) {
-		*kind = DAC_UNITS_FREQ;
-		return 1;
-	}
-	if ((u[0] == 'K' || u[0] == 'M') && u[1] == 'H' && u[2] == 'z' && !u[3]) {
-		*kind = DAC_UNITS_FREQ;
-		return u[0] == 'K' ? 1000 : 1000 * 1000;
-	}
-	return 0;
-}
+/* Base units per unit word the tokeniser tells apart. */
+static const uint64_t unit_mult[] = {
+	[DAC_U_NONE] = 1, [DAC_U_NS] = 1, [DAC_U_KIB] = 1024, [DAC_U_MIB] = 1024 * 1024,
+	[DAC_U_HZ] = 1, [DAC_U_KHZ] = 1000, [DAC_U_MHZ] = 1000 * 1000, [DAC_U_WORD] = 1,
+	[DAC_U_OTHER] = 1,
+};
 
-static inline bool known_initial(char c)
-{
-	return c == 'n' || c == 'K' || c == 'M' || c == 'G' || c == 'H' || c == 'k';
-}
+/* The unit words each kind takes as the spec has them (bit per enum dac_unit_id). */
+#define U(x) (1u << DAC_U_##x)
+static const unsigned int unit_ok[] = {
+	[DAC_UNITS_NONE] = U(NONE),
+	[DAC_UNITS_TIME] = U(NS),
+	[DAC_UNITS_MEMORY] = U(NONE) | U(KIB) | U(MIB),
+	[DAC_UNITS_FREQ] = U(HZ) | U(KHZ) | U(MHZ),
+	/* best effort: known units convert, a word no kind has keeps the number */
+	[DAC_UNITS_ANY] = U(NONE) | U(NS) | U(KIB) | U(MIB) | U(HZ) | U(KHZ) | U(MHZ) | U(WORD),
+};
+#undef U
 
 /*
  * The forms nearly every line has, as the tokeniser found them: "<uint>"
  * where no unit is needed, "<uint> <unit>" with a unit of the spec for the
- * key's kind (or a word no kind knows, for the best-effort keys). Anything
- * else: dac_number_slow().
+ * key's kind (or a word no kind knows, for the best-effort keys), by
+ * table. Anything else: dac_number_slow().
  */
 static inline int dac_number(struct dac_judged *j, const struct dac_tok *tok, struct dac_kv *kv,
 			     enum dac_unit_kind kind)
 {
-	enum dac_unit_kind uk;
-	uint64_t m;
+	uint64_t v;
 
-	if (tok->numform == DAC_NUM_BARE && kind != DAC_UNITS_TIME && kind != DAC_UNITS_FREQ) {
-		kv->value = tok->num;	/* bytes, an id, a count: no unit */
+	if (tok->numform != DAC_NUM_NONE && ((unit_ok[kind] >> tok->uid) & 1) &&
+	    !__builtin_mul_overflow(tok->num, unit_mult[tok->uid], &v)) {
+		kv->value = v;
+		kv->unit = tok->unit;	/* NULL without one */
 		return 1;
-	}
-	if (tok->numform == DAC_NUM_UNIT && kind != DAC_UNITS_NONE) {
-		m = spec_unit(tok->unit, &uk);
-		if (m && (uk == kind || kind == DAC_UNITS_ANY) && tok->num <= UINT64_MAX / m) {
-			kv->unit = tok->unit;
-			kv->value = tok->num * m;
-			return 1;
-		}
-		if (kind == DAC_UNITS_ANY && !known_initial(tok->unit[0])) {
-			kv->unit = tok->unit;	/* "19576 jobs": the number as is */
-			kv->value = tok->num;
-			return 1;
-		}
 	}
 	return dac_number_slow(j, kv, kind);
 }
@@ -407,14 +384,33 @@ static inline const char *view_name(const struct dac_view *v, size_t i)
 	return name;
 }
 
+/*
+ * Names of the text, eight bytes at a time: the text is padded, so loads
+ * past a name's end stay inside it (fdinfo_priv.h).
+ */
 static inline bool same_name(const char *a, size_t alen, const char *b, size_t blen)
 {
+	size_t i = 0;
+	uint64_t x, y;
+
 	if (alen != blen)
 		return false;
-	for (size_t i = 0; i < alen; i++)
-		if (a[i] != b[i])
+	if (!alen)
+		return true;
+	for (; i + 8 < alen; i += 8) {
+		__builtin_memcpy(&x, a + i, 8);
+		__builtin_memcpy(&y, b + i, 8);
+		if (x != y)
 			return false;
-	return true;
+	}
+	__builtin_memcpy(&x, a + i, 8);
+	__builtin_memcpy(&y, b + i, 8);
+	x ^= y;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return !(x & (~0ull >> (8 * (8 - (alen - i)))));
+#else
+	return !(x & (~0ull << (8 * (8 - (alen - i)))));
+#endif
 }
 
 /* Past DAC_VIEW_LINEAR names, the map: made once, then asked. */
@@ -470,8 +466,9 @@ static int view_find(struct dac_view *v, const char *name, size_t nlen, unsigned
 			return 0;
 		}
 	}
-	if (dac__grow_from((void **)&v->arr, &v->cap, n + 1, v->esz, v->arr_in) ||
-	    dac__grow_from((void **)&v->aux, &v->acap, n + 1, sizeof(*v->aux), v->aux_in))
+	if ((n == v->cap && dac__grow_from((void **)&v->arr, &v->cap, n + 1, v->esz, v->arr_in)) ||
+	    (n == v->acap &&
+	     dac__grow_from((void **)&v->aux, &v->acap, n + 1, sizeof(*v->aux), v->aux_in)))
 		return -ENOMEM;
 	if (v->map.n && dac_map_add(&v->map, name, h, n))
 		return -ENOMEM;
