@@ -279,6 +279,8 @@ static void build_tree(struct proc_tree *pt, unsigned long long b7, unsigned lon
 	DT_ASSERT_EQ(proc_tree_add_link_fd(pt, 102, 0, "/dev/null"), 0);
 }
 
+static size_t count(const char *hay, const char *needle);
+
 DT_TEST(validate_pid_fd_and_all)
 {
 	struct proc_tree pt;
@@ -336,13 +338,15 @@ DT_TEST(validate_pid_fd_and_all)
 
 	/*
 	 * --all: 5 usage-stats fds of 3 clients (7 on three fds), one with two
-	 * errors; the no-stats fd skipped
+	 * errors; the no-stats fd said and counted, not judged
 	 */
 	cli_run(&r, "validate", "--proc-root", pt.root, "--all", NULL);
 	DT_EXPECT_EQ(r.status, 1);
 	EXPECT_HAS(r.out, "3 checked against the current spec: 2 errors");
 	EXPECT_HAS(r.out, "2 more fds of clients already checked");
-	EXPECT_HAS(r.out, "1 DRM fd without usage stats skipped");
+	EXPECT_HAS(r.out, ", 1 without usage stats\n");
+	EXPECT_HAS(r.out, "/102/fdinfo/7: driver prints no usage stats (no drm- key; card0)\n");
+	DT_EXPECT_EQ(count(r.out, "[driver-missing]"), (size_t)0);
 	EXPECT_HAS(r.out, "(client 7 held by 100:3, 100:4, 101:3)\n");
 	cli_result_free(&r);
 
@@ -352,7 +356,22 @@ DT_TEST(validate_pid_fd_and_all)
 	doc = jd_parse(r.out);
 	DT_ASSERT_NE(doc, NULL);
 	DT_EXPECT_EQ(jd_u64(doc, "summary.sources", 0), 2ull);
-	DT_EXPECT_EQ(jd_len(doc, "sources"), 2);
+	/* the two checked and the one without stats, which says so */
+	DT_EXPECT_EQ(jd_len(doc, "sources"), 3);
+	for (int i = 0, none = 0; i < 3; i++) {
+		char k[64];
+
+		snprintf(k, sizeof(k), "sources.%d.usage_stats", i);
+		if (strcmp(jd_str(doc, k), "none")) {
+			DT_EXPECT_STREQ(jd_str(doc, k), "full");
+			continue;
+		}
+		DT_EXPECT_EQ(++none, 1);
+		snprintf(k, sizeof(k), "sources.%d.pid", i);
+		DT_EXPECT_EQ(jd_int(doc, k, -1), 102);
+		snprintf(k, sizeof(k), "sources.%d.findings", i);
+		DT_EXPECT_EQ(jd_len(doc, k), 0);
+	}
 	DT_EXPECT_EQ(jd_u64(doc, "summary.without_stats", 0), 1ull);
 	DT_EXPECT_EQ(jd_u64(doc, "summary.shared_fds", 0), 2ull);
 	DT_EXPECT_EQ(jd_u64(doc, "summary.errors", 1), 0ull);

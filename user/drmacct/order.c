@@ -3,9 +3,11 @@
  * order.c - summaries and display order of clients and processes (order.h).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "order.h"
+#include "output.h"
 
 double cli_client_util(const struct dac_tk_client *c)
 {
@@ -34,8 +36,42 @@ uint64_t cli_agg_mem(const struct dac_tk_agg *a)
 	size_t i;
 
 	for (i = 0; i < a->nregions; i++)
-		sum += a->regions[i].total ? a->regions[i].total : a->regions[i].resident;
+		sum += a->regions[i].has_total ? a->regions[i].total : a->regions[i].resident;
 	return sum;
+}
+
+bool cli_client_has_mem(const struct dac_tk_client *c)
+{
+	for (size_t i = 0; i < c->nregions; i++)
+		if (c->regions[i].has_total || c->regions[i].has_resident)
+			return true;
+	return false;
+}
+
+bool cli_agg_has_mem(const struct dac_tk_agg *a)
+{
+	for (size_t i = 0; i < a->nregions; i++)
+		if (a->regions[i].has_total || a->regions[i].has_resident)
+			return true;
+	return false;
+}
+
+const char *cli_fmt_client_mem(const struct dac_tk_client *c, char *buf, size_t len)
+{
+	if (!cli_client_has_mem(c)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	return cli_fmt_bytes(cli_client_mem(c), buf, len);
+}
+
+const char *cli_fmt_agg_mem(const struct dac_tk_agg *a, char *buf, size_t len)
+{
+	if (!cli_agg_has_mem(a)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	return cli_fmt_bytes(cli_agg_mem(a), buf, len);
 }
 
 double cli_agg_util(const struct dac_tk_agg *a)

@@ -70,6 +70,14 @@ static void json_util(struct dac_json *j, const char *key, double v)
 		dac_json_double(j, key, v);
 }
 
+static void json_opt_u64(struct dac_json *j, const char *key, bool has, uint64_t v)
+{
+	if (has)
+		dac_json_u64(j, key, v);
+	else
+		dac_json_null(j, key);
+}
+
 static void json_engines(struct dac_json *j, const struct dac_tk_client *c)
 {
 	size_t i;
@@ -146,8 +154,10 @@ static void json_agg(struct dac_json *j, const struct dac_tk_agg *a)
 		json_device(j, e->rdev);
 		dac_json_str(j, "name", e->name);
 		dac_json_u64(j, "clients", e->nclients);
-		dac_json_u64(j, "busy_ns", e->busy_ns);
-		dac_json_u64(j, "delta_busy_ns", e->d_busy_ns);
+		json_opt_u64(j, "busy_ns", e->has_busy, e->busy_ns);
+		json_opt_u64(j, "delta_busy_ns", e->has_busy, e->d_busy_ns);
+		json_opt_u64(j, "cycles", e->has_cycles, e->cycles);
+		json_opt_u64(j, "delta_cycles", e->has_cycles, e->d_cycles);
 		json_util(j, "utilization", e->util);
 		dac_json_obj_end(j);
 	}
@@ -159,11 +169,12 @@ static void json_agg(struct dac_json *j, const struct dac_tk_agg *a)
 		dac_json_obj_begin(j, NULL);
 		json_device(j, r->rdev);
 		dac_json_str(j, "region", r->name);
-		dac_json_u64(j, "total", r->total);
-		dac_json_u64(j, "shared", r->shared);
-		dac_json_u64(j, "resident", r->resident);
-		dac_json_u64(j, "purgeable", r->purgeable);
-		dac_json_u64(j, "active", r->active);
+		/* null: no client printed that kind (not 0 bytes) */
+		json_opt_u64(j, "total", r->has_total, r->total);
+		json_opt_u64(j, "shared", r->has_shared, r->shared);
+		json_opt_u64(j, "resident", r->has_resident, r->resident);
+		json_opt_u64(j, "purgeable", r->has_purgeable, r->purgeable);
+		json_opt_u64(j, "active", r->has_active, r->active);
 		dac_json_obj_end(j);
 	}
 	dac_json_arr_end(j);
@@ -224,6 +235,7 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 		else
 			dac_json_null(&j, "client_id");
 		dac_json_str(&j, "client_name", c->client_name);
+		dac_json_str(&j, "stats", c->nengines || c->nregions ? "full" : "core");
 		if (c->cgroup)
 			dac_json_str(&j, "cgroup", c->cgroup);
 		dac_json_u64(&j, "spec_errors", c->spec_errors);
@@ -267,6 +279,7 @@ int cli_json_tracker(FILE *f, const struct dac_tracker *t,
 	dac_json_obj_begin(&j, "totals");
 	dac_json_u64(&j, "clients", dac_tracker_nclients(t));
 	dac_json_u64(&j, "processes", dac_tracker_nprocs(t));
+	dac_json_u64(&j, "drm_fds_without_stats", dac_tracker_nostats(t));
 	json_agg(&j, dac_tracker_totals(t));
 	dac_json_obj_end(&j);
 	dac_json_obj_end(&j);

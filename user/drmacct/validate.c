@@ -5,9 +5,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
 
 #include "cli.h"
 #include "json.h"
@@ -27,29 +31,47 @@ struct vholder {
  * One client found by a /proc walk: dup'd and inherited fds show the same
  * client (same device, same drm-client-id), which is checked and reported
  * once with every fd holding it. Texts without drm-client-id cannot be
- * matched and are each their own entry.
+ * matched and are each their own entry. A DRM fd whose driver prints no
+ * usage stats (no drm- key) has no id either: on the real /proc, fds of one
+ * open file (kcmp()) are one entry all the same.
  */
 struct vclient {
 	dev_t rdev;
 	char *source;		/* /proc/PID/fdinfo/FD of the lowest holder */
 	struct dac_fdinfo fi;
 	int read_err;		/* parse failure other than ENOMEM */
+	bool no_stats;		/* the driver prints no usage stats */
 	struct vholder *holders;
 	size_t nholders;
+};
+
+/* A client reported for an earlier operand: not reported again. */
+struct vseen {
+	dev_t rdev;
+	bool no_stats;		/* then known by one of its fds (kcmp) */
+	uint64_t id;
+	pid_t pid;
+	int fd;
 };
 
 struct vstate {
 	enum dac_profile profile;
 	bool json;
 	bool quiet;
-	bool all;		/* --all: fds without usage stats are skipped */
+	bool all;		/* --all: every DRM fd of every process */
 	struct dac_json j;
 	const char *proc_root;
 	size_t checked, errors, warnings, notes, read_failures, no_stats, dup_fds;
 	bool all_unreadable;	/* --all: something could not be read */
-	/* checked: sources read and checked; read_failures: operands or sources not read */
+	/*
+	 * checked: sources read and checked; read_failures: operands or sources
+	 * not read; no_stats: sources whose driver prints no usage stats
+	 */
 	struct vclient *clients;	/* of the walk in progress */
 	size_t nclients, cap_clients;
+	struct vseen *seen;		/* of the walks before */
+	size_t nseen, cap_seen;
+	size_t op_fds;			/* DRM fds the walk in progress found */
 };
 
 static void usage(FILE *f)
@@ -68,9 +90,12 @@ static void usage(FILE *f)
 		"  -q, --quiet            print only errors and the summary\n"
 		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
 		"  -h, --help             this text\n\n"
+		"A DRM fd whose driver prints no usage stats (no drm- key) is said so\n"
+		"and counted, not judged.\n\n"
 		"Exit status: 0 no errors (warnings and notes allowed), 1 an error was\n"
 		"found or a source could not be read (--all: nothing could be read),\n"
-		"2 usage error, 4 --all found no DRM client to check.\n");
+		"2 usage error, 4 nothing to check (no source has usage stats).\n"
+		"See drmacct(1).\n");
 }
 
 /* Where operand @s points: 1 = PID[:FD] (filled), 0 = file. */
@@ -100,6 +125,86 @@ static int parse_pidfd(const char *s, long *pid, long *fd)
 	return 1;
 }
 
+/* "renderD129" and, on this machine's /proc, ", vgem" (the device's driver in sysfs). */
+static void dev_label(const struct vstate *vs, dev_t rdev, char *buf, size_t len)
+{
+	char link[PATH_MAX], target[PATH_MAX], name[32];
+	ssize_t n;
+
+	dac_dev_name(major(rdev), minor(rdev), name, sizeof(name));
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device/driver", major(rdev),
+		 minor(rdev));
+	n = strcmp(vs->proc_root, "/proc") ? -1 : readlink(link, target, sizeof(target) - 1);
+	if (n > 0) {
+		target[n] = '\0';
+		snprintf(buf, len, "%s, %.64s", name,
+			 strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+	} else {
+		snprintf(buf, len, "%s", name);
+	}
+}
+
+static void json_holders(struct vstate *vs, const struct vholder *h, size_t nh)
+{
+	struct dac_json *j = &vs->j;
+
+	dac_json_i64(j, "pid", h[0].pid);
+	dac_json_i64(j, "fd", h[0].fd);
+	dac_json_str(j, "comm", h[0].comm);
+	dac_json_arr_begin(j, "holders");
+	for (size_t i = 0; i < nh; i++) {
+		dac_json_obj_begin(j, NULL);
+		dac_json_i64(j, "pid", h[i].pid);
+		dac_json_i64(j, "fd", h[i].fd);
+		dac_json_str(j, "comm", h[i].comm);
+		dac_json_obj_end(j);
+	}
+	dac_json_arr_end(j);
+}
+
+/*
+ * A source whose driver prints no usage stats: said and counted, nothing
+ * judged. @rdev: its device when it is an fd (nh > 0).
+ */
+static void report_no_stats(struct vstate *vs, const char *source, const struct vholder *h,
+			    size_t nh, dev_t rdev)
+{
+	char dev[128] = "";
+
+	vs->no_stats++;
+	if (nh)
+		dev_label(vs, rdev, dev, sizeof(dev));
+	if (vs->json) {
+		struct dac_json *j = &vs->j;
+
+		dac_json_obj_begin(j, NULL);
+		dac_json_str(j, "source", source);
+		if (nh) {
+			json_holders(vs, h, nh);
+			dac_json_str(j, "device", dev);
+		}
+		dac_json_str(j, "usage_stats", "none");
+		dac_json_bool(j, "ok", true);
+		dac_json_u64(j, "errors", 0);
+		dac_json_u64(j, "warnings", 0);
+		dac_json_u64(j, "notes", 0);
+		dac_json_arr_begin(j, "findings");
+		dac_json_arr_end(j);
+		dac_json_obj_end(j);
+		return;
+	}
+	if (vs->quiet)
+		return;
+	printf("%s: driver prints no usage stats (no drm- key%s%s)", source, *dev ? "; " : "",
+	       dev);
+	if (nh > 1) {
+		printf(" held by");
+		for (size_t i = 0; i < nh; i++)
+			printf("%s %d:%d", i ? "," : "", (int)h[i].pid, h[i].fd);
+	}
+	printf("\n");
+}
+
 static void report(struct vstate *vs, const char *source, const struct vholder *h, size_t nh,
 		   const struct dac_fdinfo *fi, int read_err)
 {
@@ -123,20 +228,8 @@ static void report(struct vstate *vs, const char *source, const struct vholder *
 
 		dac_json_obj_begin(j, NULL);
 		dac_json_str(j, "source", source);
-		if (nh) {
-			dac_json_i64(j, "pid", h[0].pid);
-			dac_json_i64(j, "fd", h[0].fd);
-			dac_json_str(j, "comm", h[0].comm);
-			dac_json_arr_begin(j, "holders");
-			for (i = 0; i < nh; i++) {
-				dac_json_obj_begin(j, NULL);
-				dac_json_i64(j, "pid", h[i].pid);
-				dac_json_i64(j, "fd", h[i].fd);
-				dac_json_str(j, "comm", h[i].comm);
-				dac_json_obj_end(j);
-			}
-			dac_json_arr_end(j);
-		}
+		if (nh)
+			json_holders(vs, h, nh);
 		if (read_err) {
 			dac_json_str(j, "read_error", strerror(-read_err));
 			dac_json_bool(j, "ok", false);
@@ -146,6 +239,7 @@ static void report(struct vstate *vs, const char *source, const struct vholder *
 		dac_json_str(j, "driver", fi->driver);
 		if (fi->has_client_id)
 			dac_json_u64(j, "client_id", fi->client_id);
+		dac_json_str(j, "usage_stats", dac_stats_name(dac_fdinfo_stats(fi)));
 		dac_json_bool(j, "ok", e == 0);
 		dac_json_u64(j, "errors", e);
 		dac_json_u64(j, "warnings", w);
@@ -198,6 +292,8 @@ static void report(struct vstate *vs, const char *source, const struct vholder *
 			printf("%s %d:%d", i ? "," : "", (int)h[i].pid, h[i].fd);
 		printf(")");
 	}
+	if (dac_fdinfo_stats(fi) == DAC_STATS_CORE)
+		printf(" (core keys only: no engine or memory key)");
 	printf("\n");
 }
 
@@ -211,6 +307,53 @@ static void vclient_free(struct vclient *c)
 	free(c->source);
 	if (!c->read_err)
 		dac_fdinfo_free(&c->fi);
+}
+
+/*
+ * Are fd @fa of @pa and fd @fb of @pb the same open file? Only on the real
+ * /proc (kcmp() asks the kernel); a synthetic tree cannot say: no.
+ */
+static bool same_file(const struct vstate *vs, pid_t pa, int fa, pid_t pb, int fb)
+{
+	if (strcmp(vs->proc_root, "/proc"))
+		return false;
+	return syscall(SYS_kcmp, pa, pb, KCMP_FILE, fa, fb) == 0;
+}
+
+/* A client of an earlier operand: 1 (counted as another fd of it), 0 no. */
+static int seen_before(struct vstate *vs, const struct vclient *nc, const struct dac_fd_info *fdi)
+{
+	for (size_t i = 0; i < vs->nseen; i++) {
+		const struct vseen *x = &vs->seen[i];
+
+		if (x->rdev != fdi->rdev || x->no_stats != nc->no_stats)
+			continue;
+		if (nc->no_stats ? same_file(vs, x->pid, x->fd, fdi->pid, fdi->fd)
+				 : nc->fi.has_client_id && x->id == nc->fi.client_id)
+			return 1;
+	}
+	return 0;
+}
+
+/* Remember the clients of a walk for the walks after it. 0 or -ENOMEM. */
+static int note_seen(struct vstate *vs, const struct vclient *c)
+{
+	if (c->read_err || !c->nholders || (!c->no_stats && !c->fi.has_client_id))
+		return 0;
+	if (vs->nseen == vs->cap_seen) {
+		size_t ncap = vs->cap_seen ? vs->cap_seen * 2 : 16;
+		struct vseen *n = realloc(vs->seen, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		vs->seen = n;
+		vs->cap_seen = ncap;
+	}
+	vs->seen[vs->nseen++] = (struct vseen){
+		.rdev = c->rdev, .no_stats = c->no_stats, .id = c->fi.client_id,
+		.pid = c->holders[0].pid, .fd = c->holders[0].fd,
+	};
+	return 0;
 }
 
 static int add_holder(struct vclient *c, const struct dac_fd_info *fdi)
@@ -229,15 +372,21 @@ static int add_holder(struct vclient *c, const struct dac_fd_info *fdi)
 	return 0;
 }
 
-static struct vclient *find_client(struct vstate *vs, dev_t rdev, uint64_t id)
+/* The client of this walk @nc is one of (same id, or same open file), or NULL. */
+static struct vclient *find_client(struct vstate *vs, const struct vclient *nc,
+				   const struct dac_fd_info *fdi)
 {
 	size_t i;
 
 	for (i = 0; i < vs->nclients; i++) {
 		struct vclient *c = &vs->clients[i];
 
-		if (!c->read_err && c->fi.has_client_id && c->fi.client_id == id &&
-		    c->rdev == rdev)
+		if (c->read_err || c->rdev != fdi->rdev || c->no_stats != nc->no_stats)
+			continue;
+		if (c->no_stats ? same_file(vs, c->holders[0].pid, c->holders[0].fd, fdi->pid,
+					    fdi->fd)
+				: c->fi.has_client_id && nc->fi.has_client_id &&
+				  c->fi.client_id == nc->fi.client_id)
 			return c;
 	}
 	return NULL;
@@ -253,19 +402,15 @@ static int fd_cb(const struct dac_fd_info *fdi, void *arg)
 	ret = dac_fdinfo_parse(fdi->text, fdi->len, vs->profile, &nc.fi);
 	if (ret == -ENOMEM)
 		return ret;
-	if (!ret && vs->all && !nc.fi.is_drm) {
-		/* A DRM fd whose driver prints no usage stats at all. */
-		vs->no_stats++;
-		dac_fdinfo_free(&nc.fi);
-		return 0;
-	}
+	vs->op_fds++;
 	nc.read_err = ret;
-	if (!ret && nc.fi.has_client_id) {
-		c = find_client(vs, fdi->rdev, nc.fi.client_id);
-		if (c) {
+	nc.no_stats = !ret && dac_fdinfo_stats(&nc.fi) == DAC_STATS_NONE;
+	if (!ret && (nc.no_stats || nc.fi.has_client_id)) {
+		c = find_client(vs, &nc, fdi);
+		if (c || seen_before(vs, &nc, fdi)) {
 			dac_fdinfo_free(&nc.fi);
 			vs->dup_fds++;
-			return add_holder(c, fdi);
+			return c ? add_holder(c, fdi) : 0;
 		}
 	}
 	ret = add_holder(&nc, fdi);
@@ -314,7 +459,12 @@ static int flush_clients(struct vstate *vs)
 			c->source = NULL;
 			return -ENOMEM;
 		}
-		report(vs, c->source, c->holders, c->nholders, &c->fi, c->read_err);
+		if (c->no_stats)
+			report_no_stats(vs, c->source, c->holders, c->nholders, c->rdev);
+		else
+			report(vs, c->source, c->holders, c->nholders, &c->fi, c->read_err);
+		if (note_seen(vs, c))
+			return -ENOMEM;
 	}
 	for (i = 0; i < vs->nclients; i++)
 		vclient_free(&vs->clients[i]);
@@ -332,22 +482,19 @@ static void drop_clients(struct vstate *vs)
 	free(vs->clients);
 	vs->clients = NULL;
 	vs->cap_clients = 0;
-}
-
-/* Sources report() has seen so far, read or not. */
-static size_t reported(const struct vstate *vs)
-{
-	return vs->checked + vs->read_failures;
+	free(vs->seen);
+	vs->seen = NULL;
+	vs->nseen = vs->cap_seen = 0;
 }
 
 static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
 {
 	struct dac_discover_opts o = { .proc_root = vs->proc_root, .pid = pid, .fd = fd };
 	struct dac_discover_stats st;
-	size_t before = reported(vs);
 	struct dac_discover *d;
 	int ret;
 
+	vs->op_fds = 0;
 	d = cli_open_discover(CMD, &o);
 	if (!d) {
 		vs->read_failures++;
@@ -367,11 +514,11 @@ static int check_proc(struct vstate *vs, pid_t pid, int fd, const char *operand)
 		cli_error(CMD, "%s: %s", operand, strerror(-ret));
 	else if (pid > 0 && (st.denied_procs || st.denied_fds || st.denied_stat_fds))
 		cli_error(CMD, "%s: permission denied", operand);
-	else if (reported(vs) == before && pid > 0 && !st.gone_fds && !st.gone_procs)
+	else if (!vs->op_fds && pid > 0 && !st.gone_fds && !st.gone_procs)
 		cli_error(CMD, "%s: process has no DRM or accel fds", operand);
-	else if (reported(vs) == before && pid > 0)
+	else if (!vs->op_fds && pid > 0)
 		cli_error(CMD, "%s: the process or fd went away", operand);
-	if (ret < 0 || (pid > 0 && reported(vs) == before))
+	if (ret < 0 || (pid > 0 && !vs->op_fds))
 		vs->read_failures++;
 	if (pid == 0) {
 		vs->all_unreadable = st.denied_procs || st.denied_fds || st.denied_stat_fds ||
@@ -434,7 +581,10 @@ static int check_file(struct vstate *vs, const char *path)
 
 	if (ret == -ENOMEM)
 		return ret;
-	report(vs, in ? "<stdin>" : path, NULL, 0, &fi, ret);
+	if (!ret && dac_fdinfo_stats(&fi) == DAC_STATS_NONE)
+		report_no_stats(vs, in ? "<stdin>" : path, NULL, 0, 0);
+	else
+		report(vs, in ? "<stdin>" : path, NULL, 0, &fi, ret);
 	if (!ret)
 		dac_fdinfo_free(&fi);
 	return 0;
@@ -539,22 +689,23 @@ static int cmd_validate(int argc, char **argv)
 			printf(", %zu more fd%s of clients already checked", vs.dup_fds,
 			       vs.dup_fds == 1 ? "" : "s");
 		if (vs.no_stats)
-			printf(", %zu DRM fd%s without usage stats skipped", vs.no_stats,
-			       vs.no_stats == 1 ? "" : "s");
+			printf(", %zu without usage stats", vs.no_stats);
 		printf("\n");
 		if (cli_output_done(CMD, 0))
 			return CLI_EXIT_FAIL;
 	}
 	if (vs.errors || vs.read_failures)
 		return CLI_EXIT_FAIL;
-	if (vs.all && !vs.checked) {
+	if (!vs.checked) {
 		/* Nothing was validated: not a pass. */
-		if (vs.all_unreadable) {
+		if (vs.all && vs.all_unreadable) {
 			cli_error(CMD, "nothing could be validated: no readable DRM client "
 				  "(see the note above)");
 			return CLI_EXIT_FAIL;
 		}
-		cli_error(CMD, "nothing to validate: no DRM client with usage stats");
+		cli_error(CMD, "nothing to validate: %s", vs.no_stats ?
+			  "the driver prints no usage stats (no drm- key)" :
+			  "no DRM client with usage stats");
 		return CLI_EXIT_NOTHING;
 	}
 	return CLI_EXIT_OK;

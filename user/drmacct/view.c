@@ -84,6 +84,7 @@ static void print_region(FILE *f, const struct dac_tk_region *r)
 	fputc('\n', f);
 }
 
+/* What clients printed, summed: a kind nobody printed is left out. */
 static void print_agg(FILE *f, const struct dac_tk_agg *a)
 {
 	char dev[32], u[16], b[32], nb[CLI_PRINTABLE_MAX];
@@ -93,19 +94,30 @@ static void print_agg(FILE *f, const struct dac_tk_agg *a)
 		const struct dac_tk_agg_engine *e = &a->engines[i];
 
 		fmt_util(e->util, u, sizeof(u));
-		fprintf(f, "    %-10s %-16s busy %7llu.%09llu s  util %s\n",
-			dac_dev_name(major(e->rdev), minor(e->rdev), dev, sizeof(dev)),
-			cli_printable(e->name, nb, sizeof(nb)),
-			(unsigned long long)(e->busy_ns / 1000000000ull),
-			(unsigned long long)(e->busy_ns % 1000000000ull), u);
+		fprintf(f, "    %-10s %-16s", dac_dev_name(major(e->rdev), minor(e->rdev), dev,
+							  sizeof(dev)),
+			cli_printable(e->name, nb, sizeof(nb)));
+		if (e->has_busy)
+			fprintf(f, " busy %7llu.%09llu s",
+				(unsigned long long)(e->busy_ns / 1000000000ull),
+				(unsigned long long)(e->busy_ns % 1000000000ull));
+		if (e->has_cycles)
+			fprintf(f, " cycles %llu", (unsigned long long)e->cycles);
+		fprintf(f, "  util %s\n", u);
 	}
 	for (i = 0; i < a->nregions; i++) {
 		const struct dac_tk_agg_region *r = &a->regions[i];
 
-		fprintf(f, "    %-10s %-16s total %s", dac_dev_name(major(r->rdev), minor(r->rdev),
-							      dev, sizeof(dev)),
-			cli_printable(r->name, nb, sizeof(nb)), cli_fmt_bytes(r->total, b, sizeof(b)));
-		fprintf(f, " resident %s\n", cli_fmt_bytes(r->resident, b, sizeof(b)));
+		fprintf(f, "    %-10s %-16s", dac_dev_name(major(r->rdev), minor(r->rdev), dev,
+							  sizeof(dev)),
+			cli_printable(r->name, nb, sizeof(nb)));
+		if (r->has_total)
+			fprintf(f, " total %s", cli_fmt_bytes(r->total, b, sizeof(b)));
+		if (r->has_resident)
+			fprintf(f, " resident %s", cli_fmt_bytes(r->resident, b, sizeof(b)));
+		if (!r->has_total && !r->has_resident)
+			fprintf(f, " total - resident -");
+		fputc('\n', f);
 	}
 }
 
@@ -148,7 +160,7 @@ int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, boo
 
 			fprintf(f, "%-8d %-16s %-8zu %s\n", (int)p->pid,
 				cli_printable(p->comm, cb, sizeof(cb)), p->nclients,
-				cli_fmt_bytes(cli_agg_mem(&p->agg), mem, sizeof(mem)));
+				cli_fmt_agg_mem(&p->agg, mem, sizeof(mem)));
 			print_procinfo(f, procinfo, proc_root, p->pid, NULL);
 			print_agg(f, &p->agg);
 		}
@@ -171,10 +183,13 @@ int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, boo
 				cli_printable(c->nholders ? c->holders[0].comm : "", cb, sizeof(cb)),
 				c->driver ? cli_printable(c->driver, db, sizeof(db)) : "-",
 				dac_dev_name(c->major, c->minor, dev, sizeof(dev)), id,
-				cli_fmt_bytes(cli_client_mem(c), mem, sizeof(mem)),
+				cli_fmt_client_mem(c, mem, sizeof(mem)),
 				cli_printable(c->client_name, nb, sizeof(nb)));
 			print_procinfo(f, procinfo, proc_root, c->nholders ? c->holders[0].pid : 0,
 				       c->cgroup);
+			if (!c->nengines && !c->nregions)
+				fprintf(f, "    core keys only: the driver prints no engine or "
+					"memory key\n");
 			for (k = 0; k < c->nengines; k++)
 				if (c->engines[k].present)
 					print_engine(f, &c->engines[k]);
@@ -183,8 +198,13 @@ int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, boo
 		}
 		free(order);
 	}
-	fprintf(f, "%zu client%s in %zu process%s\n", dac_tracker_nclients(t),
+	fprintf(f, "%zu client%s in %zu process%s", dac_tracker_nclients(t),
 		dac_tracker_nclients(t) == 1 ? "" : "s", dac_tracker_nprocs(t),
 		dac_tracker_nprocs(t) == 1 ? "" : "es");
+	if (dac_tracker_nostats(t))
+		fprintf(f, "; %llu DRM fd%s without usage stats",
+			(unsigned long long)dac_tracker_nostats(t),
+			dac_tracker_nostats(t) == 1 ? "" : "s");
+	fputc('\n', f);
 	return 0;
 }

@@ -254,3 +254,23 @@ const struct dac_kv *dac_fdinfo_get(const struct dac_fdinfo *fi, const char *key
 			return &fi->kv[i];
 	return NULL;
 }
+
+enum dac_stats dac_fdinfo_stats(const struct dac_fdinfo *fi)
+{
+	if (!fi || !fi->is_drm)
+		return DAC_STATS_NONE;
+	return fi->nengines || fi->nregions ? DAC_STATS_FULL : DAC_STATS_CORE;
+}
+
+const char *dac_stats_name(enum dac_stats s)
+{
+	switch (s) {
+	case DAC_STATS_NONE:
+		return "none";
+	case DAC_STATS_CORE:
+		return "core";
+	case DAC_STATS_FULL:
+		return "full";
+	}
+	return "?";
+}

@@ -302,6 +302,26 @@ int dac_fdinfo_read_file(const char *path, enum dac_profile profile,
 int dac_fdinfo_read_at(int dirfd, const char *name, enum dac_profile profile,
 		       struct dac_fdinfo *out);
 
+/**
+ * enum dac_stats - how much of the usage stats a driver prints in an fd's
+ * fdinfo; one notion for every command (validate, conformance, list, top)
+ */
+enum dac_stats {
+	DAC_STATS_NONE = 0,	/* no drm- key at all: the driver prints no usage
+				 * stats (most drivers; the output is opt-in) */
+	DAC_STATS_CORE,		/* drm- keys, but no engine or memory key: the
+				 * identity lines (drm-driver, drm-client-id,
+				 * drm-pdev) that the DRM core prints on 6.5+ for
+				 * drivers with a show_fdinfo hook and no stats */
+	DAC_STATS_FULL,		/* engine or memory keys */
+};
+
+/** dac_fdinfo_stats() - which of enum dac_stats @fi is (NONE for NULL) */
+enum dac_stats dac_fdinfo_stats(const struct dac_fdinfo *fi);
+
+/** dac_stats_name() - "none", "core" or "full" ("?" if out of range) */
+const char *dac_stats_name(enum dac_stats s);
+
 /** dac_fdinfo_free() - release everything owned by @fi and zero it; NULL ok */
 void dac_fdinfo_free(struct dac_fdinfo *fi);
 

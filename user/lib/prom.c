@@ -136,14 +136,12 @@ static int scrape_cb(const struct dac_fd_info *fdi, void *arg)
 	ret = dac_fdinfo_parse(fdi->text, fdi->len, p->profile, &fi);
 	if (ret)
 		return ret;
-	if (dac_fdinfo_errors(&fi))
+	if (dac_fdinfo_stats(&fi) != DAC_STATS_NONE && dac_fdinfo_errors(&fi))
 		p->parse_errors++;
-	if (fi.driver) {
-		ret = dac_tracker_add_at(p->t, fdi->pid, fdi->fd, fdi->comm, fdi->rdev, &fi,
-					 fdi->read_ns);
-		if (!ret)
-			ret = note_jobs(p, fdi, &fi);
-	}
+	ret = dac_tracker_add_fd(p->t, fdi->pid, fdi->fd, fdi->comm, fdi->rdev, &fi,
+				 fdi->read_ns);
+	if (!ret && dac_fdinfo_stats(&fi) != DAC_STATS_NONE)
+		ret = note_jobs(p, fdi, &fi);
 	dac_fdinfo_free(&fi);
 	return ret;
 }
@@ -445,6 +443,10 @@ static void write_all(const struct dac_prom *p, FILE *f)
 		p->st.gone_procs);
 	fprintf(f, "drmacct_discovery_unreadable{what=\"closed_fds\"} %" PRIu64 "\n",
 		p->st.gone_fds);
+	family(f, "drmacct_drm_fds_without_usage_stats", "gauge",
+	       "DRM fds of the last /proc walk whose driver prints no usage stats "
+	       "(no drm- key in their fdinfo): open, but nothing to export.");
+	fprintf(f, "drmacct_drm_fds_without_usage_stats %" PRIu64 "\n", dac_tracker_nostats(t));
 	write_self(p, f);
 }
 

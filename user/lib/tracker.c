@@ -24,6 +24,7 @@ struct dac_tracker {
 	bool in_sample;
 	uint64_t now_ns, prev_ns, interval_ns;
 	uint64_t samples;
+	uint64_t nostats, nostats_sample;	/* DRM fds without usage stats */
 };
 
 /* ---- allocation with a test hook ---- */
@@ -316,6 +317,7 @@ int dac_tracker_begin(struct dac_tracker *t, uint64_t now_ns)
 		return -EINVAL;
 	t->gen++;
 	t->in_sample = true;
+	t->nostats_sample = 0;
 	t->prev_ns = t->now_ns;
 	t->now_ns = now_ns;
 	for (i = 0; i < t->nclients; i++) {
@@ -691,6 +693,10 @@ static int agg_add(struct dac_tk_agg *a, const struct dac_tk_client *c)
 		ae->nclients++;
 		ae->busy_ns += e->busy.value;
 		ae->d_busy_ns += e->d_busy_ns;
+		ae->cycles += e->cycles.value;
+		ae->d_cycles += e->d_cycles;
+		ae->has_busy |= e->has_busy;
+		ae->has_cycles |= e->has_cycles;
 		if (!isnan(e->util))
 			ae->util = (isnan(ae->util) ? 0.0 : ae->util) + e->util;
 	}
@@ -713,6 +719,11 @@ static int agg_add(struct dac_tk_agg *a, const struct dac_tk_client *c)
 		ar->resident += r->resident;
 		ar->purgeable += r->purgeable;
 		ar->active += r->active;
+		ar->has_total |= r->has_total;
+		ar->has_shared |= r->has_shared;
+		ar->has_resident |= r->has_resident;
+		ar->has_purgeable |= r->has_purgeable;
+		ar->has_active |= r->has_active;
 	}
 	return 0;
 }
@@ -807,6 +818,7 @@ int dac_tracker_end(struct dac_tracker *t)
 	if (!t || !t->in_sample)
 		return -EINVAL;
 	t->in_sample = false;
+	t->nostats = t->nostats_sample;
 	t->interval_ns = t->samples ? t->now_ns - t->prev_ns : 0;
 	t->samples++;
 
@@ -849,11 +861,27 @@ static int sample_cb(const struct dac_fd_info *fdi, void *arg)
 	ret = dac_fdinfo_parse(fdi->text, fdi->len, sc->profile, &fi);
 	if (ret)
 		return ret;
-	if (fi.driver)
-		ret = dac_tracker_add_at(sc->t, fdi->pid, fdi->fd, fdi->comm, fdi->rdev, &fi,
-					 fdi->read_ns);
+	ret = dac_tracker_add_fd(sc->t, fdi->pid, fdi->fd, fdi->comm, fdi->rdev, &fi,
+				 fdi->read_ns);
 	dac_fdinfo_free(&fi);
 	return ret;
+}
+
+int dac_tracker_add_fd(struct dac_tracker *t, pid_t pid, int fd, const char *comm, dev_t rdev,
+		       const struct dac_fdinfo *fi, uint64_t read_ns)
+{
+	if (!t || !t->in_sample || !fi)
+		return -EINVAL;
+	if (dac_fdinfo_stats(fi) == DAC_STATS_NONE) {
+		t->nostats_sample++;
+		return 0;
+	}
+	return dac_tracker_add_at(t, pid, fd, comm, rdev, fi, read_ns);
+}
+
+uint64_t dac_tracker_nostats(const struct dac_tracker *t)
+{
+	return t->nostats;
 }
 
 int dac_tracker_sample_proc(struct dac_tracker *t, struct dac_discover *d,

@@ -130,6 +130,8 @@ struct dac_tk_agg_engine {
 	const char *name;		/* borrowed from a client */
 	uint64_t busy_ns;		/* sum of reported busy counters */
 	uint64_t d_busy_ns;
+	uint64_t cycles, d_cycles;	/* sum of reported cycles */
+	bool has_busy, has_cycles;	/* some client printed it */
 	double util;			/* sum of client utils; NaN if none known */
 	size_t nclients;
 };
@@ -138,6 +140,8 @@ struct dac_tk_agg_region {
 	dev_t rdev;
 	const char *name;		/* borrowed from a client */
 	uint64_t total, shared, resident, purgeable, active;
+	/* some client printed it (else the sum is 0 for nothing printed) */
+	bool has_total, has_shared, has_resident, has_purgeable, has_active;
 };
 
 struct dac_tk_agg {
@@ -193,9 +197,20 @@ int dac_tracker_set_cgroup(struct dac_tracker *t, dev_t rdev, uint64_t client_id
 int dac_tracker_end(struct dac_tracker *t);
 
 /*
+ * An observation as the /proc walkers make it: a DRM fd whose driver
+ * prints no usage stats (dac_fdinfo_stats() NONE: no drm- key) is no
+ * client and is counted (dac_tracker_nostats()); any other is added with
+ * dac_tracker_add_at(). Returns as that.
+ */
+int dac_tracker_add_fd(struct dac_tracker *t, pid_t pid, int fd, const char *comm, dev_t rdev,
+		       const struct dac_fdinfo *fi, uint64_t read_ns);
+/* DRM fds without usage stats seen in the latest sample (dac_tracker_add_fd()). */
+uint64_t dac_tracker_nostats(const struct dac_tracker *t);
+
+/*
  * Convenience: one whole sample from a /proc walk. Parses each fdinfo with
- * @profile; fdinfo texts without a drm-driver key are skipped. @st may be
- * NULL. Returns 0 or -errno (from the walk or the tracker).
+ * @profile and feeds it to dac_tracker_add_fd(). @st may be NULL. Returns
+ * 0 or -errno (from the walk or the tracker).
  */
 int dac_tracker_sample_proc(struct dac_tracker *t, struct dac_discover *d,
 			    enum dac_profile profile, uint64_t now_ns,
