@@ -10,14 +10,17 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli_run.h"
 #include "conformance.h"
+#include "drm_client.h"
 #include "dtest.h"
 #include "json.h"
 #include "json_dom.h"
@@ -65,6 +68,7 @@ static char *text_of(const struct snap *s, bool idle)
 		fprintf(f, "drm-engine-render %" PRIu64 " ns\n", s->render);
 	if (is("unprefixed-key"))
 		fprintf(f, "gpu-jobs:\t3\n");
+	fprintf(f, "simgpu-jobs:\t3\n");	/* a driver-specific key, prefixed */
 	fprintf(f, "drm-engine-render:\t%" PRIu64 " ns\n",
 		s->render + (is("idle-busy") && idle ? (uint64_t)s->k * 1000 : 0));
 	fprintf(f, "drm-cycles-render:\t%" PRIu64 "\n", s->render_cycles);
@@ -333,6 +337,99 @@ DT_TEST(no_client_id_skips_identity)
 	dac_conf_free(c);
 }
 
+/*
+ * A driver that prints the core keys only (what the DRM core prints on
+ * 6.5+ for a driver hooking drm_show_fdinfo without stats of its own): the
+ * identity checks have something to check, the counter and memory checks
+ * have nothing and skip, and a workload that shows no busy time is not a
+ * failure when no engine key exists to show it.
+ */
+DT_TEST(core_only_driver_skips_what_it_cannot_show)
+{
+	struct dac_conf *c = dac_conf_new();
+	static const enum dac_conf_id skipped[] = {
+		DAC_CONF_DRIVER_PREFIX, DAC_CONF_MONOTONIC, DAC_CONF_IDLE_ZERO,
+		DAC_CONF_BUSY_CAPACITY, DAC_CONF_CYCLES_BOUND, DAC_CONF_MAXFREQ_CONSTANT,
+		DAC_CONF_CAPACITY, DAC_CONF_MEMORY_UNITS, DAC_CONF_MEMORY_SUBSETS,
+		DAC_CONF_MIXED_SOURCES, DAC_CONF_WORKLOAD_BUSY, DAC_CONF_TIME_CYCLES_AGREE,
+	};
+	static const enum dac_conf_id passed[] = {
+		DAC_CONF_FORMAT, DAC_CONF_DRIVER, DAC_CONF_ID_STABLE, DAC_CONF_ID_UNIQUE,
+		DAC_CONF_ID_NOT_REUSED, DAC_CONF_KEY_SET_STABLE,
+	};
+	const char *const *ev;
+	const char *sum;
+	size_t n, total;
+	int fi, fw;
+
+	DT_ASSERT_EQ(dac_conf_set_device(c, "/dev/dri/renderD129", NULL), 0);
+	DT_ASSERT_EQ(dac_conf_set_workload(c, "true"), 0);
+	fi = dac_conf_file(c, "open #1", DAC_CONF_F_IDLE);
+	fw = dac_conf_file(c, "pid 42 fd 3", DAC_CONF_F_WORKLOAD);
+	for (int i = 0; i < 3; i++) {
+		char t[128];
+
+		snprintf(t, sizeof(t), "drm-driver:\tsimgpu\ndrm-client-id:\t%d\n", 7);
+		DT_ASSERT_EQ(dac_conf_read(c, fi, NULL, i * MS, i * MS + 1, t, strlen(t)), 0);
+		snprintf(t, sizeof(t), "drm-driver:\tsimgpu\ndrm-client-id:\t%d\n", 8);
+		DT_ASSERT_EQ(dac_conf_read(c, fw, NULL, i * MS, i * MS + 1, t, strlen(t)), 0);
+	}
+	DT_ASSERT_EQ(dac_conf_evaluate(c), 0);
+	for (size_t i = 0; i < sizeof(skipped) / sizeof(skipped[0]); i++)
+		if (dac_conf_status(c, skipped[i]) != DAC_CONF_SKIP)
+			DT_FAIL("%s: %s, not skip", dac_conf_checks()[skipped[i]].name,
+				dac_conf_status_name(dac_conf_status(c, skipped[i])));
+	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+		if (dac_conf_status(c, passed[i]) != DAC_CONF_PASS)
+			DT_FAIL("%s: %s, not pass", dac_conf_checks()[passed[i]].name,
+				dac_conf_status_name(dac_conf_status(c, passed[i])));
+	DT_EXPECT_EQ(dac_conf_failures(c), 0);
+	ev = dac_conf_evidence(c, DAC_CONF_WORKLOAD_BUSY, &n, &total, &sum);
+	(void)ev;
+	DT_EXPECT_TRUE(sum && strstr(sum, "print no drm-engine- or drm-cycles- key") != NULL);
+	ev = dac_conf_evidence(c, DAC_CONF_MONOTONIC, &n, &total, &sum);
+	DT_EXPECT_TRUE(sum && strstr(sum, "no drm-engine-") != NULL);
+	dac_conf_free(c);
+}
+
+/*
+ * Without drm-pdev, client ids must be unique across all devices. A file
+ * on another device showing the same id while ours is open fails
+ * client-id-unique; with drm-pdev printed, ids are per device and the same
+ * id elsewhere is legal.
+ */
+DT_TEST(ids_unique_across_devices_without_pdev)
+{
+	for (int pdev = 0; pdev < 2; pdev++) {
+		struct dac_conf *c = dac_conf_new();
+		const char *t = pdev ? "drm-driver: d\ndrm-pdev: 0000:00:02.0\ndrm-client-id: 5\n"
+				     : "drm-driver: d\ndrm-client-id: 5\n";
+		const char *const *ev;
+		const char *sum;
+		size_t n, total;
+		int f = dac_conf_file(c, "open #1", 0);
+
+		DT_ASSERT_EQ(dac_conf_read(c, f, NULL, 0, 1, t, strlen(t)), 0);
+		DT_ASSERT_EQ(dac_conf_other_device_id(c, "renderD129 pid 7 fd 4", 6), 0);
+		DT_ASSERT_EQ(dac_conf_other_device_id(c, "renderD129 pid 7 fd 5", 5), 0);
+		DT_ASSERT_EQ(dac_conf_read(c, f, NULL, MS, MS + 1, t, strlen(t)), 0);
+		DT_ASSERT_EQ(dac_conf_evaluate(c), 0);
+		ev = dac_conf_evidence(c, DAC_CONF_ID_UNIQUE, &n, &total, &sum);
+		if (pdev) {
+			DT_EXPECT_EQ(dac_conf_status(c, DAC_CONF_ID_UNIQUE), DAC_CONF_PASS);
+			DT_EXPECT_TRUE(strstr(sum, "unique per device") != NULL);
+		} else {
+			DT_EXPECT_EQ(dac_conf_status(c, DAC_CONF_ID_UNIQUE), DAC_CONF_FAIL);
+			DT_EXPECT_EQ(total, 1);
+			DT_ASSERT_EQ(n, 1);
+			DT_EXPECT_TRUE(strstr(ev[0], "renderD129 pid 7 fd 5") != NULL);
+			DT_EXPECT_TRUE(strstr(ev[0], "drm-client-id 5") != NULL);
+		}
+		DT_EXPECT_EQ(dac_conf_other_device_id(c, NULL, 1), -EINVAL);
+		dac_conf_free(c);
+	}
+}
+
 DT_TEST(pdev_compared_with_sysfs)
 {
 	struct dac_conf *c = dac_conf_new();
@@ -363,7 +460,7 @@ DT_TEST(reports_text_tap_json)
 	fflush(f);
 	EXPECT_HAS(t, "FAIL  memory-units          ");
 	EXPECT_HAS(t, "      rule: drm-memory-<str>: <uint> [KiB|MiB]");
-	EXPECT_HAS(t, "      - open #1 read 1 (fd 3) line 13: drm-total-system: '0 GiB': unit 'GiB'");
+	EXPECT_HAS(t, "      - open #1 read 1 (fd 3) line 14: drm-total-system: '0 GiB': unit 'GiB'");
 	EXPECT_HAS(t, "note  mixed-util-sources    ");
 	EXPECT_HAS(t, "19 checks: 17 passed, 1 failed, 0 skipped, 1 notes\n");
 	fclose(f);
@@ -375,7 +472,7 @@ DT_TEST(reports_text_tap_json)
 	DT_EXPECT_TRUE(strstr(t, "TAP version 13\n1..19\n") != NULL);
 	DT_EXPECT_TRUE(strstr(t, "not ok 15 memory-units") != NULL);
 	DT_EXPECT_TRUE(strstr(t, "ok 1 format") != NULL);
-	DT_EXPECT_TRUE(strstr(t, "# - open #1 read 1 (fd 3) line 13: drm-total-system: '0 GiB'") != NULL);
+	DT_EXPECT_TRUE(strstr(t, "# - open #1 read 1 (fd 3) line 14: drm-total-system: '0 GiB'") != NULL);
 	fclose(f);
 	free(t);
 	t = NULL;
@@ -420,7 +517,19 @@ DT_TEST(bad_arguments)
 	DT_EXPECT_EQ(dac_conf_read(c, f, NULL, 7, 8, "", 0), -EINVAL);	/* closed */
 	DT_EXPECT_EQ(dac_conf_evaluate(NULL), -EINVAL);
 	DT_EXPECT_EQ(dac_conf_check_by_name("nope"), -1);
-	DT_EXPECT_FALSE(dac_conf_file_has_stats(c, f));
+	DT_EXPECT_EQ(dac_conf_file_stats(c, f), DAC_STATS_NONE);
+	/* the driver name of a node (the default device's message): not a DRM fd */
+	{
+		char name[16] = "x";
+		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		DT_ASSERT_GE(fd, 0);
+		DT_EXPECT_EQ(dac_drm_driver_name(fd, name, sizeof(name)), -ENOTTY);
+		DT_EXPECT_EQ(dac_drm_driver_name(fd, name, 0), -EINVAL);
+		DT_EXPECT_EQ(dac_drm_driver_name(-1, name, sizeof(name)), -EBADF);
+		close(fd);
+	}
+	DT_EXPECT_EQ(dac_conf_file_stats(c, f + 1), DAC_STATS_NONE);
 	dac_conf_free(c);
 	dac_conf_free(NULL);
 }
@@ -447,8 +556,8 @@ DT_TEST(cli_usage_and_errors)
 	EXPECT_HAS(r.err, "bad interval '5us'");
 	cli_result_free(&r);
 	cli_run(&r, "conformance", "-i", "10ms", "--device=/nonexistent/renderD128", NULL);
-	DT_EXPECT_EQ(r.status, 1);	/* parsed; the device is what fails */
-	EXPECT_HAS(r.err, "/nonexistent/renderD128");
+	DT_EXPECT_EQ(r.status, 4);	/* parsed; there is no device to test */
+	EXPECT_HAS(r.out, "skip: /nonexistent/renderD128");
 	cli_result_free(&r);
 	cli_run(&r, "conformance", "--duration=0", NULL);
 	DT_EXPECT_EQ(r.status, 2);
@@ -460,19 +569,70 @@ DT_TEST(cli_usage_and_errors)
 	cli_run(&r, "conformance", "extra", NULL);
 	DT_EXPECT_EQ(r.status, 2);
 	cli_result_free(&r);
-	/* not a DRM node: it opens, but prints no usage stats */
+	/* not a DRM node: it opens, but prints no usage stats: nothing to test */
 	cli_run(&r, "conformance", "--device=/dev/null", NULL);
-	DT_EXPECT_EQ(r.status, 1);
-	EXPECT_HAS(r.err, "/dev/null: the driver prints no DRM usage stats");
-	DT_EXPECT_STREQ(r.out, "");
+	DT_EXPECT_EQ(r.status, 4);
+	DT_EXPECT_STREQ(r.out, "skip: /dev/null: the driver prints no DRM usage stats (no drm- key in fdinfo)\n");
+	DT_EXPECT_STREQ(r.err, "opening clients on /dev/null\n");
 	cli_result_free(&r);
 	cli_run(&r, "conformance", "--device=/nonexistent/renderD1", NULL);
-	DT_EXPECT_EQ(r.status, 1);
-	EXPECT_HAS(r.err, "/nonexistent/renderD1: No such file or directory");
+	DT_EXPECT_EQ(r.status, 4);
+	EXPECT_HAS(r.out, "skip: /nonexistent/renderD1: No such file or directory");
 	cli_result_free(&r);
+	/* a path that cannot be a device node is an error, not a skip */
 	cli_run(&r, "conformance", "--device=/tmp", NULL);
 	DT_EXPECT_EQ(r.status, 1);
 	EXPECT_HAS(r.err, "/tmp is not a character device");
+	DT_EXPECT_STREQ(r.out, "");
+	cli_result_free(&r);
+}
+
+/*
+ * --json and --tap print a document whatever happens, and the exit status
+ * tells a skip (4: nothing to test) from an error (1) and a failed check
+ * (1, with "failed" > 0).
+ */
+DT_TEST(cli_documents_for_skip_and_error)
+{
+	struct cli_result r;
+	struct jd *d;
+
+	cli_run(&r, "conformance", "--json", "--device=/dev/null", NULL);
+	DT_EXPECT_EQ(r.status, 4);
+	d = jd_parse(r.out);
+	DT_ASSERT_TRUE(d != NULL);
+	DT_EXPECT_STREQ(jd_str(d, "schema"), "drmacct-conformance/1");
+	DT_EXPECT_STREQ(jd_str(d, "result"), "skip");
+	DT_EXPECT_STREQ(jd_str(d, "device"), "/dev/null");
+	DT_EXPECT_STREQ(jd_str(d, "usage_stats"), "none");
+	DT_EXPECT_STREQ(jd_str(d, "reason"),
+			"/dev/null: the driver prints no DRM usage stats (no drm- key in fdinfo)");
+	DT_EXPECT_EQ(jd_len(d, "checks"), 0);
+	DT_EXPECT_EQ(jd_int(d, "failed", -1), 0);
+	DT_EXPECT_TRUE(jd_get(d, "chosen") == NULL);	/* --device given */
+	jd_free(d);
+	DT_EXPECT_STREQ(r.err, "");
+	cli_result_free(&r);
+
+	cli_run(&r, "conformance", "--json", "--device=/tmp", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	d = jd_parse(r.out);
+	DT_ASSERT_TRUE(d != NULL);
+	DT_EXPECT_STREQ(jd_str(d, "result"), "error");
+	DT_EXPECT_STREQ(jd_str(d, "reason"), "/tmp is not a character device");
+	DT_EXPECT_TRUE(jd_is_null(d, "usage_stats"));
+	jd_free(d);
+	EXPECT_HAS(r.err, "/tmp is not a character device");
+	cli_result_free(&r);
+
+	cli_run(&r, "conformance", "--tap", "--device=/dev/null", NULL);
+	DT_EXPECT_EQ(r.status, 4);
+	DT_EXPECT_STREQ(r.out, "TAP version 13\n1..0 # SKIP /dev/null: the driver prints no DRM "
+			       "usage stats (no drm- key in fdinfo)\n");
+	cli_result_free(&r);
+	cli_run(&r, "conformance", "--tap", "--device=/tmp", NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	DT_EXPECT_STREQ(r.out, "TAP version 13\nBail out! /tmp is not a character device\n");
 	cli_result_free(&r);
 }
 

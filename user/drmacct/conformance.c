@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"it fails, the evidence.\n\n"
 		"Options:\n"
 		"      --device=PATH      render or accel node (default: the first\n"
-		"                         /dev/dri/renderD*, else /dev/accel/accel*)\n"
+		"                         /dev/dri/renderD*, else /dev/accel/accel*,\n"
+		"                         whose driver prints usage stats)\n"
 		"      --workload=CMD     command to run and watch\n"
 		"      --duration=DUR     idle reads last DUR (default 1s; 1ms..24h);\n"
 		"                         with --workload, stop the workload after DUR\n"
@@ -41,7 +42,79 @@ static void usage(FILE *f)
 		"  -v, --verbose          every check's rule and evidence\n"
 		"  -h, --help             this text\n\n"
 		"Exit status: 0 every check passed (skips and notes allowed), 1 a check\n"
-		"failed or the device could not be tested, 2 usage error.\n");
+		"failed or the test could not run, 2 usage error, 4 nothing to test (no\n"
+		"device, or its driver prints no usage stats). --json and --tap print a\n"
+		"document in every case. See drmacct(1).\n");
+}
+
+static const char *stats_what(int stats)
+{
+	return stats == DAC_STATS_FULL ? "usage stats" :
+	       stats == DAC_STATS_CORE ? "core keys only: no engine or memory key" :
+					 "no usage stats";
+}
+
+/* What every document starts with: which device, what it prints, the result. */
+static void json_head(struct dac_json *j, const struct dac_conf_run_info *info,
+		      const char *result)
+{
+	dac_json_str(j, "schema", "drmacct-conformance/1");
+	dac_json_str(j, "result", result);
+	if (info->device[0])
+		dac_json_str(j, "device", info->device);
+	else
+		dac_json_null(j, "device");
+	if (info->chosen[0])
+		dac_json_str(j, "chosen", info->chosen);
+	if (info->stats >= 0)
+		dac_json_str(j, "usage_stats", dac_stats_name(info->stats));
+	else
+		dac_json_null(j, "usage_stats");
+}
+
+/*
+ * The run could not test anything: @skip (nothing to test: no device, no
+ * usage stats, no permission) exits 4 as kselftest's skip, anything else 1.
+ * Under --json and --tap a document says so, so CI can tell the two apart
+ * from a failed check without parsing stderr.
+ */
+static int conf_not_run(const struct dac_conf_run_info *info, bool skip, const char *why,
+			bool json, bool tap)
+{
+	int ret = 0;
+
+	if (json) {
+		struct dac_json j;
+
+		dac_json_init(&j, stdout, true);
+		dac_json_obj_begin(&j, NULL);
+		json_head(&j, info, skip ? "skip" : "error");
+		dac_json_str(&j, "reason", why);
+		dac_json_arr_begin(&j, "checks");
+		dac_json_arr_end(&j);
+		dac_json_u64(&j, "failed", 0);
+		dac_json_obj_end(&j);
+		ret = dac_json_finish(&j);
+	} else if (tap) {
+		printf("TAP version 13\n");
+		if (info->chosen[0])
+			printf("# device %s\n", info->chosen);
+		if (skip)
+			printf("1..0 # SKIP %s\n", why);
+		else
+			printf("Bail out! %s\n", why);
+	} else {
+		if (info->chosen[0])
+			printf("device %s\n", info->chosen);
+		if (skip)
+			printf("skip: %s\n", why);
+	}
+	if (!skip)
+		cli_error(CMD, "%s", why);
+	ret = cli_output_done(CMD, ret);
+	if (ret)
+		return CLI_EXIT_FAIL;
+	return skip ? CLI_EXIT_NOTHING : CLI_EXIT_FAIL;
 }
 
 enum { OPT_DEVICE = 256, OPT_WORKLOAD, OPT_DURATION, OPT_TAP };
@@ -119,32 +192,38 @@ static int cmd_conformance(int argc, char **argv)
 	o.log = json || tap ? NULL : stderr;
 	ret = dac_conf_run(c, &o, &info, why, sizeof(why));
 	if (ret) {
-		cli_error(CMD, "%s", why);
+		bool skip = dac_conf_run_skip(ret);
+
+		ch = conf_not_run(&info, skip, why, json, tap);
 		dac_conf_free(c);
-		return CLI_EXIT_FAIL;
+		return ch;
 	}
+	if (!json && !tap && info.chosen[0])
+		printf("device %s\n", info.chosen);
 	if (json) {
 		struct dac_json j;
 
 		dac_json_init(&j, stdout, true);
 		dac_json_obj_begin(&j, NULL);
-		dac_json_str(&j, "schema", "drmacct-conformance/1");
-		dac_json_str(&j, "device", info.device);
+		json_head(&j, &info, dac_conf_failures(c) ? "fail" : "pass");
 		dac_json_u64(&j, "reads", dac_conf_nreads(c));
 		dac_json_u64(&j, "files", dac_conf_nfiles(c));
 		dac_json_u64(&j, "workload_files", info.workload_files);
 		dac_json_u64(&j, "other_files", info.other_files);
+		dac_json_u64(&j, "other_dev_files", info.other_dev_files);
 		if (info.workload_ran)
 			dac_json_i64(&j, "workload_status", cli_wait_status(info.workload_status));
 		dac_conf_json(c, &j);
 		dac_json_obj_end(&j);
 		ret = dac_json_finish(&j);
 	} else if (tap) {
+		if (info.chosen[0])
+			printf("# device %s\n", info.chosen);
 		ret = dac_conf_print_tap(c, stdout);
 	} else {
-		printf("device %s: %zu reads of %zu files (%zu of the workload, %zu of other processes)\n",
-		       info.device, dac_conf_nreads(c), dac_conf_nfiles(c), info.workload_files,
-		       info.other_files);
+		printf("device %s (%s): %zu reads of %zu files (%zu of the workload, %zu of other processes, %zu on other devices)\n",
+		       info.device, stats_what(info.stats), dac_conf_nreads(c), dac_conf_nfiles(c),
+		       info.workload_files, info.other_files, info.other_dev_files);
 		ret = dac_conf_print_text(c, stdout, verbose);
 	}
 	if (info.kcmp_missing)

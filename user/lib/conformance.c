@@ -169,6 +169,13 @@ struct dac_conf {
 	uint64_t seq;
 	struct cresult res[DAC_CONF__COUNT];
 	bool oom;		/* an evidence line could not be allocated */
+	/* files on other devices, by id (dac_conf_other_device_id()) */
+	struct odev {
+		char *label;
+		uint64_t id;
+		uint64_t seq;
+	} *odev;
+	size_t nodev, capodev;
 };
 
 const struct dac_conf_info *dac_conf_checks(void)
@@ -226,6 +233,9 @@ void dac_conf_free(struct dac_conf *c)
 		free(f->label);
 	}
 	free(c->files);
+	for (size_t i = 0; i < c->nodev; i++)
+		free(c->odev[i].label);
+	free(c->odev);
 	free(c->path);
 	free(c->pdev);
 	free(c->workload);
@@ -327,6 +337,28 @@ int dac_conf_read(struct dac_conf *c, int file, const char *via, uint64_t t0, ui
 	return 0;
 }
 
+int dac_conf_other_device_id(struct dac_conf *c, const char *label, uint64_t id)
+{
+	if (!c || !label)
+		return -EINVAL;
+	if (c->nodev == c->capodev) {
+		size_t nc = c->capodev ? c->capodev * 2 : 8;
+		struct odev *t = realloc(c->odev, nc * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		c->odev = t;
+		c->capodev = nc;
+	}
+	c->odev[c->nodev].label = strdup(label);
+	if (!c->odev[c->nodev].label)
+		return -ENOMEM;
+	c->odev[c->nodev].id = id;
+	c->odev[c->nodev].seq = ++c->seq;
+	c->nodev++;
+	return 0;
+}
+
 int dac_conf_close(struct dac_conf *c, int file)
 {
 	if (!c || file < 0 || (size_t)file >= c->nfiles || c->files[file].closed)
@@ -336,14 +368,14 @@ int dac_conf_close(struct dac_conf *c, int file)
 	return 0;
 }
 
-bool dac_conf_file_has_stats(const struct dac_conf *c, int file)
+enum dac_stats dac_conf_file_stats(const struct dac_conf *c, int file)
 {
 	const struct cfile *f;
 
 	if (!c || file < 0 || (size_t)file >= c->nfiles)
-		return false;
+		return DAC_STATS_NONE;
 	f = &c->files[file];
-	return f->n && f->reads[f->n - 1].fi.is_drm;
+	return f->n ? dac_fdinfo_stats(&f->reads[f->n - 1].fi) : DAC_STATS_NONE;
 }
 
 size_t dac_conf_nreads(const struct dac_conf *c)
@@ -544,10 +576,22 @@ static bool held_by_other(const struct idspan *sp, size_t nsp, const struct idsp
 	return false;
 }
 
+/* Does any read print drm-pdev? */
+static bool device_prints_pdev(const struct dac_conf *c)
+{
+	for (size_t i = 0; i < c->nfiles; i++)
+		for (size_t k = 0; k < c->files[i].n; k++)
+			if (c->files[i].reads[k].fi.pdev)
+				return true;
+	return false;
+}
+
 static void check_ids(struct dac_conf *c)
 {
-	struct idspan *sp = calloc(c->nfiles ? c->nfiles : 1, sizeof(*sp));
+	struct idspan *sp = calloc(c->nfiles + c->nodev ? c->nfiles + c->nodev : 1, sizeof(*sp));
 	size_t nsp = 0, with_id = 0, dups = 0;
+	/* without drm-pdev, ids must be unique across every device */
+	const bool global = !device_prints_pdev(c);
 	bool any = false;
 
 	if (!sp) {
@@ -619,14 +663,30 @@ static void check_ids(struct dac_conf *c)
 				     c->files[young->file].label, c->files[old->file].label, x->id);
 		}
 	}
-	summary(c, DAC_CONF_ID_UNIQUE, "%zu files compared", nsp);
-	summary(c, DAC_CONF_ID_NOT_REUSED, "%zu files compared", nsp);
+	/* files on other devices: an id in use on the device at the same time */
+	for (size_t o = 0; global && o < c->nodev; o++)
+		for (size_t a = 0; a < nsp; a++)
+			if (sp[a].id == c->odev[o].id && sp[a].open_seq < c->odev[o].seq &&
+			    sp[a].close_seq > c->odev[o].seq)
+				fail(c, DAC_CONF_ID_UNIQUE,
+				     "%s and %s on another device both show drm-client-id %" PRIu64
+				     "; %s prints no drm-pdev, so its ids must be unique across devices",
+				     c->files[sp[a].file].label, c->odev[o].label, sp[a].id,
+				     c->path ? c->path : "the device");
+	if (global)
+		summary(c, DAC_CONF_ID_UNIQUE,
+			"%zu files, and %zu on other devices (no drm-pdev printed: ids must be unique across devices)",
+			with_id, c->nodev);
+	else
+		summary(c, DAC_CONF_ID_UNIQUE, "%zu files compared (drm-pdev printed: unique per device)",
+			with_id);
+	summary(c, DAC_CONF_ID_NOT_REUSED, "%zu files compared", with_id);
 	free(sp);
 }
 
 static void check_pdev_prefix(struct dac_conf *c)
 {
-	size_t seen = 0;
+	size_t seen = 0, specific = 0;
 
 	for (size_t i = 0; i < c->nfiles; i++) {
 		struct cfile *f = &c->files[i];
@@ -643,6 +703,8 @@ static void check_pdev_prefix(struct dac_conf *c)
 					fail(c, o, WHERE_FMT " line %u: %s", WHERE(f, k), fd->line,
 					     dac_finding_message(fd, msg, sizeof(msg)));
 			}
+			for (size_t j = 0; j < fi->nkv; j++)
+				specific += fi->kv[j].type == DAC_KEY_DRIVER_SPECIFIC;
 			if (!fi->pdev)
 				continue;
 			seen++;
@@ -669,6 +731,11 @@ static void check_pdev_prefix(struct dac_conf *c)
 		else
 			summary(c, DAC_CONF_PDEV, "drm-pdev matches sysfs in %zu reads", seen);
 	}
+	if (!specific)
+		skip(c, DAC_CONF_DRIVER_PREFIX, "no driver-specific key printed");
+	else if (!c->res[DAC_CONF_DRIVER_PREFIX].total)
+		summary(c, DAC_CONF_DRIVER_PREFIX, "%zu driver-specific keys, each with the driver prefix",
+			specific);
 }
 
 /* ---- time --------------------------------------------------------------- */
@@ -710,7 +777,7 @@ static bool not_behind(const struct cfile *f, size_t k, const char *key)
 
 static void check_monotonic_idle(struct dac_conf *c)
 {
-	size_t counters = 0, steps = 0, behind_reads = 0, idle_files = 0;
+	size_t counters = 0, steps = 0, behind_reads = 0, idle_files = 0, idle_counters = 0;
 
 	for (size_t i = 0; i < c->nfiles; i++) {
 		struct cfile *f = &c->files[i];
@@ -738,6 +805,8 @@ static void check_monotonic_idle(struct dac_conf *c)
 				if (!first || find_key(fi, kv->key) != kv)
 					continue;
 				counters++;
+				if ((f->flags & DAC_CONF_F_IDLE) && kv->type != DAC_KEY_TOTAL_CYCLES)
+					idle_counters++;
 				base = kv->value;
 				for (size_t q = k; q < f->n; q++) {
 					const struct dac_kv *v = find_key(&f->reads[q].fi, kv->key);
@@ -779,11 +848,16 @@ static void check_monotonic_idle(struct dac_conf *c)
 		summary(c, DAC_CONF_MONOTONIC,
 			"%zu steps back over %zu counters; a reader had to hold the larger value (catch-up rule) for %zu reads",
 			steps, counters, behind_reads);
+	else if (!counters)
+		skip(c, DAC_CONF_MONOTONIC,
+		     "no drm-engine-, drm-cycles- or drm-total-cycles- key printed");
 	else
 		summary(c, DAC_CONF_MONOTONIC, "%zu counters, %zu reads, never backwards",
 			counters, c->nreads);
 	if (!idle_files)
 		skip(c, DAC_CONF_IDLE_ZERO, "no idle client watched");
+	else if (!idle_counters)
+		skip(c, DAC_CONF_IDLE_ZERO, "the idle clients print no drm-engine- or drm-cycles- key");
 	else if (c->res[DAC_CONF_IDLE_ZERO].status != DAC_CONF_FAIL)
 		summary(c, DAC_CONF_IDLE_ZERO, "%zu idle clients, every busy and cycles counter stayed put",
 			idle_files);
@@ -1140,7 +1214,7 @@ static void check_memory(struct dac_conf *c)
 
 static void check_mixed(struct dac_conf *c)
 {
-	size_t clients = 0;
+	size_t clients = 0, sources = 0;
 
 	for (size_t i = 0; i < c->nfiles; i++) {
 		struct cfile *f = &c->files[i];
@@ -1157,6 +1231,7 @@ static void check_mixed(struct dac_conf *c)
 			if (fi->engines[e].has_total_cycles && !tc)
 				tc = fi->engines[e].name;
 		}
+		sources += mf || tc;
 		if (mf && tc)
 			fail(c, DAC_CONF_MIXED_SOURCES,
 			     "%s: engine %s has drm-maxfreq, engine %s drm-total-cycles: a reader "
@@ -1166,13 +1241,15 @@ static void check_mixed(struct dac_conf *c)
 	if (c->res[DAC_CONF_MIXED_SOURCES].status == DAC_CONF_NOTE)
 		summary(c, DAC_CONF_MIXED_SOURCES, "%zu of %zu clients mix the two (legal per engine)",
 			c->res[DAC_CONF_MIXED_SOURCES].total, clients);
+	else if (!sources)
+		skip(c, DAC_CONF_MIXED_SOURCES, "no engine prints drm-maxfreq- or drm-total-cycles-");
 	else
 		summary(c, DAC_CONF_MIXED_SOURCES, "no client mixes drm-maxfreq and drm-total-cycles");
 }
 
 static void check_workload(struct dac_conf *c, const struct badset *bad, bool maxfreq_bad)
 {
-	size_t wfiles = 0, busy = 0, compared = 0;
+	size_t wfiles = 0, busy = 0, compared = 0, with_engines = 0;
 
 	for (size_t i = 0; i < c->nfiles; i++) {
 		struct cfile *f = &c->files[i];
@@ -1181,6 +1258,17 @@ static void check_workload(struct dac_conf *c, const struct badset *bad, bool ma
 		if (!(f->flags & DAC_CONF_F_WORKLOAD) || !f->n)
 			continue;
 		wfiles++;
+		for (size_t k = 0; k < f->n; k++) {
+			const struct dac_fdinfo *fi = &f->reads[k].fi;
+			bool counter = false;
+
+			for (size_t e = 0; e < fi->nengines && !counter; e++)
+				counter = fi->engines[e].has_busy || fi->engines[e].has_cycles;
+			if (counter) {
+				with_engines++;
+				break;
+			}
+		}
 		last = &f->reads[f->n - 1].fi;
 		for (size_t e = 0; e < last->nengines; e++) {
 			const struct dac_engine *en = &last->engines[e];
@@ -1265,7 +1353,11 @@ static void check_workload(struct dac_conf *c, const struct badset *bad, bool ma
 		skip(c, DAC_CONF_TIME_CYCLES_AGREE, "no workload client");
 		return;
 	}
-	if (!busy)
+	if (!with_engines)
+		skip(c, DAC_CONF_WORKLOAD_BUSY,
+		     "the workload's clients print no drm-engine- or drm-cycles- key (both optional): "
+		     "nothing can show busy");
+	else if (!busy)
 		fail(c, DAC_CONF_WORKLOAD_BUSY,
 		     "%zu workload clients watched, none printed busy time or cycles > 0 on any engine",
 		     wfiles);
@@ -1300,8 +1392,6 @@ int dac_conf_evaluate(struct dac_conf *c)
 	check_mixed(c);
 	check_workload(c, &bad, maxfreq_bad);
 	free(bad.v);
-	if (!c->res[DAC_CONF_DRIVER_PREFIX].total)
-		summary(c, DAC_CONF_DRIVER_PREFIX, "every driver-specific key carries the driver prefix");
 	if (c->res[DAC_CONF_FORMAT].total)
 		summary(c, DAC_CONF_FORMAT, "%zu spec errors", c->res[DAC_CONF_FORMAT].total);
 	return c->oom ? -ENOMEM : 0;

@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "fdinfo.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -152,8 +154,22 @@ int dac_conf_file(struct dac_conf *c, const char *label, unsigned int flags);
 int dac_conf_read(struct dac_conf *c, int file, const char *via, uint64_t t0, uint64_t t1,
 		  const char *text, size_t len);
 
-/** dac_conf_file_has_stats() - the last read of @file had a drm- key */
-bool dac_conf_file_has_stats(const struct dac_conf *c, int file);
+/**
+ * dac_conf_other_device_id() - a file open on another DRM device now (read
+ * once; @label names it, copied), by its drm-client-id. It counts in
+ * client-id-unique when the device under test prints no drm-pdev: its ids
+ * must then be unique across all devices ("either globally unique, or
+ * unique within the scope of each device, in which case drm-pdev shall be
+ * present"). 0, -EINVAL or -ENOMEM.
+ */
+int dac_conf_other_device_id(struct dac_conf *c, const char *label, uint64_t id);
+
+/**
+ * dac_conf_file_stats() - what the last read of @file printed: no drm- key
+ * (DAC_STATS_NONE, also for a bad @file or no read), core keys only, or
+ * usage stats
+ */
+enum dac_stats dac_conf_file_stats(const struct dac_conf *c, int file);
 
 /** dac_conf_close() - the file was closed: its client id must not come back */
 int dac_conf_close(struct dac_conf *c, int file);
@@ -201,7 +217,8 @@ void dac_conf_json(const struct dac_conf *c, struct dac_json *j);
 
 /**
  * struct dac_conf_opts - what dac_conf_run() does
- * @device:      device node; NULL = the first /dev/dri/renderD* there is
+ * @device:      device node; NULL = the first render node (then accel node)
+ *               whose driver prints usage stats, else the first one
  * @workload:    shell command to run and watch (sh -c), or NULL
  * @duration_ns: how long the idle reads (and at least the workload watch)
  *               last; 0 = 1 s
@@ -219,6 +236,13 @@ struct dac_conf_opts {
 /**
  * struct dac_conf_run_info - what dac_conf_run() saw
  * @device:          the device node used (static or owned by the run)
+ * @chosen:          without dac_conf_opts.device: why this one ("the first
+ *                   render node with usage stats; renderD128 (vgem) prints
+ *                   none"); "" when it was given
+ * @stats:           what its driver prints (enum dac_stats of fdinfo.h), or
+ *                   -1 when no file on it could be opened and read
+ * @other_dev_files: files on other DRM devices compared by id (for the
+ *                   global uniqueness of ids when no drm-pdev is printed)
  * @workload_status: wait status of the workload (valid when @workload_ran)
  * @workload_files:  workload files watched
  * @other_files:     files of other processes compared by id
@@ -227,6 +251,9 @@ struct dac_conf_opts {
  */
 struct dac_conf_run_info {
 	char device[256];
+	char chosen[512];
+	int stats;
+	size_t other_dev_files;
 	bool workload_ran;
 	int workload_status;
 	size_t workload_files;
@@ -240,11 +267,20 @@ struct dac_conf_run_info {
  * and evaluate.
  *
  * Return: 0, or -errno when the device cannot be opened or its fdinfo
- *         cannot be read (-ENOENT no device found, -ENOTTY/-ENODATA when
- *         the driver prints no usage stats at all); @why then says why.
+ *         cannot be read (-ENOENT no device found, -ENOTTY not a character
+ *         device, -ENODATA when the driver prints no usage stats at all);
+ *         @why then says why. dac_conf_run_skip() says which of these are
+ *         nothing to test rather than a failure.
  */
 int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 		 struct dac_conf_run_info *info, char *why, size_t whylen);
+
+/*
+ * dac_conf_run_skip() - a dac_conf_run() error that means "nothing to
+ * test" (no device, the driver prints no usage stats, the device cannot be
+ * opened by us) rather than a failure: kselftest's skip (4).
+ */
+bool dac_conf_run_skip(int err);
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,7 @@
 #include <linux/kcmp.h>
 
 #include "conformance.h"
+#include "drm_client.h"
 
 #define NSEC_PER_SEC 1000000000ull
 
@@ -121,23 +122,147 @@ static int read_into(struct dac_conf *c, int file, pid_t pid, int fd, const char
 
 /* ---- the device ------------------------------------------------------------ */
 
-static int pick_device(char *out, size_t len)
+/*
+ * What a file opened on @node now shows: its enum dac_stats, and its
+ * drm-client-id in *@id when it prints one (*@has_id); its driver's name
+ * in @drv ("" when it does not say). -errno when the node cannot be opened
+ * or its fdinfo read.
+ */
+static int probe_node(const char *node, int *stats, bool *has_id, uint64_t *id, char *drv,
+		      size_t drvlen)
 {
-	static const char *const pats[] = { "/dev/dri/renderD*", "/dev/accel/accel*" };
+	struct dac_fdinfo fi;
+	char path[64];
+	int fd, ret;
 
-	for (size_t p = 0; p < 2; p++) {
-		glob_t g;
+	drv[0] = '\0';
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (dac_drm_driver_name(fd, drv, drvlen))
+		drv[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	ret = dac_fdinfo_read_file(path, DAC_PROFILE_CURRENT, &fi);
+	close(fd);
+	if (ret < 0)
+		return ret;
+	*stats = dac_fdinfo_stats(&fi);
+	*has_id = fi.has_client_id;
+	*id = fi.client_id;
+	dac_fdinfo_free(&fi);
+	return 0;
+}
 
-		if (glob(pats[p], 0, NULL, &g))
+/* The render nodes, then the accel nodes, in name order. */
+static int list_nodes(glob_t *g)
+{
+	int r = glob("/dev/dri/renderD*", 0, NULL, g);
+
+	if (r && r != GLOB_NOMATCH)
+		return -ENOMEM;
+	r = glob("/dev/accel/accel*", r == GLOB_NOMATCH ? 0 : GLOB_APPEND, NULL, g);
+	if (r && r != GLOB_NOMATCH)
+		return -ENOMEM;
+	return g->gl_pathc ? 0 : -ENOENT;
+}
+
+static const char *base_name(const char *p)
+{
+	return strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+}
+
+/*
+ * Without --device: the first node whose driver prints usage stats (engine
+ * or memory keys), else the first with core keys, else the first node; and
+ * in @why (info->chosen) which, and what the others print.
+ */
+static int pick_device(char *out, size_t len, char *why, size_t whylen)
+{
+	static const char *const what[] = { "prints no usage stats", "prints core keys only",
+					    "prints usage stats" };
+	int best = -1, best_stats = -1, ret;
+	size_t off = 0;
+	glob_t g;
+
+	ret = list_nodes(&g);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < g.gl_pathc && best_stats < DAC_STATS_FULL; i++) {
+		char drv[64];
+		bool has_id;
+		uint64_t id;
+		int stats;
+
+		if (probe_node(g.gl_pathv[i], &stats, &has_id, &id, drv, sizeof(drv)))
 			continue;
-		if (g.gl_pathc) {
-			snprintf(out, len, "%s", g.gl_pathv[0]);
-			globfree(&g);
-			return 0;
+		if (stats > best_stats) {
+			best = (int)i;
+			best_stats = stats;
 		}
-		globfree(&g);
 	}
-	return -ENOENT;
+	if (best < 0)
+		best = 0;	/* none could be read: the run says why */
+	snprintf(out, len, "%s", g.gl_pathv[best]);
+	why[0] = '\0';
+	if (best_stats == DAC_STATS_FULL)
+		off = (size_t)snprintf(why, whylen, "%s: the first node whose driver prints usage stats",
+				       base_name(out));
+	else if (best_stats == DAC_STATS_CORE)
+		off = (size_t)snprintf(why, whylen,
+				       "%s: no node's driver prints usage stats; the first with core keys",
+				       base_name(out));
+	else if (best_stats == DAC_STATS_NONE)
+		off = (size_t)snprintf(why, whylen, "%s: no node's driver prints usage stats",
+				       base_name(out));
+	else
+		off = (size_t)snprintf(why, whylen, "%s: no node could be opened", base_name(out));
+	/* what the nodes before it print: why they were passed over */
+	for (int i = 0; i < best && off < whylen; i++) {
+		char drv[64];
+		bool has_id;
+		uint64_t id;
+		int stats, r = probe_node(g.gl_pathv[i], &stats, &has_id, &id, drv, sizeof(drv));
+
+		off += (size_t)snprintf(why + off, whylen - off, "; %s%s%s%s %s",
+					base_name(g.gl_pathv[i]), drv[0] ? " (" : "", drv,
+					drv[0] ? ")" : "",
+					r ? "cannot be opened" : what[stats]);
+	}
+	globfree(&g);
+	return 0;
+}
+
+/*
+ * Every other render or accel node, opened once while our files on the
+ * device are open: their drm-client-ids, for client-id-unique when the
+ * device prints no drm-pdev. Nodes that cannot be opened are left out.
+ */
+static int other_devices(struct dac_conf *c, dev_t rdev, size_t *n)
+{
+	glob_t g;
+	int ret = list_nodes(&g);
+
+	*n = 0;
+	if (ret)
+		return ret == -ENOENT ? 0 : ret;
+	for (size_t i = 0; i < g.gl_pathc && !ret; i++) {
+		char label[96];
+		struct stat st;
+		char drv[64];
+		bool has_id;
+		uint64_t id;
+		int stats;
+
+		if (stat(g.gl_pathv[i], &st) || st.st_rdev == rdev ||
+		    probe_node(g.gl_pathv[i], &stats, &has_id, &id, drv, sizeof(drv)) || !has_id)
+			continue;
+		snprintf(label, sizeof(label), "a file on %s%s%s%s", base_name(g.gl_pathv[i]),
+			 drv[0] ? " (" : "", drv, drv[0] ? ")" : "");
+		ret = dac_conf_other_device_id(c, label, id);
+		*n += !ret;
+	}
+	globfree(&g);
+	return ret;
 }
 
 /* The PCI address of char device @rdev in sysfs, or "" when it is not PCI. */
@@ -775,6 +900,21 @@ static int start_workload(const char *cmd, pid_t *pid)
 
 #define NOWN 4
 
+bool dac_conf_run_skip(int err)
+{
+	switch (err) {
+	case -ENOENT:	/* no node */
+	case -ENODATA:	/* the driver prints no usage stats */
+	case -EACCES:	/* the node cannot be opened by us */
+	case -EPERM:
+	case -ENXIO:	/* a node without a device behind it */
+	case -ENODEV:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 		 struct dac_conf_run_info *info, char *why, size_t whylen)
 {
@@ -792,13 +932,19 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 	int ret, i;
 
 	memset(info, 0, sizeof(*info));
+	info->stats = -1;
 	for (i = 0; i < NOWN; i++)
 		own[i].fd = own[i].dup = -1;
 	if (o->device) {
 		snprintf(info->device, sizeof(info->device), "%s", o->device);
-	} else if (pick_device(info->device, sizeof(info->device))) {
-		snprintf(why, whylen, "no /dev/dri/renderD* or /dev/accel/accel* node (use --device)");
-		return -ENOENT;
+	} else if ((ret = pick_device(info->device, sizeof(info->device), info->chosen,
+				      sizeof(info->chosen)))) {
+		if (ret == -ENOENT)
+			snprintf(why, whylen,
+				 "no /dev/dri/renderD* or /dev/accel/accel* node (use --device)");
+		else
+			snprintf(why, whylen, "%s", strerror(-ret));
+		return ret;
 	}
 	if (stat(info->device, &st)) {
 		ret = -errno;
@@ -823,7 +969,8 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 	}
 	if (ret)
 		goto fail;
-	if (!dac_conf_file_has_stats(c, own[0].file)) {
+	info->stats = dac_conf_file_stats(c, own[0].file);
+	if (info->stats == DAC_STATS_NONE) {
 		snprintf(why, whylen, "%s: the driver prints no DRM usage stats (no drm- key in fdinfo)",
 			 info->device);
 		ret = -ENODATA;
@@ -839,6 +986,9 @@ int dac_conf_run(struct dac_conf *c, const struct dac_conf_opts *o,
 	/* distinct files open together */
 	if ((ret = own_open(c, info->device, &own[1], "open #2")) ||
 	    (ret = own_open(c, info->device, &own[2], "open #3")))
+		goto fail;
+	/* files on the other devices, while ours are open: ids unique globally? */
+	if ((ret = other_devices(c, st.st_rdev, &info->other_dev_files)))
 		goto fail;
 	/* every other process's files on the device, by id */
 	ta = (struct tree_arg){ .c = c, .w = &others, .rdev = st.st_rdev, .self = getpid(),

@@ -48,3 +48,19 @@ int dac_drm_set_client_name(int fd, const char *name, size_t len)
 		return ret ? ret : -EIO;	/* it took a name from address 0?! */
 	return set_name(fd, name, len);
 }
+
+int dac_drm_driver_name(int fd, char *out, size_t len)
+{
+	struct drm_version v;
+
+	if (!len)
+		return -EINVAL;
+	memset(&v, 0, sizeof(v));
+	v.name = out;
+	v.name_len = len - 1;
+	if (ioctl(fd, DRM_IOCTL_VERSION, &v))
+		return -errno;
+	/* name_len is now the whole name's length; what fits was copied */
+	out[v.name_len < len - 1 ? v.name_len : len - 1] = '\0';
+	return 0;
+}

@@ -20,4 +20,13 @@
  */
 int dac_drm_set_client_name(int fd, const char *name, size_t len);
 
+/*
+ * DRM_IOCTL_VERSION: the name the driver of DRM file @fd registered as
+ * ("vgem"), in @out of @len bytes (truncated, NUL-terminated). Works for
+ * every DRM driver, also one without a driver in sysfs (vgem's platform
+ * device has none). Return: 0 or the negative errno of the ioctl
+ * (-ENOTTY: not a DRM device); -EINVAL for @len 0.
+ */
+int dac_drm_driver_name(int fd, char *out, size_t len);
+
 #endif

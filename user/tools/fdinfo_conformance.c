@@ -9,7 +9,6 @@
  *   fdinfo_conformance [--device=PATH] [--workload=CMD] [--duration=D] [--interval=D]
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,15 +82,23 @@ int main(int argc, char **argv)
 	}
 	ret = dac_conf_run(c, &o, &info, why, sizeof(why));
 	if (ret) {
-		bool skip = ret == -ENOENT || ret == -ENODATA || ret == -EACCES || ret == -ENXIO ||
-			    ret == -ENODEV;
+		bool skip = dac_conf_run_skip(ret);
 
-		printf("TAP version 13\n1..0 # %s%s\n", skip ? "SKIP " : "", why);
+		printf("TAP version 13\n");
+		if (info.chosen[0])
+			printf("# device %s\n", info.chosen);
+		if (skip)
+			printf("1..0 # SKIP %s\n", why);
+		else
+			printf("Bail out! %s\n", why);
 		dac_conf_free(c);
 		return skip ? KSFT_SKIP : KSFT_FAIL;
 	}
-	printf("# device %s: %zu reads of %zu files, %zu of the workload\n", info.device,
-	       dac_conf_nreads(c), dac_conf_nfiles(c), info.workload_files);
+	if (info.chosen[0])
+		printf("# device %s\n", info.chosen);
+	printf("# device %s (usage stats: %s): %zu reads of %zu files, %zu of the workload, %zu on other devices\n",
+	       info.device, dac_stats_name(info.stats), dac_conf_nreads(c), dac_conf_nfiles(c),
+	       info.workload_files, info.other_dev_files);
 	dac_conf_print_tap(c, stdout);
 	ret = dac_conf_failures(c) ? KSFT_FAIL : KSFT_PASS;
 	printf("# %s\n", ret ? "FAIL" : "PASS");
