@@ -86,6 +86,36 @@ module_param_cb(queues, &simgpu_queues_ops, NULL, 0444);
 MODULE_PARM_DESC(queues,
 		 "shared (default): one drm_gpu_scheduler per engine instance; per_client: each open file gets its own per instance, created at open and torn down at close");
 
+/*
+ * stats=full|core: core prints only the keys the DRM core prints for a
+ * driver that hooks drm_show_fdinfo() without stats of its own.
+ */
+static const char * const simgpu_stats_names[] = { "full", "core" };
+static bool simgpu_stats_core;
+
+static int simgpu_stats_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(simgpu_stats_names, val);
+
+	if (i < 0)
+		return -EINVAL;
+	simgpu_stats_core = i == 1;
+	return 0;
+}
+
+static int simgpu_stats_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", simgpu_stats_names[simgpu_stats_core]);
+}
+
+static const struct kernel_param_ops simgpu_stats_ops = {
+	.set = simgpu_stats_set,
+	.get = simgpu_stats_get,
+};
+module_param_cb(stats, &simgpu_stats_ops, NULL, 0444);
+MODULE_PARM_DESC(stats,
+		 "full (default): the drmacct helper's usage stats; core: the core keys only (drm-driver, drm-client-id, drm-pdev on PCI), what the DRM core prints on 6.5+ for a driver without stats of its own (simgpu prints them itself before 6.5); needs accounting=1");
+
 static struct platform_device *simgpu_pdev;
 
 /* Objects alive across all devices, for debugfs simgpu/objects. */
@@ -358,6 +388,39 @@ static const struct file_operations simgpu_fops_plain = {
 };
 
 /*
+ * stats=core: the DRM core's keys and none of the driver's. Where the core
+ * owns fdinfo that is drm_show_fdinfo() with no drm_driver.show_fdinfo;
+ * before, simgpu prints what the core would, with the helper's client id.
+ */
+#ifdef DRMACCT_HAVE_DRM_SHOW_FDINFO
+static const struct file_operations simgpu_fops_core = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
+#else
+static void simgpu_show_fdinfo_core(struct seq_file *m, struct file *f)
+{
+	struct drm_file *file = f->private_data;
+	struct simgpu_file *sfile = file->driver_priv;
+	struct drm_device *drm = file->minor->dev;
+
+	if (!sfile || !sfile->acct)
+		return;
+	seq_printf(m, "drm-driver:\t%s\n", drm->driver->name);
+	seq_printf(m, "drm-client-id:\t%llu\n", drmacct_client_id(sfile->acct));
+	if (dev_is_pci(drm->dev))
+		seq_printf(m, "drm-pdev:\t%s\n", pci_name(to_pci_dev(drm->dev)));
+}
+
+static const struct file_operations simgpu_fops_core = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = simgpu_show_fdinfo_core,
+};
+#endif
+
+/*
  * No .gem_prime_import_sg_table: only objects of this device can be
  * imported (drm_gem_prime_import() takes the self-import shortcut for
  * those and refuses foreign buffers with -EINVAL).
@@ -393,6 +456,11 @@ static const struct drm_driver simgpu_drm_driver_fault = {
 static const struct drm_driver simgpu_drm_driver_plain = {
 	SIMGPU_DRM_DRIVER_COMMON,
 	.fops = &simgpu_fops_plain,
+};
+
+static const struct drm_driver simgpu_drm_driver_core = {
+	SIMGPU_DRM_DRIVER_COMMON,
+	.fops = &simgpu_fops_core,
 };
 
 static u64 simgpu_acct_total_cycles(void *priv, unsigned int engine)
@@ -449,12 +517,15 @@ static int simgpu_device_create(struct device *parent)
 	struct simgpu_device *sdev;
 	int ret;
 
+	if (simgpu_stats_core && !accounting)
+		return -EINVAL;	/* the client id comes from the helper before 6.5 */
 	ret = dma_coerce_mask_and_coherent(parent, DMA_BIT_MASK(64));
 	if (ret)
 		return ret;
 
 	sdev = devm_drm_dev_alloc(parent, !accounting ? &simgpu_drm_driver_plain :
 				  simgpu_fault_active() ? &simgpu_drm_driver_fault :
+				  simgpu_stats_core ? &simgpu_drm_driver_core :
 				  &simgpu_drm_driver, struct simgpu_device, drm);
 	if (IS_ERR(sdev))
 		return PTR_ERR(sdev);

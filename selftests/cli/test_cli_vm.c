@@ -11,6 +11,9 @@
  *  - utilisation of a fully busy engine is ~100 % (capacity 1) and ~50 %
  *    with one job on a capacity-2 engine;
  *  - `top` runs in batch mode;
+ *  - a driver without usage stats (simgpu accounting=0, vgem) and one with
+ *    the core keys only (simgpu stats=core): validate, list and conformance
+ *    say so and exit 4 where there is nothing to check;
  *  - with a private BPF collection: `check` says when it had nothing to
  *    compare (exit 4), and `check -v` and `bpf dump` show a comm with an
  *    escape sequence and invalid UTF-8 as '?', never the raw bytes.
@@ -664,6 +667,282 @@ DT_TEST_F_TIMEOUT(privbpf, check_and_dump_filter_hostile_comm, 120)
 		 (int)getpid());
 	if (!strstr(r.out, want))
 		DT_FAIL("no \"%s\" in:\n%s", want, r.out);
+	free(r.out);
+	close(fd);
+}
+
+/* ---- drivers that print no usage stats, or the core keys only ---- */
+
+/*
+ * simgpu reloaded with other parameters (accounting=0: no fdinfo at all;
+ * stats=core: the DRM core's keys only), and vgem, a driver without usage
+ * stats; the teardown puts simgpu back as the other tests expect it.
+ */
+DT_FIXTURE(restats) {
+	int unused;
+};
+
+DT_SETUP(restats)
+{
+}
+
+DT_TEARDOWN(restats)
+{
+	sg_sh("rmmod vgem 2>/dev/null");
+	if (sg_simgpu_reload(""))
+		dt_info("could not reload simgpu with its defaults");
+}
+
+/*
+ * "renderD129" of the first render node whose driver is @drv, in @out; 0
+ * or -1. vgem's platform device has no driver in sysfs: then the device's
+ * own name.
+ */
+static int node_of_driver(const char *drv, char *out, size_t len)
+{
+	for (unsigned int m = 128; m < 192; m++) {
+		char link[96], target[256];
+		const char *b;
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/sys/class/drm/renderD%u/device/driver", m);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0) {
+			snprintf(link, sizeof(link), "/sys/class/drm/renderD%u/device", m);
+			n = readlink(link, target, sizeof(target) - 1);
+		}
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		b = strrchr(target, '/');
+		if (!strcmp(b ? b + 1 : target, drv)) {
+			snprintf(out, len, "renderD%u", m);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The status of check @name in conformance JSON, or NULL. */
+static const char *check_status(const struct jd *j, const char *name)
+{
+	const struct jd *c = jd_find_str(j, "checks", "name", name);
+
+	return c ? jd_str(c, "status") : NULL;
+}
+
+/*
+ * accounting=0: simgpu prints no fdinfo key at all, as most upstream
+ * drivers do. validate calls the client (one, though two fds hold it) a
+ * driver without usage stats, not a spec violation, and exits 4; list
+ * counts the fds in its footer and JSON; conformance prints a skip
+ * document and exits 4, with and without --device.
+ */
+DT_TEST_F_TIMEOUT(restats, no_stats_driver_is_nothing_to_check, 120)
+{
+	char node[64], pid[16], dev[32];
+	struct sg_fdinfo fi;
+	struct run r;
+	struct jd *j;
+	int fd, fd2;
+
+	DT_ASSERT_EQ(sg_simgpu_reload("accounting=0"), 0);
+	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	DT_ASSERT_GE(fd, 0);
+	fd2 = fcntl(fd, F_DUPFD_CLOEXEC, 0);	/* not into drmacct's own process */
+	DT_ASSERT_GE(fd2, 0);
+	sg_fdinfo_read(fd, &fi);
+	DT_EXPECT_EQ(sg_fdinfo_count_prefix(&fi, "drm-"), 0);	/* the premise */
+	sg_fdinfo_free(&fi);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	snprintf(dev, sizeof(dev), "%s", strrchr(node, '/') + 1);
+
+	drmacct(&r, "validate", pid, NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 4);
+	DT_EXPECT_EQ(count(r.out, "driver prints no usage stats"), 1);	/* one client */
+	DT_EXPECT_EQ(count(r.out, "driver-missing"), 0);
+	DT_EXPECT_TRUE(strstr(r.out, ", simgpu)") != NULL);
+	free(r.out);
+	drmacct(&r, "validate", "--json", pid, NULL);
+	DT_EXPECT_EQ(r.status, 4);
+	j = jd_parse(r.out);
+	DT_ASSERT_TRUE(j != NULL);
+	DT_EXPECT_STREQ(jd_str(j, "sources.0.usage_stats"), "none");
+	DT_EXPECT_EQ(jd_int(j, "summary.without_stats", -1), 1);
+	DT_EXPECT_EQ(jd_int(j, "summary.errors", -1), 0);
+	jd_free(j);
+	free(r.out);
+
+	drmacct(&r, "list", "-i", "0", NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(strstr(r.out, "0 clients in 0 processes; 2 DRM fds without usage stats\n") != NULL);
+	if (!strstr(r.out, "; 2 DRM fds"))	/* who else holds one? */
+		sg_sh("for p in /proc/[0-9]*; do ls -l $p/fd 2>/dev/null | grep /dev/dri | "
+		      "sed \"s|^|# $p $(cat $p/comm 2>/dev/null): |\"; done");
+	free(r.out);
+	drmacct(&r, "list", "-i", "0", "--json", NULL);
+	j = jd_parse(r.out);
+	DT_ASSERT_TRUE(j != NULL);
+	DT_EXPECT_EQ(jd_int(j, "totals.drm_fds_without_stats", -1), 2);
+	DT_EXPECT_EQ(jd_len(j, "clients"), 0);
+	jd_free(j);
+	free(r.out);
+
+	drmacct(&r, "conformance", "--json", "--duration=200ms", "--device", node, NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 4);
+	j = jd_parse(r.out);
+	DT_ASSERT_TRUE(j != NULL);
+	DT_EXPECT_STREQ(jd_str(j, "result"), "skip");
+	DT_EXPECT_STREQ(jd_str(j, "usage_stats"), "none");
+	DT_EXPECT_TRUE(jd_str(j, "reason") &&
+		       strstr(jd_str(j, "reason"), "the driver prints no DRM usage stats"));
+	DT_EXPECT_EQ(jd_len(j, "checks"), 0);
+	jd_free(j);
+	free(r.out);
+	/* without --device: the only node prints none, and it says so */
+	drmacct(&r, "conformance", "--tap", "--duration=200ms", NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 4);
+	DT_EXPECT_TRUE(strstr(r.out, "no node's driver prints usage stats") != NULL);
+	DT_EXPECT_TRUE(strstr(r.out, "\n1..0 # SKIP ") != NULL);
+	free(r.out);
+	close(fd2);
+	close(fd);
+}
+
+/*
+ * stats=core: simgpu prints only drm-driver and drm-client-id (what the DRM
+ * core prints on 6.5+ for a driver that hooks drm_show_fdinfo without stats
+ * of its own; simgpu prints the same itself before 6.5). validate finds no
+ * error and says "core keys only"; list shows the client with "-" for what
+ * is never printed; conformance runs, passes the identity checks and skips
+ * the counter and memory checks instead of passing them over nothing.
+ */
+DT_TEST_F_TIMEOUT(restats, core_only_driver, 120)
+{
+	char node[64], pid[16], line[64], workload[128];
+	struct sg_fdinfo fi;
+	struct run r;
+	struct jd *j;
+	uint64_t id;
+	int fd;
+
+	DT_ASSERT_EQ(sg_simgpu_reload("stats=core"), 0);
+	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	DT_ASSERT_GE(fd, 0);
+	sg_fdinfo_read(fd, &fi);
+	DT_EXPECT_STREQ(sg_fdinfo_find(&fi, "drm-driver")->val, "simgpu");
+	id = sg_fdinfo_u64(&fi, "drm-client-id", "");
+	DT_EXPECT_EQ(sg_fdinfo_count_prefix(&fi, "drm-engine-"), 0);
+	DT_EXPECT_EQ(sg_fdinfo_count_prefix(&fi, "drm-cycles-"), 0);
+	DT_EXPECT_EQ(sg_fdinfo_count_prefix(&fi, "drm-total-"), 0);
+	DT_EXPECT_EQ(sg_fdinfo_count_prefix(&fi, "drm-resident-"), 0);
+	sg_fdinfo_free(&fi);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+
+	drmacct(&r, "validate", pid, NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(strstr(r.out, "driver simgpu: 0 errors") != NULL);
+	DT_EXPECT_TRUE(strstr(r.out, "core keys only") != NULL);
+	free(r.out);
+
+	drmacct(&r, "list", "-i", "0", NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 0);
+	DT_EXPECT_TRUE(strstr(r.out, "core keys only: the driver prints no engine or memory key") != NULL);
+	DT_EXPECT_TRUE(strstr(r.out, "without usage stats") == NULL);
+	free(r.out);
+	drmacct(&r, "list", "-i", "0", "--json", "--pid", pid, NULL);
+	j = jd_parse(r.out);
+	DT_ASSERT_TRUE(j != NULL);
+	DT_EXPECT_EQ(jd_len(j, "clients"), 1);
+	DT_EXPECT_EQ(jd_u64(j, "clients.0.client_id", 0), id);
+	DT_EXPECT_STREQ(jd_str(j, "clients.0.stats"), "core");
+	DT_EXPECT_EQ(jd_len(j, "clients.0.engines"), 0);
+	DT_EXPECT_EQ(jd_len(j, "clients.0.memory"), 0);
+	DT_EXPECT_EQ(jd_int(j, "totals.drm_fds_without_stats", -1), 0);
+	jd_free(j);
+	free(r.out);
+
+	drmacct(&r, "conformance", "--json", "--duration=300ms", "--device", node, NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 0);
+	j = jd_parse(r.out);
+	DT_ASSERT_TRUE(j != NULL);
+	DT_EXPECT_STREQ(jd_str(j, "result"), "pass");
+	DT_EXPECT_STREQ(jd_str(j, "usage_stats"), "core");
+	DT_EXPECT_EQ(jd_int(j, "failed", -1), 0);
+	DT_EXPECT_STREQ(check_status(j, "client-id-stable"), "pass");
+	DT_EXPECT_STREQ(check_status(j, "client-id-unique"), "pass");
+	DT_EXPECT_STREQ(check_status(j, "counters-monotonic"), "skip");
+	DT_EXPECT_STREQ(check_status(j, "idle-zero"), "skip");
+	DT_EXPECT_STREQ(check_status(j, "capacity"), "skip");
+	DT_EXPECT_STREQ(check_status(j, "memory-units"), "skip");
+	DT_EXPECT_STREQ(check_status(j, "driver-prefix"), "skip");
+	jd_free(j);
+	free(r.out);
+	/* a workload on a driver with no engine key: nothing can show busy */
+	snprintf(workload, sizeof(workload), "exec 3<>%s; sleep 0.5", node);
+	drmacct(&r, "conformance", "--tap", "--duration=300ms", "--device", node,
+		"--workload", workload, NULL);
+	snprintf(line, sizeof(line), "ok 18 workload-busy # SKIP");
+	DT_EXPECT_TRUE(strstr(r.out, line) != NULL);
+	if (!strstr(r.out, line))
+		dt_info("%s", r.out);
+	free(r.out);
+	close(fd);
+}
+
+/*
+ * Two drivers, the first node's (vgem) without usage stats: conformance
+ * without --device tests simgpu's node and says why; validate of a vgem fd
+ * says the driver prints no usage stats.
+ */
+DT_TEST_F_TIMEOUT(restats, default_device_prefers_stats, 120)
+{
+	char vgem[32], simgpu[32], path[64], pid[16], want[256];
+	struct run r;
+	struct jd *j;
+	int fd;
+
+	sg_sh("rmmod simgpu 2>/dev/null");
+	if (sg_sh("modprobe vgem 2>/dev/null")) {
+		DT_ASSERT_EQ(sg_simgpu_reload(""), 0);
+		DT_SKIP("no vgem module in this guest");
+	}
+	DT_ASSERT_EQ(sg_simgpu_reload(""), 0);
+	DT_ASSERT_EQ(node_of_driver("vgem", vgem, sizeof(vgem)), 0);
+	DT_ASSERT_EQ(node_of_driver("simgpu", simgpu, sizeof(simgpu)), 0);
+	if (atoi(vgem + 7) > atoi(simgpu + 7))
+		DT_SKIP("vgem's node %s comes after simgpu's %s", vgem, simgpu);
+	drmacct(&r, "conformance", "--json", "--duration=300ms", NULL);
+	dt_info("%s", r.out);
+	j = jd_parse(r.out);
+	DT_ASSERT_TRUE(j != NULL);
+	snprintf(path, sizeof(path), "/dev/dri/%s", simgpu);
+	DT_EXPECT_STREQ(jd_str(j, "device"), path);
+	DT_EXPECT_STREQ(jd_str(j, "usage_stats"), "full");
+	snprintf(want, sizeof(want), "%s: the first node whose driver prints usage stats; %s (vgem) prints no usage stats",
+		 simgpu, vgem);
+	DT_EXPECT_STREQ(jd_str(j, "chosen"), want);
+	jd_free(j);
+	free(r.out);
+
+	snprintf(path, sizeof(path), "/dev/dri/%s", vgem);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	DT_ASSERT_GE(fd, 0);
+	snprintf(pid, sizeof(pid), "%d:%d", (int)getpid(), fd);
+	drmacct(&r, "validate", pid, NULL);
+	dt_info("%s", r.out);
+	DT_EXPECT_EQ(r.status, 4);
+	snprintf(want, sizeof(want), "driver prints no usage stats (no drm- key; %s, vgem)", vgem);
+	DT_EXPECT_TRUE(strstr(r.out, want) != NULL);
 	free(r.out);
 	close(fd);
 }

@@ -6,7 +6,8 @@
 #                  [--append PIECE]
 #
 # The guest gets busybox (static), the distribution modules our modules need
-# (the closure of drm, gpu-sched and drm_shmem_helper over modules.dep) plus
+# (the closure of drm, gpu-sched and drm_shmem_helper over modules.dep), vgem
+# (a driver without usage stats, for the tests of how drmacct says so) plus
 # our own BTF-carrying .ko files under extra/, a depmod index so plain
 # `modprobe simgpu` works, our static binaries, and the init script.
 # The kernel's modules come from KROOT/lib/modules/KVER (KROOT defaults to
@@ -59,7 +60,7 @@ for applet in $("$busybox" --list-full); do
 done
 
 # Distribution modules: the dependency closure of what our modules need.
-roots="drm gpu-sched drm_shmem_helper"
+roots="drm gpu-sched drm_shmem_helper vgem"
 declare -A want=()
 add_closure() { # add_closure PATH_IN_MODULES_DEP
 	local m=$1 line deps d

@@ -125,16 +125,27 @@ static int parse_pidfd(const char *s, long *pid, long *fd)
 	return 1;
 }
 
-/* "renderD129" and, on this machine's /proc, ", vgem" (the device's driver in sysfs). */
+/*
+ * "renderD129" and, on this machine's /proc, ", vgem": the device's driver
+ * in sysfs or, for a device no driver is bound to (vgem's platform device),
+ * the device's own name.
+ */
 static void dev_label(const struct vstate *vs, dev_t rdev, char *buf, size_t len)
 {
 	char link[PATH_MAX], target[PATH_MAX], name[32];
-	ssize_t n;
+	ssize_t n = -1;
 
 	dac_dev_name(major(rdev), minor(rdev), name, sizeof(name));
-	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device/driver", major(rdev),
-		 minor(rdev));
-	n = strcmp(vs->proc_root, "/proc") ? -1 : readlink(link, target, sizeof(target) - 1);
+	if (!strcmp(vs->proc_root, "/proc")) {
+		snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device/driver", major(rdev),
+			 minor(rdev));
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0) {
+			snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device", major(rdev),
+				 minor(rdev));
+			n = readlink(link, target, sizeof(target) - 1);
+		}
+	}
 	if (n > 0) {
 		target[n] = '\0';
 		snprintf(buf, len, "%s, %.64s", name,
