@@ -45,6 +45,7 @@ static inline uint64_t load8(const char *p)
 	return w;
 }
 
+#if !defined(__SSE2__) && __BYTE_ORDER == __LITTLE_ENDIAN
 /*
  * The lowest byte of @w (in memory order) that is ':' (@colon) or below
  * 0x21 is flagged in the result; bytes above the first flagged one may be
@@ -59,6 +60,7 @@ static inline uint64_t special(uint64_t w, bool colon)
 		m |= (c - ONES) & ~c & HIGHS;
 	return m;
 }
+#endif
 
 /* Index of the first byte at @p that is ':' (when @colon) or below 0x21. */
 static inline size_t scan(const char *p, bool colon)
@@ -298,6 +300,7 @@ static inline uint64_t bytes_eq(uint64_t w, unsigned char c)
 	return ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
 }
 
+#if !defined(__SSE2__)
 /* High bit of each byte of @w that is not a decimal digit. */
 static inline uint64_t non_digits(uint64_t w)
 {
@@ -305,6 +308,7 @@ static inline uint64_t non_digits(uint64_t w)
 
 	return (((x & ~HIGHS) + ONES * 0x76) | x) & HIGHS;
 }
+#endif
 
 /* The value of @n (1..8) digits at the start of @w (little-endian). */
 static inline uint64_t digits8(uint64_t w, unsigned int n)
