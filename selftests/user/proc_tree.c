@@ -8,11 +8,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int write_data(const char *path, const void *data, size_t len)
@@ -161,6 +164,85 @@ int proc_tree_set_fdinfo(struct proc_tree *pt, pid_t pid, int fd, const char *te
 		return ret;
 	if (rename(tmp, path))
 		return -errno;
+	return 0;
+}
+
+/* The feeder: serves @texts over the FIFO @path for ever (see proc_tree.h). */
+static void feed(const char *path, const char *const *texts, size_t n, const char *gate,
+		 const char *done)
+{
+	bool counting = !gate;
+	size_t k = 0;
+
+	for (;;) {
+		const char *t;
+		size_t len, off = 0;
+		struct pollfd pfd;
+		int w = open(path, O_WRONLY | O_CLOEXEC);	/* waits for a reader */
+
+		if (w < 0)
+			_exit(1);
+		if (!counting && !access(gate, F_OK))
+			counting = true;
+		t = texts[counting && k < n ? k : counting ? n - 1 : 0];
+		len = strlen(t);
+		while (off < len) {
+			ssize_t m = write(w, t + off, len - off);
+
+			if (m <= 0)
+				break;	/* the reader left early: EPIPE */
+			off += (size_t)m;
+		}
+		/* one text per reader: wait until it closed its end */
+		pfd.fd = w;
+		pfd.events = 0;
+		while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+			;
+		close(w);
+		if (counting && ++k == n && done) {
+			int d = open(done, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+			if (d >= 0)
+				close(d);
+		}
+	}
+}
+
+pid_t proc_tree_feed(struct proc_tree *pt, pid_t pid, int fd, const char *const *texts,
+		     size_t n, const char *gate, const char *done)
+{
+	char path[PATH_MAX + 64], rel[48];
+	pid_t child;
+
+	if (!n)
+		return -EINVAL;
+	snprintf(rel, sizeof(rel), "fdinfo/%d", fd);
+	proc_tree_path(pt, pid, rel, path, sizeof(path));
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	if (mkfifo(path, 0644))
+		return -errno;
+	child = fork();
+	if (child < 0)
+		return -errno;
+	if (!child) {
+		signal(SIGPIPE, SIG_IGN);
+		feed(path, texts, n, gate, done);
+	}
+	return child;
+}
+
+int proc_tree_feed_stop(pid_t feeder)
+{
+	int st;
+
+	if (feeder <= 0)
+		return -EINVAL;
+	if (kill(feeder, SIGKILL))
+		return -errno;
+	while (waitpid(feeder, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
 	return 0;
 }
 

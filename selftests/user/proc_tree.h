@@ -42,6 +42,22 @@ int proc_tree_add_drm_fd(struct proc_tree *pt, pid_t pid, int fd, unsigned int m
 int proc_tree_add_link_fd(struct proc_tree *pt, pid_t pid, int fd, const char *target);
 /* Replace the fdinfo text of an fd atomically (rename). */
 int proc_tree_set_fdinfo(struct proc_tree *pt, pid_t pid, int fd, const char *text);
+/*
+ * Replace the fdinfo of (@pid, @fd) with a FIFO that a child process feeds,
+ * one text per read, so that a command reading it twice (two samples) sees
+ * exactly what the test chose, whatever the timing: the k-th counted read
+ * gets @texts[k] (the last one once k >= @n). Reads are counted once the
+ * file @gate exists (NULL: from the start; earlier reads get @texts[0]);
+ * after @n counted reads the file @done is created (NULL: none). Each
+ * read is one open of the FIFO, served whole, and the next text waits
+ * until that reader has closed it. Returns the feeder's pid (> 0) or
+ * -errno; stop it with proc_tree_feed_stop() once the command exited (a
+ * reader that opens the FIFO after that waits for ever).
+ */
+pid_t proc_tree_feed(struct proc_tree *pt, pid_t pid, int fd, const char *const *texts,
+		     size_t n, const char *gate, const char *done);
+/* Kill and reap a feeder of proc_tree_feed(); 0 or -errno. */
+int proc_tree_feed_stop(pid_t feeder);
 /* Remove one entry: "fd/N", "fdinfo/N", "comm", "fd" (dir), ... relative to PID/. */
 int proc_tree_remove(struct proc_tree *pt, pid_t pid, const char *rel);
 /* ROOT/PID/@rel with @len bytes of @data (NULs too: "cmdline"). */

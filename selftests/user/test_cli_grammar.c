@@ -570,7 +570,7 @@ DT_TEST(record_keeps_every_holder)
 	cli_run(&r, "report", "--json", out, NULL);
 	DT_ASSERT_EQ(r.status, 0);
 	j = parse_ok(r.out);
-	DT_EXPECT_EQ(jd_int(j, "version_minor", -1), 1);
+	DT_EXPECT_EQ(jd_int(j, "version_minor", -1), 2);
 	for (long i = 0; i < jd_len(j, "clients"); i++) {
 		char p[64];
 

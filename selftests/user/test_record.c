@@ -54,6 +54,9 @@ static void b_pad(struct bb *s)
 		s->b[s->n++] = 0;
 }
 
+/* The version minor b_header() writes: 2 (CAPACITY); older ones are read too. */
+static uint16_t hdr_minor = 2;
+
 /* File header with one device 0 = 226:128 "simgpu", engines render (cap 1,
  * 1 GHz) and copy (cap 2), region "system". Returns the header size. */
 static size_t b_header(struct bb *s)
@@ -63,7 +66,7 @@ static size_t b_header(struct bb *s)
 	memcpy(s->b + s->n, "DRMACREC", 8);
 	s->n += 8;
 	b_u16(s, 1);
-	b_u16(s, 1);		/* version 1.1 (HOLDERS) */
+	b_u16(s, hdr_minor);	/* version 1.2 (1.1 HOLDERS, 1.2 CAPACITY) */
 	b_u32(s, 0);		/* header size, patched below */
 	b_u32(s, 0);		/* flags */
 	b_u32(s, 1);		/* one device */
@@ -131,6 +134,26 @@ static size_t b_sample(struct bb *s, uint64_t t, uint64_t id, uint64_t busy, uin
 	b_u64(s, mem / 2);
 	b_u64(s, 0);
 	b_u64(s, 0);
+	return start;
+}
+
+/* CAPACITY of client @id (pid 4242): copy (engine 1) at @cap. 8 + 32 + 16 bytes. */
+static size_t b_capacity(struct bb *s, uint64_t t, uint64_t id, uint32_t engine, uint64_t cap)
+{
+	size_t start = s->n;
+
+	b_u32(s, DREC_CAPACITY);
+	b_u16(s, 0);
+	b_u16(s, 56);
+	b_u64(s, t);
+	b_u64(s, id);
+	b_u32(s, 0);		/* dev */
+	b_u32(s, DREC_C_CLIENT_ID);
+	b_u32(s, 4242);		/* pid */
+	b_u32(s, 1);		/* one engine */
+	b_u32(s, engine);
+	b_u32(s, 0);
+	b_u64(s, cap);
 	return start;
 }
 
@@ -245,6 +268,113 @@ DT_TEST(handmade_stream_decodes)
 	DT_EXPECT_EQ(drec_next(&r, &rec), 0);
 	DT_EXPECT_EQ(r.nproblems, (size_t)0);
 	drec_reader_free(&r);
+}
+
+/*
+ * Version 1.2's CAPACITY record: decoded, written the same, and checked
+ * (an engine the device does not have, capacity 0, a count the size does
+ * not cover: corrupt, skipped, the stream goes on). Streams of version 1.0
+ * and 1.1 (no CAPACITY) are still read.
+ */
+DT_TEST(capacity_record_and_old_versions)
+{
+	static struct bb s;
+	struct drec_capacity cv = { .engine = 1, .capacity = 4 }, x;
+	struct drec_client c = { .time_ns = 5100000000ull, .client_id = 7, .dev = 0,
+				 .pid = 4242, .flags = DREC_C_CLIENT_ID };
+	struct drec_engine_desc eng[2] = {
+		{ "render", 1, 1000000000ull }, { "copy", 2, 0 },
+	};
+	const char *regs[1] = { "system" };
+	struct drec_device dev = {
+		.dev = 0, .major = 226, .minor = 128, .driver = "simgpu", .pdev = "",
+		.nengines = 2, .engines = eng, .nregions = 1, .regions = regs,
+	};
+	struct drec_file_info fi = {
+		.start_realtime_ns = 1700000000000000000ull, .start_mono_ns = 5000000000ull,
+		.interval_ns = 100000000ull,
+	};
+	struct drec_reader r;
+	struct drec_record rec;
+	struct drec_writer w;
+	struct seen sn;
+	char *mem = NULL;
+	size_t len = 0, off;
+	FILE *f;
+
+	s.n = 0;
+	b_header(&s);
+	off = b_capacity(&s, 5100000000ull, 7, 1, 4);
+	b_sample(&s, 5100000000ull, 7, 3000000, 8388608);
+	DT_ASSERT_EQ(drec_reader_init(&r, s.b, s.n), 0);
+	DT_EXPECT_EQ(r.info.version_minor, 2u);
+	DT_ASSERT_EQ(drec_next(&r, &rec), 1);
+	DT_EXPECT_EQ(rec.type, (uint32_t)DREC_CAPACITY);
+	DT_EXPECT_TRUE(rec.known);
+	DT_EXPECT_STREQ(drec_type_name(rec.type), "capacity");
+	DT_EXPECT_EQ(rec.count, 1ull);
+	DT_EXPECT_EQ(rec.client.client_id, 7ull);
+	DT_EXPECT_EQ(rec.client.pid, 4242u);
+	DT_EXPECT_EQ(rec.client.flags, (uint32_t)DREC_C_CLIENT_ID);
+	DT_ASSERT_TRUE(drec_capacity(&rec, 0, &x));
+	DT_EXPECT_EQ(x.engine, 1u);
+	DT_EXPECT_EQ(x.capacity, 4ull);
+	DT_EXPECT_FALSE(drec_capacity(&rec, 1, &x));
+	DT_ASSERT_EQ(drec_next(&r, &rec), 1);
+	DT_EXPECT_FALSE(drec_capacity(&rec, 0, &x));	/* not a CAPACITY record */
+	DT_EXPECT_EQ(r.nproblems, (size_t)0);
+	drec_reader_free(&r);
+
+	/* the writer writes the same bytes */
+	f = open_memstream(&mem, &len);
+	DT_ASSERT_NE(f, NULL);
+	DT_ASSERT_EQ(drec_writer_init(&w, f, &fi, &dev, 1), 0);
+	DT_ASSERT_EQ(drec_write_capacity(&w, &c, &cv, 1), 0);
+	DT_ASSERT_EQ(drec_writer_finish(&w), 0);
+	fclose(f);
+	DT_ASSERT_EQ(len, off + 56);
+	DT_EXPECT_EQ(memcmp(mem, s.b, len), 0);
+	free(mem);
+
+	/* engine 2 does not exist; capacity 0 is not allowed; count 2 in 56 bytes */
+	for (int bad = 0; bad < 3; bad++) {
+		s.n = 0;
+		b_header(&s);
+		if (bad == 0)
+			b_capacity(&s, 5100000000ull, 7, 2, 4);
+		else
+			b_capacity(&s, 5100000000ull, 7, 1, bad == 1 ? 0 : 4);
+		if (bad == 2)
+			s.b[off + DREC_HDR_SIZE + 28] = 2;
+		b_sample(&s, 5200000000ull, 7, 3000000, 8388608);
+		DT_ASSERT_EQ(drec_reader_init(&r, s.b, s.n), 0);
+		DT_ASSERT_EQ(read_all(&r, &sn), 0);
+		DT_EXPECT_EQ(sn.samples, 1);
+		DT_EXPECT_EQ(sn.other, 0);
+		DT_ASSERT_GE(r.nproblems, (size_t)1);
+		DT_EXPECT_EQ(r.problems[0].offset, (uint64_t)off);
+		DT_EXPECT_NE(strstr(r.problems[0].msg, bad == 0 ? "engine the device does not have" :
+						      bad == 1 ? "capacity 0" :
+								 "does not match"), NULL);
+		drec_reader_free(&r);
+	}
+
+	/* 1.0 and 1.1 files: read as before */
+	for (uint16_t minor = 0; minor < 2; minor++) {
+		hdr_minor = minor;
+		s.n = 0;
+		b_header(&s);
+		b_sample(&s, 5100000000ull, 7, 3000000, 8388608);
+		b_sample(&s, 5200000000ull, 7, 4000000, 8388608);
+		DT_ASSERT_EQ(drec_reader_init(&r, s.b, s.n), 0);
+		DT_EXPECT_EQ(r.info.version_minor, (uint32_t)minor);
+		DT_ASSERT_EQ(read_all(&r, &sn), 0);
+		DT_EXPECT_EQ(sn.samples, 2);
+		DT_EXPECT_EQ(sn.busy[1], 4000000ull);
+		DT_EXPECT_EQ(r.nproblems, (size_t)0);
+		drec_reader_free(&r);
+	}
+	hdr_minor = 2;
 }
 
 /* The writer produces exactly the hand-built bytes. */
@@ -401,7 +531,7 @@ DT_TEST(holders_split_rejoined_and_checked)
 	DT_ASSERT_EQ(drec_writer_finish(&w), 0);
 	fclose(f);
 	DT_ASSERT_EQ(drec_reader_init(&r, mem, len), 0);
-	DT_EXPECT_EQ(r.info.version_minor, 1u);
+	DT_EXPECT_EQ(r.info.version_minor, 2u);
 	while (drec_next(&r, &rec) == 1) {
 		struct drec_holder x;
 

@@ -83,7 +83,7 @@ DT_TEST_F(rc, stream_holds_the_fdinfo_values)
 	cli_run(&r, "record", "--no-bpf", "--proc-root", self->pt.root, "-o", self->out,
 		"-i", "50ms", "-n", "3", NULL);
 	DT_ASSERT_EQ(r.status, 0);
-	EXPECT_HAS(r.err, "3 samples, 3 records");
+	EXPECT_HAS(r.err, "3 samples, 4 records");	/* and the client's CAPACITY */
 	cli_result_free(&r);
 
 	load(self->out, &buf, &len);
@@ -101,6 +101,21 @@ DT_TEST_F(rc, stream_holds_the_fdinfo_values)
 	DT_EXPECT_STREQ(d->engines[1].name, "copy");
 	DT_EXPECT_EQ(d->engines[1].capacity, 2ull);
 	DT_ASSERT_EQ(d->nregions, (size_t)1);
+	/* before the client's first sample: the capacities it prints */
+	DT_ASSERT_EQ(drec_next(&rd, &rec), 1);
+	DT_ASSERT_EQ(rec.type, (uint32_t)DREC_CAPACITY);
+	DT_EXPECT_EQ(rec.client.client_id, 7ull);
+	DT_EXPECT_EQ(rec.count, 2ull);
+	{
+		struct drec_capacity cv;
+
+		DT_ASSERT_TRUE(drec_capacity(&rec, 0, &cv));
+		DT_EXPECT_EQ(cv.engine, 0u);
+		DT_EXPECT_EQ(cv.capacity, 1ull);	/* render prints none */
+		DT_ASSERT_TRUE(drec_capacity(&rec, 1, &cv));
+		DT_EXPECT_EQ(cv.engine, 1u);
+		DT_EXPECT_EQ(cv.capacity, 2ull);
+	}
 	while (drec_next(&rd, &rec) == 1) {
 		struct drec_engine_val e;
 		struct drec_region_val g;
@@ -277,8 +292,20 @@ DT_TEST_F(rc, damaged_files)
 	cli_result_free(&r);
 	load(self->out, &buf, &len);
 	snprintf(bad, sizeof(bad), "%s/bad.rec", self->dir);
-	/* 3 samples of equal size after the header */
-	second = len - 2 * (len - ((size_t)buf[12] | (size_t)buf[13] << 8)) / 3;
+	/* the offset of the second SAMPLE (a CAPACITY record comes first) */
+	{
+		struct drec_reader rd;
+		struct drec_record rec;
+		int k = 0;
+
+		second = 0;
+		DT_ASSERT_EQ(drec_reader_init(&rd, buf, len), 0);
+		while (drec_next(&rd, &rec) == 1)
+			if (rec.type == DREC_SAMPLE && ++k == 2)
+				second = (size_t)rec.offset;
+		drec_reader_free(&rd);
+		DT_ASSERT_NE(second, (size_t)0);
+	}
 	{
 		unsigned char s6 = buf[second + 6], s7 = buf[second + 7];
 

@@ -9,6 +9,13 @@
  * are not simultaneous: a running job adds (gap between them) per running
  * job, which the allowance includes on top of the 1% (--tolerance).
  *
+ * Engines that print cycles but no busy time (xe: drm-cycles- and
+ * drm-total-cycles- only) cannot be compared with BPF's busy time: they are
+ * counted and named as such, never paired. When the BPF collection cannot
+ * be opened, one sample says whether there was anything it could have been
+ * compared with: nothing (or cycles only) is exit 4, as it would be with
+ * BPF; a client with busy time makes it the error it is.
+ *
  * Exit status: 0 all agree, 1 some disagree (a table says which) or BPF is
  * not running, 2 usage error, 4 nothing to compare (no live client open in
  * both samples: not a pass, as nothing was checked, and not a disagreement;
@@ -38,7 +45,8 @@ static void usage(FILE *f)
 		"Compare the busy time fdinfo and the BPF collection report for every\n"
 		"live client and engine over the same interval. A table of the pairs\n"
 		"is printed when any pair differs by more than the tolerance of the\n"
-		"fdinfo value (always with -v). Needs root and `drmacct bpf start`.\n\n"
+		"fdinfo value (always with -v). Needs root and `drmacct bpf start`.\n"
+		"Engines that print cycles but no busy time (xe) are counted, not compared.\n\n"
 		"Options:\n"
 		"  -i, --interval=DUR     time between the samples (default 1s; 1ms..1h;\n"
 		"                         500ms, 2s, 1m; a bare number is seconds)\n"
@@ -46,10 +54,11 @@ static void usage(FILE *f)
 		"  -v, --verbose          print the table of every pair, also when all agree\n"
 		"  -j, --json             JSON (schema drmacct-check/1) with every pair\n"
 		"  -d, --dir=DIR          BPF pin directory (default /sys/fs/bpf/drmacct)\n"
+		"      --proc-root=DIR    read DIR instead of /proc (tests)\n"
 		"  -h, --help             this text\n\n"
 		"Exit status: 0 all pairs agree, 1 some pair disagrees or BPF cannot be\n"
-		"read, 2 usage error, 4 nothing to compare (no live client open in both\n"
-		"samples).\n");
+		"read, 2 usage error, 4 nothing to compare (no live client with busy time\n"
+		"open in both samples). See drmacct(1).\n");
 }
 
 struct pair {
@@ -64,13 +73,43 @@ struct pair {
 	bool seen[2], no_bpf[2];
 };
 
+/* A client-engine that prints cycles but no busy time: not comparable. */
+struct cyc_only {
+	uint64_t client_id;
+	unsigned int minor;
+	char name[DAC_BPF_NAME_LEN];
+};
+
 struct check_state {
-	struct dac_bpf *b;
+	struct dac_bpf *b;		/* NULL: only look (BPF could not be opened) */
 	struct pair *p;
 	size_t n;
+	struct cyc_only *co;
+	size_t nco;
+	size_t busy_seen;		/* client-engines with busy time, any sample */
 	int sample;
 	int err;
 };
+
+static int note_cycles_only(struct check_state *st, uint64_t id, unsigned int minor,
+			    const char *name)
+{
+	struct cyc_only *t;
+
+	for (size_t i = 0; i < st->nco; i++)
+		if (st->co[i].client_id == id && st->co[i].minor == minor &&
+		    !strcmp(st->co[i].name, name))
+			return 0;
+	t = realloc(st->co, (st->nco + 1) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	st->co = t;
+	t = &st->co[st->nco++];
+	t->client_id = id;
+	t->minor = minor;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	return 0;
+}
 
 static struct pair *find_pair(struct check_state *st, uint64_t id, unsigned int minor,
 			      uint32_t engine)
@@ -100,8 +139,18 @@ static int sample_cb(const struct dac_fd_info *fdi, void *arg)
 		uint64_t now;
 		int s = st->sample, err;
 
-		if (!fi.engines[e].has_busy)
+		if (!fi.engines[e].has_busy) {
+			if (fi.engines[e].has_cycles &&
+			    note_cycles_only(st, fi.client_id, fdi->minor, fi.engines[e].name)) {
+				st->err = -ENOMEM;
+				dac_fdinfo_free(&fi);
+				return -ENOMEM;
+			}
 			continue;
+		}
+		st->busy_seen++;
+		if (!st->b)
+			continue;	/* looking only: no BPF to pair with */
 		if (!p) {
 			struct pair *tmp;
 
@@ -157,10 +206,12 @@ static int cmd_check(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "dir", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "proc-root", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct dac_discover_opts o = { .fd = -1 };
+	const struct cli_common_opts co = { .proc_root = &o.proc_root, .usage = usage };
 	struct dac_json j;
 	bool json = false;
 	struct check_state st = { 0 };
@@ -172,7 +223,7 @@ static int cmd_check(int argc, char **argv)
 	bool verbose = false;
 	size_t compared = 0, bad = 0;
 	char cb[CLI_PRINTABLE_MAX], nb[CLI_PRINTABLE_MAX];
-	int c, err;
+	int c, err, bpf_err;
 
 	while ((c = getopt_long(argc, argv, ":i:vd:jh", opts, NULL)) != -1) {
 		switch (c) {
@@ -199,27 +250,25 @@ static int cmd_check(int argc, char **argv)
 		case 'd':
 			dir = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return CLI_EXIT_OK;
 		default:
-			return cli_getopt_error("check", argv, c);
+			c = cli_common_opt("check", &co, argv, c);
+			if (c != CLI_OPT_NEXT)
+				return c;
+			break;
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error("check", "unexpected argument '%s'", argv[optind]);
-	err = dac_bpf_open_pinned(dir, &st.b);
-	if (err) {
-		cli_error("check", "cannot open the BPF collection at %s: %s", dir,
-			  dac_bpf_strerror(err));
-		return CLI_EXIT_FAIL;
-	}
+	bpf_err = dac_bpf_open_pinned(dir, &st.b);
+	if (bpf_err)
+		st.b = NULL;
 	d = cli_open_discover("check", &o);
 	if (!d) {
 		dac_bpf_close(st.b);
 		return CLI_EXIT_FAIL;
 	}
-	for (st.sample = 0; st.sample < 2; st.sample++) {
+	/* Without BPF, one look says whether it was needed. */
+	for (st.sample = 0; st.sample < (st.b ? 2 : 1); st.sample++) {
 		if (st.sample == 1) {
 			struct timespec ts = { .tv_sec = interval / 1000000000ull,
 					       .tv_nsec = interval % 1000000000ull };
@@ -234,6 +283,12 @@ static int cmd_check(int argc, char **argv)
 		}
 	}
 	cli_note_discovery("check", &ds);
+	if (!st.b && (st.busy_seen || !st.nco)) {
+		cli_error("check", "cannot open the BPF collection at %s: %s", dir,
+			  dac_bpf_strerror(bpf_err));
+		err = bpf_err;
+		goto out;
+	}
 	for (size_t i = 0; i < st.n; i++) {
 		struct pair *p = &st.p[i];
 
@@ -250,8 +305,15 @@ static int cmd_check(int argc, char **argv)
 		dac_json_arr_begin(&j, "pairs");
 	}
 	if (!compared && !json) {
-		printf("drmacct check: nothing to compare: no live DRM client with engine busy "
-		       "time was open in both samples (%.3f s apart)\n", interval / 1e9);
+		if (st.nco && !st.busy_seen)
+			printf("drmacct check: nothing to compare: %zu client-engine%s print%s cycles "
+			       "but no busy time (drm-cycles- without drm-engine-, as xe does); "
+			       "BPF measures busy time\n", st.nco, st.nco == 1 ? "" : "s",
+			       st.nco == 1 ? "s" : "");
+		else
+			printf("drmacct check: nothing to compare: no live DRM client with engine "
+			       "busy time was open in both samples (%.3f s apart)\n",
+			       interval / 1e9);
 		goto out;
 	}
 	for (int pass = 0; pass < 2; pass++) {
@@ -304,6 +366,15 @@ static int cmd_check(int argc, char **argv)
 		dac_json_arr_end(&j);
 		dac_json_u64(&j, "compared", compared);
 		dac_json_u64(&j, "disagree", bad);
+		dac_json_arr_begin(&j, "cycles_only");
+		for (size_t i = 0; i < st.nco; i++) {
+			dac_json_obj_begin(&j, NULL);
+			dac_json_u64(&j, "client_id", st.co[i].client_id);
+			dac_json_u64(&j, "minor", st.co[i].minor);
+			dac_json_str(&j, "engine", st.co[i].name);
+			dac_json_obj_end(&j);
+		}
+		dac_json_arr_end(&j);
 		dac_json_str(&j, "result", !compared ? "nothing" : bad ? "disagree" : "agree");
 		dac_json_obj_end(&j);
 		if (cli_output_done("check", dac_json_finish(&j)))
@@ -312,11 +383,15 @@ static int cmd_check(int argc, char **argv)
 	}
 	printf("drmacct check: %zu client-engine pairs over %.3f s: %s\n", compared,
 	       interval / 1e9, bad ? "DISAGREE" : "fdinfo and BPF agree");
+	if (st.nco)
+		printf("  %zu client-engine%s with cycles but no busy time not compared\n",
+		       st.nco, st.nco == 1 ? "" : "s");
 	if (bad)
 		printf("  %zu pairs differ by more than %.2f%% (+ read-gap allowance)\n", bad, tol);
 out:
 	dac_discover_free(d);
 	free(st.p);
+	free(st.co);
 	dac_bpf_close(st.b);
 	if (err || st.err)
 		return CLI_EXIT_FAIL;

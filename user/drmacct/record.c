@@ -77,6 +77,18 @@ struct rec_state {
 	/* client id -> device index, for CLIENT_EXIT of clients we sampled */
 	struct { uint64_t id; uint32_t dev; } *seen;
 	size_t nseen, cap_seen;
+	/* the capacities last written per client (CAPACITY records) */
+	struct capset {
+		uint32_t dev, pid;
+		uint64_t id;
+		bool has_id;
+		unsigned long gen;	/* sample it was last seen in */
+		size_t n;
+		struct drec_capacity *v;
+	} *caps;
+	size_t ncaps, cap_caps, cap_hint;
+	struct drec_capacity *cv;	/* this client's, being built */
+	size_t cap_cv;
 	uint64_t samples, exits, lost, overflows;
 	uint64_t start_ns;		/* time of the first sample */
 	pid_t pid_filter;		/* --pid: only this process's exits */
@@ -136,7 +148,11 @@ static struct rdev_ent *find_dev(struct rec_state *s, dev_t rdev, const char *dr
 	return e;
 }
 
-/* Index of engine @name on @e, appended when new. -1: out of memory. */
+/*
+ * Index of engine @name on @e, appended when new. The device's capacity
+ * is that of the first client that printed the engine: each client's own
+ * goes into CAPACITY records. -1: out of memory.
+ */
 static long engine_idx(struct rdev_ent *e, const char *name, uint64_t cap, uint64_t maxfreq)
 {
 	struct drec_engine_desc *x;
@@ -146,11 +162,8 @@ static long engine_idx(struct rdev_ent *e, const char *name, uint64_t cap, uint6
 		x = &e->d.engines[i];
 		if (strcmp(x->name, name))
 			continue;
-		if ((cap && x->capacity != cap) || (maxfreq && x->maxfreq_hz != maxfreq)) {
-			if (cap)
-				x->capacity = cap;
-			if (maxfreq)
-				x->maxfreq_hz = maxfreq;
+		if (maxfreq && x->maxfreq_hz != maxfreq) {
+			x->maxfreq_hz = maxfreq;
 			e->dirty = true;
 		}
 		return (long)i;
@@ -207,6 +220,10 @@ static void free_state(struct rec_state *s)
 	free(s->ev);
 	free(s->rv);
 	free(s->seen);
+	for (i = 0; i < s->ncaps; i++)
+		free(s->caps[i].v);
+	free(s->caps);
+	free(s->cv);
 }
 
 /* Describe every changed device (DEVICE records). */
@@ -354,6 +371,82 @@ static int write_holders(struct rec_state *s, const struct dac_tk_client *c,
 	return ret;
 }
 
+/*
+ * A CAPACITY record for client @dc (engines of @tc) before its SAMPLE when
+ * it is new to the recording or prints other capacities than last time:
+ * utilisation is busy time over wall time times the client's own capacity.
+ */
+static int write_capacity(struct rec_state *s, const struct dac_tk_client *tc,
+			  const struct drec_client *dc, unsigned long gen)
+{
+	bool has_id = dc->flags & DREC_C_CLIENT_ID;
+	uint64_t id = has_id ? dc->client_id : dc->pid;
+	struct capset *cs = NULL;
+	size_t n = 0, i;
+
+	if (grow((void **)&s->cv, &s->cap_cv, dc->nengines + 1, sizeof(*s->cv)))
+		return -ENOMEM;
+	for (i = 0; i < dc->nengines; i++) {
+		const struct dac_tk_engine *te = NULL;
+		const char *name = s->devs[dc->dev].d.engines[dc->engines[i].engine].name;
+
+		for (size_t k = 0; k < tc->nengines && !te; k++)
+			if (tc->engines[k].present && !strcmp(tc->engines[k].name, name))
+				te = &tc->engines[k];
+		s->cv[n].engine = dc->engines[i].engine;
+		s->cv[n++].capacity = te && te->capacity ? te->capacity : 1;
+	}
+	/* clients come in the same order every sample: try where the last one was */
+	for (i = 0; i < s->ncaps; i++) {
+		size_t k = (s->cap_hint + i) % s->ncaps;
+		struct capset *x = &s->caps[k];
+
+		if (x->dev == dc->dev && x->id == id && x->has_id == has_id) {
+			cs = x;
+			s->cap_hint = k + 1;
+			break;
+		}
+	}
+	if (!cs) {
+		if (grow((void **)&s->caps, &s->cap_caps, s->ncaps + 1, sizeof(*s->caps)))
+			return -ENOMEM;
+		cs = &s->caps[s->ncaps++];
+		memset(cs, 0, sizeof(*cs));
+		cs->dev = dc->dev;
+		cs->id = id;
+		cs->has_id = has_id;
+		cs->n = (size_t)-1;	/* never written */
+	}
+	cs->gen = gen;
+	if (cs->n == n && !memcmp(cs->v, s->cv, n * sizeof(*s->cv)))
+		return 0;
+	free(cs->v);
+	cs->v = malloc((n ? n : 1) * sizeof(*cs->v));
+	if (!cs->v) {
+		cs->n = (size_t)-1;
+		return -ENOMEM;
+	}
+	memcpy(cs->v, s->cv, n * sizeof(*cs->v));
+	cs->n = n;
+	return n ? drec_write_capacity(&s->w, dc, s->cv, n) : 0;
+}
+
+/* Forget the capacities of clients that were not in sample @gen. */
+static void prune_capacity(struct rec_state *s, unsigned long gen)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->ncaps; i++) {
+		if (s->caps[i].gen != gen) {
+			free(s->caps[i].v);
+			continue;
+		}
+		s->caps[k++] = s->caps[i];
+	}
+	s->ncaps = k;
+	s->cap_hint = 0;
+}
+
 static int write_samples(struct rec_state *s, const struct dac_tracker *t)
 {
 	size_t i, n = dac_tracker_nclients(t);
@@ -385,12 +478,16 @@ static int write_samples(struct rec_state *s, const struct dac_tracker *t)
 	if (!ret)
 		ret = flush_devices(s);
 	for (i = 0; i < n && !ret; i++) {
-		ret = drec_write_client(&s->w, DREC_SAMPLE, &cs[i]);
+		ret = write_capacity(s, dac_tracker_client(t, i), &cs[i], s->samples + 1);
+		if (!ret)
+			ret = drec_write_client(&s->w, DREC_SAMPLE, &cs[i]);
 		if (!ret)
 			ret = write_holders(s, dac_tracker_client(t, i), &cs[i]);
 	}
-	if (!ret)
+	if (!ret) {
 		s->samples++;
+		prune_capacity(s, s->samples);
+	}
 out:
 	for (i = 0; evs && rvs && i < n; i++) {
 		free(evs[i]);

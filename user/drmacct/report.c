@@ -16,6 +16,7 @@
 #include "json.h"
 #include "output.h"
 #include "record.h"
+#include "tracker.h"
 
 static const char *const CMD = "report";
 
@@ -38,11 +39,21 @@ static void usage(FILE *f)
 		"went away.\n");
 }
 
+/*
+ * One engine of one client. Busy time and cycles count from the client's
+ * first sample, or from 0 for a client opened during the recording; the
+ * utilisation from cycles (for an engine that prints no drm-engine- key,
+ * xe's) is taken between the first and last samples, where cycles and
+ * total cycles are both known.
+ */
 struct eng_acc {
 	uint32_t idx;
-	uint32_t flags;
+	uint32_t flags;			/* DREC_E_* seen in any record */
+	uint64_t capacity;		/* the client's (CAPACITY record); 0: the device's */
 	uint64_t first_busy, last_busy, first_cycles, last_cycles, jobs;
-	uint64_t first_t, last_t;	/* times of first/last busy value */
+	uint64_t s_cycles, s_total, s_t;	/* at the first sample */
+	uint64_t last_total;
+	uint64_t first_t, last_t;	/* times of first/last value */
 	bool seen;			/* first_* valid (from a SAMPLE) */
 	bool exit_only;			/* only known from CLIENT_EXIT */
 };
@@ -78,7 +89,8 @@ struct cl {
 struct proc_eng {
 	uint32_t dev;
 	const char *name;	/* the device description's */
-	uint64_t busy_ns;
+	uint64_t busy_ns, cycles;
+	bool has_busy, has_cycles;
 };
 
 struct proc_acc {
@@ -179,6 +191,20 @@ static void on_holders(struct rep *rp, const struct drec_record *rec)
 	}
 }
 
+static struct eng_acc *get_eng(struct rep *rp, struct cl *x, uint32_t idx);
+
+/* The capacities the client prints, for its utilisation (version 1.2). */
+static void on_capacity(struct rep *rp, const struct drec_record *rec)
+{
+	struct cl *x = get_client(rp, &rec->client);
+	struct drec_capacity v;
+	struct eng_acc *e;
+
+	for (size_t i = 0; x && drec_capacity(rec, i, &v); i++)
+		if ((e = get_eng(rp, x, v.engine)))
+			e->capacity = v.capacity;
+}
+
 static struct eng_acc *get_eng(struct rep *rp, struct cl *x, uint32_t idx)
 {
 	size_t i;
@@ -232,11 +258,61 @@ static const char *eng_name(const struct rep *rp, uint32_t dev, uint32_t idx)
 	return d && idx < d->nengines ? d->engines[idx].name : "?";
 }
 
-static uint64_t eng_cap(const struct rep *rp, uint32_t dev, uint32_t idx)
+/* The engine's capacity as the client prints it, else as the device says. */
+static uint64_t eng_cap(const struct rep *rp, const struct cl *x, const struct eng_acc *e)
 {
-	const struct drec_device *d = drec_device(rp->r, dev);
+	const struct drec_device *d = drec_device(rp->r, x->dev);
 
-	return d && idx < d->nengines && d->engines[idx].capacity ? d->engines[idx].capacity : 1;
+	if (e->capacity)
+		return e->capacity;
+	return d && e->idx < d->nengines && d->engines[e->idx].capacity ?
+	       d->engines[e->idx].capacity : 1;
+}
+
+static uint64_t eng_maxfreq(const struct rep *rp, const struct cl *x, const struct eng_acc *e)
+{
+	const struct drec_device *d = drec_device(rp->r, x->dev);
+
+	return d && e->idx < d->nengines ? d->engines[e->idx].maxfreq_hz : 0;
+}
+
+/* An engine the client printed a counter for (not only a capacity). */
+static bool eng_counts(const struct eng_acc *e)
+{
+	return e->flags & (DREC_E_BUSY | DREC_E_CYCLES | DREC_E_JOBS);
+}
+
+/*
+ * Utilisation of @e between its value at @t0 (@busy0, @cyc0, @tot0) and
+ * @v at @t1: from busy time when the engine prints it, else from cycles
+ * over total cycles, else from cycles at the maximum frequency; NaN when
+ * none can be computed. *@src says which (may be NULL).
+ */
+static double interval_util(const struct rep *rp, const struct cl *x, const struct eng_acc *e,
+			    uint64_t t0, uint64_t busy0, uint64_t cyc0, uint64_t tot0,
+			    uint64_t t1, uint64_t busy1, uint64_t cyc1, uint64_t tot1,
+			    enum dac_util_source *src)
+{
+	uint64_t cap = eng_cap(rp, x, e), mf = eng_maxfreq(rp, x, e);
+	enum dac_util_source s = DAC_UTIL_NONE;
+	double u = NAN;
+
+	if (t1 <= t0)
+		;
+	else if (e->flags & DREC_E_BUSY) {
+		u = dac_util_time(busy1 >= busy0 ? busy1 - busy0 : 0, t1 - t0, cap);
+		s = DAC_UTIL_TIME;
+	} else if ((e->flags & DREC_E_CYCLES) && (e->flags & DREC_E_TOTAL_CYCLES)) {
+		u = dac_util_cycles_total(cyc1 >= cyc0 ? cyc1 - cyc0 : 0,
+					  tot1 >= tot0 ? tot1 - tot0 : 0, cap);
+		s = DAC_UTIL_CYCLES_TOTAL;
+	} else if ((e->flags & DREC_E_CYCLES) && mf) {
+		u = dac_util_cycles_maxfreq(cyc1 >= cyc0 ? cyc1 - cyc0 : 0, mf, t1 - t0, cap);
+		s = DAC_UTIL_CYCLES_MAXFREQ;
+	}
+	if (src)
+		*src = isnan(u) ? DAC_UTIL_NONE : s;
+	return u;
 }
 
 static const char *reg_name(const struct rep *rp, uint32_t dev, uint32_t idx)
@@ -291,9 +367,11 @@ static void on_client(struct rep *rp, const struct drec_record *rec)
 
 		if (!drec_client_engine(rec, i, &v) || !(e = get_eng(rp, x, v.engine)))
 			continue;
-		if (v.flags & DREC_E_JOBS)
+		if (v.flags & DREC_E_JOBS) {
 			e->jobs = v.jobs;
-		if (!(v.flags & DREC_E_BUSY))
+			e->flags |= DREC_E_JOBS;
+		}
+		if (!(v.flags & (DREC_E_BUSY | DREC_E_CYCLES)))
 			continue;
 		if (!e->seen && !e->exit_only) {
 			/* Opened during the recording: it all counts, from 0. */
@@ -304,26 +382,32 @@ static void on_client(struct rep *rp, const struct drec_record *rec)
 			e->first_busy = from0 ? 0 : v.busy_ns;
 			e->first_cycles = from0 ? 0 : v.cycles;
 			e->first_t = c->time_ns;
+			e->s_cycles = v.cycles;
+			e->s_total = v.total_cycles;
+			e->s_t = c->time_ns;
 			/* ... and it opened after the sample before this one. */
 			if (from0)
 				e->first_t -= c->time_ns - rp->r->info.start_mono_ns >
 					      rp->r->info.interval_ns ? rp->r->info.interval_ns
 								      : c->time_ns -
 									rp->r->info.start_mono_ns;
-		} else if (rp->tj && c->time_ns > e->last_t) {
-			double dt = (double)(c->time_ns - e->last_t);
-			double cap = (double)eng_cap(rp, c->dev, v.engine);
-			double util = v.busy_ns >= e->last_busy ?
-				(double)(v.busy_ns - e->last_busy) / (dt * cap) : 0;
+		} else if (rp->tj && !is_exit && c->time_ns > e->last_t) {
+			double util;
 
+			e->flags |= v.flags & (DREC_E_BUSY | DREC_E_CYCLES | DREC_E_TOTAL_CYCLES);
+			util = interval_util(rp, x, e, e->last_t, e->last_busy, e->last_cycles,
+					     e->last_total, c->time_ns, v.busy_ns, v.cycles,
+					     v.total_cycles, NULL);
 			/* The utilisation of [last, now] is drawn from `last`. */
-			trace_counter(rp, x, eng_name(rp, c->dev, v.engine), ts_us(rp, e->last_t),
-				      "util %", util * 100.0, false);
+			if (!isnan(util))
+				trace_counter(rp, x, eng_name(rp, c->dev, v.engine),
+					      ts_us(rp, e->last_t), "util %", util * 100.0, false);
 		}
 		e->flags |= v.flags;
 		if (v.busy_ns >= e->last_busy || c->time_ns >= e->last_t) {
 			e->last_busy = v.busy_ns;
 			e->last_cycles = v.cycles;
+			e->last_total = v.total_cycles;
 			e->last_t = c->time_ns;
 		}
 	}
@@ -367,6 +451,7 @@ static void on_client(struct rep *rp, const struct drec_record *rec)
 }
 
 static uint64_t eng_delta(const struct eng_acc *e);
+static uint64_t cyc_delta(const struct eng_acc *e);
 
 /*
  * Processes in order of first appearance. A client held by several
@@ -401,6 +486,8 @@ static int build_procs(struct rep *rp)
 				const char *name = eng_name(rp, x->dev, x->eng[k].idx);
 				struct proc_eng *pe = NULL;
 
+				if (!(x->eng[k].flags & (DREC_E_BUSY | DREC_E_CYCLES)))
+					continue;
 				for (j = 0; j < pa->neng && !pe; j++)
 					if (pa->eng[j].dev == x->dev &&
 					    !strcmp(pa->eng[j].name, name))
@@ -411,11 +498,18 @@ static int build_procs(struct rep *rp)
 						return -ENOMEM;
 					pa->eng = pe;
 					pe = &pa->eng[pa->neng++];
+					memset(pe, 0, sizeof(*pe));
 					pe->dev = x->dev;
 					pe->name = name;
-					pe->busy_ns = 0;
 				}
-				pe->busy_ns += eng_delta(&x->eng[k]);
+				if (x->eng[k].flags & DREC_E_BUSY) {
+					pe->has_busy = true;
+					pe->busy_ns += eng_delta(&x->eng[k]);
+				}
+				if (x->eng[k].flags & DREC_E_CYCLES) {
+					pe->has_cycles = true;
+					pe->cycles += cyc_delta(&x->eng[k]);
+				}
 			}
 		}
 	}
@@ -441,12 +535,30 @@ static uint64_t eng_delta(const struct eng_acc *e)
 	return e->last_busy >= e->first_busy ? e->last_busy - e->first_busy : 0;
 }
 
-static double eng_util(const struct rep *rp, const struct cl *x, const struct eng_acc *e)
+static uint64_t cyc_delta(const struct eng_acc *e)
 {
-	if (e->exit_only || e->last_t <= e->first_t)
+	if (e->exit_only)
+		return e->last_cycles;
+	return e->last_cycles >= e->first_cycles ? e->last_cycles - e->first_cycles : 0;
+}
+
+/*
+ * Average utilisation over the recording: busy time from the first value
+ * (from 0 for a client opened during it, over the time since it opened);
+ * without busy time, cycles between the first and last samples.
+ */
+static double eng_util(const struct rep *rp, const struct cl *x, const struct eng_acc *e,
+		       enum dac_util_source *src)
+{
+	if (src)
+		*src = DAC_UTIL_NONE;
+	if (e->exit_only)
 		return NAN;
-	return (double)eng_delta(e) /
-	       ((double)(e->last_t - e->first_t) * (double)eng_cap(rp, x->dev, e->idx));
+	if (e->flags & DREC_E_BUSY)
+		return interval_util(rp, x, e, e->first_t, e->first_busy, 0, 0, e->last_t,
+				     e->last_busy, 0, 0, src);
+	return interval_util(rp, x, e, e->s_t, 0, e->s_cycles, e->s_total, e->last_t, 0,
+			     e->last_cycles, e->last_total, src);
 }
 
 static void print_text(FILE *f, struct rep *rp)
@@ -479,19 +591,28 @@ static void print_text(FILE *f, struct rep *rp)
 			(double)(x->last_ns - x->first_ns) / 1e9, x->exited ? ", exited" : "");
 		for (k = 0; k < x->neng; k++) {
 			const struct eng_acc *e = &x->eng[k];
-			double u = eng_util(rp, x, e);
+			enum dac_util_source src;
+			double u = eng_util(rp, x, e, &src);
+			uint64_t cap = eng_cap(rp, x, e);
 
-			fprintf(f, "    %-16s busy %12.6f s",
-				cli_printable(eng_name(rp, x->dev, e->idx), nb, sizeof(nb)),
-				(double)eng_delta(e) / 1e9);
+			if (!eng_counts(e))
+				continue;
+			fprintf(f, "    %-16s ", cli_printable(eng_name(rp, x->dev, e->idx), nb,
+							      sizeof(nb)));
+			if (e->flags & DREC_E_BUSY)
+				fprintf(f, "busy %12.6f s", (double)eng_delta(e) / 1e9);
+			else
+				fprintf(f, "busy %12s  ", "-");
 			if (!isnan(u))
 				fprintf(f, "  avg %6.2f%%", u * 100.0);
-			else
-				fprintf(f, "  %s", e->exit_only ? "(whole life, at exit)" : "");
+			else if (e->exit_only)
+				fprintf(f, "  (whole life, at exit)");
+			if (src == DAC_UTIL_CYCLES_TOTAL || src == DAC_UTIL_CYCLES_MAXFREQ)
+				fprintf(f, " (%s)", dac_util_source_name(src));
+			if (cap > 1)
+				fprintf(f, "  capacity %" PRIu64, cap);
 			if (e->flags & DREC_E_CYCLES)
-				fprintf(f, "  cycles %" PRIu64, e->exit_only ? e->last_cycles :
-					e->last_cycles - (e->last_cycles >= e->first_cycles ?
-							  e->first_cycles : e->last_cycles));
+				fprintf(f, "  cycles %" PRIu64, cyc_delta(e));
 			if (e->flags & DREC_E_JOBS)
 				fprintf(f, "  jobs %" PRIu64, e->jobs);
 			fputc('\n', f);
@@ -522,9 +643,14 @@ static void print_text(FILE *f, struct rep *rp)
 			pa->nclients == 1 ? "" : "s");
 		for (k = 0; k < pa->neng; k++) {
 			dev_label(r, pa->eng[k].dev, dn, sizeof(dn));
-			fprintf(f, "    %-10s %-16s busy %12.6f s\n", dn,
-				cli_printable(pa->eng[k].name, nb, sizeof(nb)),
-				(double)pa->eng[k].busy_ns / 1e9);
+			fprintf(f, "    %-10s %-16s ", dn, cli_printable(pa->eng[k].name, nb, sizeof(nb)));
+			if (pa->eng[k].has_busy)
+				fprintf(f, "busy %12.6f s", (double)pa->eng[k].busy_ns / 1e9);
+			else
+				fprintf(f, "busy %12s  ", "-");
+			if (pa->eng[k].has_cycles)
+				fprintf(f, "  cycles %" PRIu64, pa->eng[k].cycles);
+			fputc('\n', f);
 		}
 	}
 }
@@ -587,19 +713,37 @@ static int print_json(FILE *f, struct rep *rp)
 		dac_json_arr_begin(&j, "engines");
 		for (k = 0; k < x->neng; k++) {
 			const struct eng_acc *e = &x->eng[k];
-			double u = eng_util(rp, x, e);
+			enum dac_util_source src;
+			double u = eng_util(rp, x, e, &src);
 
+			if (!eng_counts(e))
+				continue;
 			dac_json_obj_begin(&j, NULL);
 			dac_json_str(&j, "name", eng_name(rp, x->dev, e->idx));
-			dac_json_u64(&j, "busy_ns", eng_delta(e));
-			dac_json_u64(&j, "busy_ns_final", e->last_busy);
+			if (e->flags & DREC_E_BUSY) {
+				dac_json_u64(&j, "busy_ns", eng_delta(e));
+				dac_json_u64(&j, "busy_ns_final", e->last_busy);
+			} else {
+				dac_json_null(&j, "busy_ns");
+				dac_json_null(&j, "busy_ns_final");
+			}
 			dac_json_bool(&j, "whole_life", e->exit_only);
 			if (isnan(u))
 				dac_json_null(&j, "utilization");
 			else
 				dac_json_double(&j, "utilization", u);
-			if (e->flags & DREC_E_CYCLES)
+			if (src == DAC_UTIL_NONE)
+				dac_json_null(&j, "utilization_source");
+			else
+				dac_json_str(&j, "utilization_source", dac_util_source_name(src));
+			dac_json_u64(&j, "capacity", eng_cap(rp, x, e));
+			if (e->flags & DREC_E_CYCLES) {
+				dac_json_u64(&j, "cycles", cyc_delta(e));
 				dac_json_u64(&j, "cycles_final", e->last_cycles);
+			}
+			if ((e->flags & DREC_E_TOTAL_CYCLES) && !e->exit_only)
+				dac_json_u64(&j, "total_cycles", e->last_total >= e->s_total ?
+						 e->last_total - e->s_total : 0);
 			if (e->flags & DREC_E_JOBS)
 				dac_json_u64(&j, "jobs", e->jobs);
 			dac_json_obj_end(&j);
@@ -643,7 +787,12 @@ static int print_json(FILE *f, struct rep *rp)
 			dev_label(r, pa->eng[k].dev, dn, sizeof(dn));
 			dac_json_str(&j, "device", dn);
 			dac_json_str(&j, "name", pa->eng[k].name);
-			dac_json_u64(&j, "busy_ns", pa->eng[k].busy_ns);
+			if (pa->eng[k].has_busy)
+				dac_json_u64(&j, "busy_ns", pa->eng[k].busy_ns);
+			else
+				dac_json_null(&j, "busy_ns");
+			if (pa->eng[k].has_cycles)
+				dac_json_u64(&j, "cycles", pa->eng[k].cycles);
 			dac_json_obj_end(&j);
 		}
 		dac_json_arr_end(&j);
@@ -764,6 +913,10 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case DREC_HOLDERS:
 			on_holders(&rp, &rec);
+			t = rec.client.time_ns;
+			break;
+		case DREC_CAPACITY:
+			on_capacity(&rp, &rec);
 			t = rec.client.time_ns;
 			break;
 		case DREC_LOST:

@@ -9,6 +9,11 @@
  * clients that closed long before the command exited are counted exactly.
  * Without it, /proc is polled and the report says what that misses.
  *
+ * Engines that print cycles but no busy time (xe) have no busy time to sum:
+ * polling gives them the cycles between the first and the last poll over
+ * the engine clock's total cycles in that span (or the maximum frequency
+ * times the wall time), which is the same fraction busy/elapsed is.
+ *
  * The report goes to stderr (stdout belongs to the command); the exit status
  * is the command's (128 + signal when a signal ended it), 127 when it was not
  * found and 126 when it could not be run, as in a shell.
@@ -18,6 +23,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,18 +38,21 @@
 #include "json.h"
 #include "output.h"
 #include "source.h"
+#include "tracker.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: drmacct stat [OPTIONS] [--] CMD [ARGS...]\n\n"
 		"Run CMD and report the GPU usage of it and all its children: per\n"
-		"engine busy time, utilisation (busy / elapsed), cycles and jobs, peak\n"
-		"memory per region, and per-ring busy time from gpu_scheduler. Clients\n"
-		"that closed before CMD exited are included. Exact with the BPF\n"
-		"collection running (`drmacct bpf start`); otherwise /proc is polled\n"
-		"every --interval and the report says what that can miss. The report\n"
-		"goes to standard error (standard output belongs to CMD) or to -o FILE.\n\n"
+		"engine busy time, utilisation (busy / elapsed; from cycles for engines\n"
+		"that print no busy time), cycles and jobs, peak memory per region, and\n"
+		"per-ring busy time from gpu_scheduler. Clients that closed before CMD\n"
+		"exited are included. Exact with the BPF collection running (`drmacct\n"
+		"bpf start`, drivers on drm_sched); otherwise /proc is polled every\n"
+		"--interval, which misses clients that open and close between two polls.\n"
+		"The report goes to standard error (standard output belongs to CMD) or\n"
+		"to -o FILE.\n\n"
 		"Options:\n"
 		"  -e, --engines=LIST     only these engines (comma-separated names)\n"
 		"  -i, --interval=DUR     polling interval (default 100ms; 1ms..1h;\n"
@@ -51,9 +61,11 @@ static void usage(FILE *f)
 		"  -o, --output=FILE      write the report to FILE ('-' = stdout)\n"
 		"      --no-bpf           poll /proc even when BPF runs\n"
 		"  -d, --dir=DIR          BPF pin directory (default /sys/fs/bpf/drmacct)\n"
+		"      --proc-root=DIR    poll DIR instead of /proc (tests; no BPF)\n"
 		"  -h, --help             this text\n\n"
 		"Exit status: CMD's (128 + N when signal N ended it); 127 CMD not found,\n"
-		"126 CMD not runnable; 1 stat itself failed; 2 usage error.\n");
+		"126 CMD not runnable; 1 stat itself failed; 2 usage error.\n"
+		"See drmacct(1).\n");
 }
 
 /* Where the report goes and in which form (-o, --json). */
@@ -114,7 +126,14 @@ struct row {
 	uint32_t device;
 	char name[DAC_BPF_NAME_LEN];
 	uint64_t busy_ns, cycles, jobs;
-	bool has_cycles, has_jobs;
+	bool has_busy, has_cycles, has_jobs;
+	/* polling, engines without busy time: cycles over the engine clock */
+	uint64_t d_cycles;		/* between the first and last poll */
+	uint64_t tot0, tot1;		/* total cycles at those polls */
+	uint64_t t0, t1;		/* their times (maxfreq engines) */
+	uint64_t maxfreq_hz;
+	bool has_total;
+	bool polled;			/* t0/t1, tot0/tot1 valid */
 };
 
 struct mrow {
@@ -131,6 +150,32 @@ struct report {
 	struct dac_bpf_sched *rings;	/* BPF only */
 	size_t nrings;
 };
+
+/*
+ * The engine's utilisation and where it comes from: busy time over the
+ * elapsed time, else (polling, no busy time printed) the cycles over the
+ * total cycles or the maximum frequency in the span the polls saw. NaN
+ * when neither is known.
+ */
+static double row_util(const struct row *x, uint64_t elapsed_ns, enum dac_util_source *src)
+{
+	*src = DAC_UTIL_NONE;
+	if (x->has_busy) {
+		*src = DAC_UTIL_TIME;
+		return elapsed_ns ? (double)x->busy_ns / (double)elapsed_ns : NAN;
+	}
+	if (!x->has_cycles || !x->polled)
+		return NAN;
+	if (x->has_total) {
+		*src = DAC_UTIL_CYCLES_TOTAL;
+		return dac_util_cycles_total(x->d_cycles, x->tot1 - x->tot0, 1);
+	}
+	if (x->maxfreq_hz) {
+		*src = DAC_UTIL_CYCLES_MAXFREQ;
+		return dac_util_cycles_maxfreq(x->d_cycles, x->maxfreq_hz, x->t1 - x->t0, 1);
+	}
+	return NAN;
+}
 
 static bool filter_seen(const struct report *r, const char *name)
 {
@@ -161,14 +206,26 @@ static void json_report(const struct report *r, const struct filter *f, uint64_t
 	dac_json_arr_begin(&j, "engines");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct row *x = &r->rows[i];
+		enum dac_util_source src;
+		double u = row_util(x, elapsed_ns, &src);
 
 		if (!filter_ok(f, x->name))
 			continue;
 		dac_json_obj_begin(&j, NULL);
 		dac_json_u64(&j, "device", x->device);
 		dac_json_str(&j, "name", x->name);
-		dac_json_u64(&j, "busy_ns", x->busy_ns);
-		dac_json_double(&j, "utilization", elapsed_ns ? (double)x->busy_ns / elapsed_ns : 0);
+		if (x->has_busy)
+			dac_json_u64(&j, "busy_ns", x->busy_ns);
+		else
+			dac_json_null(&j, "busy_ns");
+		if (isnan(u))
+			dac_json_null(&j, "utilization");
+		else
+			dac_json_double(&j, "utilization", u);
+		if (src == DAC_UTIL_NONE)
+			dac_json_null(&j, "utilization_source");
+		else
+			dac_json_str(&j, "utilization_source", dac_util_source_name(src));
 		if (x->has_jobs)
 			dac_json_u64(&j, "jobs", x->jobs);
 		else
@@ -187,6 +244,7 @@ static void json_report(const struct report *r, const struct filter *f, uint64_t
 		dac_json_str(&j, "name", f->names[i]);
 		dac_json_u64(&j, "busy_ns", 0);
 		dac_json_double(&j, "utilization", 0);
+		dac_json_str(&j, "utilization_source", "time");
 		dac_json_null(&j, "jobs");
 		dac_json_null(&j, "cycles");
 		dac_json_obj_end(&j);
@@ -228,13 +286,16 @@ static void print_report(const struct report *r, const struct filter *f, const c
 		return;
 	}
 	char b[32], nb[CLI_PRINTABLE_MAX], cb[CLI_PRINTABLE_MAX];
+	bool cycles_util = false;
 
 	fprintf(o, "\n GPU usage of '%s' and its children (source: %s):\n\n", cmd, source);
 	fprintf(o, "  %-6s %-14s %16s %8s %8s %16s\n", "DEVICE", "ENGINE", "BUSY_NS", "UTIL",
 		"JOBS", "CYCLES");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct row *x = &r->rows[i];
-		char jobs[24] = "-", cyc[24] = "-";
+		char jobs[24] = "-", cyc[24] = "-", busy[24] = "-", util[24] = "-";
+		enum dac_util_source src;
+		double u = row_util(x, elapsed_ns, &src);
 
 		if (!filter_ok(f, x->name))
 			continue;
@@ -242,14 +303,23 @@ static void print_report(const struct report *r, const struct filter *f, const c
 			snprintf(jobs, sizeof(jobs), "%" PRIu64, x->jobs);
 		if (x->has_cycles)
 			snprintf(cyc, sizeof(cyc), "%" PRIu64, x->cycles);
-		fprintf(o, "  %-6u %-14s %16" PRIu64 " %7.2f%% %8s %16s\n", x->device,
-			cli_printable(x->name, nb, sizeof(nb)), x->busy_ns, elapsed_ns ? 100.0 * x->busy_ns / elapsed_ns : 0.0, jobs, cyc);
+		if (x->has_busy)
+			snprintf(busy, sizeof(busy), "%" PRIu64, x->busy_ns);
+		if (!isnan(u))
+			snprintf(util, sizeof(util), "%.2f%%%s", 100.0 * u,
+				 src == DAC_UTIL_TIME ? "" : "*");
+		cycles_util |= src == DAC_UTIL_CYCLES_TOTAL || src == DAC_UTIL_CYCLES_MAXFREQ;
+		fprintf(o, "  %-6u %-14s %16s %8s %8s %16s\n", x->device,
+			cli_printable(x->name, nb, sizeof(nb)), busy, util, jobs, cyc);
 	}
 	for (size_t i = 0; i < f->n; i++) {
 		if (!filter_seen(r, f->names[i]))
 			fprintf(o, "  %-6s %-14s %16d %7.2f%% %8d %16d\n", "-", f->names[i], 0,
 				0.0, 0, 0);
 	}
+	if (cycles_util)
+		fprintf(o, "  * no busy time printed (xe): cycles over the engine's total "
+			   "cycles (or maxfreq) between the first and last poll\n");
 	if (r->nmem) {
 		fprintf(o, "\n  %-6s %-14s %16s\n", "DEVICE", "REGION", "PEAK");
 		for (size_t i = 0; i < r->nmem; i++)
@@ -393,7 +463,7 @@ static int stat_bpf(struct dac_bpf *b, char **argv, const struct filter *f, cons
 		x->busy_ns = e[i].busy_ns;
 		x->cycles = e[i].cycles;
 		x->jobs = e[i].jobs;
-		x->has_cycles = x->has_jobs = true;
+		x->has_busy = x->has_cycles = x->has_jobs = true;
 	}
 	for (size_t i = 0; i < nm; i++) {
 		struct mrow *x = &r.mem[r.nmem++];
@@ -432,23 +502,25 @@ struct seen_client {
 };
 
 struct poll_state {
+	const char *proc;	/* /proc or --proc-root */
 	pid_t root;
 	struct seen_client *c;
 	size_t n;
+	uint64_t now;		/* time of this poll */
 	bool oom;
 };
 
-/* Is @pid @root or one of its descendants (per /proc/<pid>/stat)? */
-static bool descends_from(pid_t pid, pid_t root)
+/* Is @pid @root or one of its descendants (per PROC/<pid>/stat)? */
+static bool descends_from(const char *proc, pid_t pid, pid_t root)
 {
 	for (int hops = 0; hops < 256 && pid > 1; hops++) {
-		char p[64], buf[512], *rp;
+		char p[PATH_MAX], buf[512], *rp;
 		FILE *fp;
 		int ppid;
 
 		if (pid == root)
 			return true;
-		snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+		snprintf(p, sizeof(p), "%s/%d/stat", proc, (int)pid);
 		fp = fopen(p, "re");
 		if (!fp)
 			return false;
@@ -471,7 +543,7 @@ static int poll_cb(const struct dac_fd_info *fdi, void *arg)
 	struct dac_fdinfo fi;
 	struct seen_client *c = NULL;
 
-	if (!descends_from(fdi->pid, st->root))
+	if (!descends_from(st->proc, fdi->pid, st->root))
 		return 0;
 	if (dac_fdinfo_parse(fdi->text, fdi->len, DAC_PROFILE_CURRENT, &fi))
 		return 0;
@@ -504,15 +576,35 @@ static int poll_cb(const struct dac_fd_info *fdi, void *arg)
 		c->neng = fi.nengines;
 	}
 	for (size_t i = 0; i < fi.nengines; i++) {
+		const struct dac_engine *en = &fi.engines[i];
 		struct row *x = &c->eng[i];
 
 		x->device = fdi->minor;
-		snprintf(x->name, sizeof(x->name), "%s", fi.engines[i].name);
-		if (fi.engines[i].has_busy && fi.engines[i].busy_ns > x->busy_ns)
-			x->busy_ns = fi.engines[i].busy_ns;
-		if (fi.engines[i].has_cycles && fi.engines[i].cycles >= x->cycles) {
-			x->cycles = fi.engines[i].cycles;
+		snprintf(x->name, sizeof(x->name), "%s", en->name);
+		if (en->has_busy) {
+			x->has_busy = true;
+			if (en->busy_ns > x->busy_ns)
+				x->busy_ns = en->busy_ns;
+		}
+		if (en->has_cycles && en->cycles >= x->cycles) {
+			/* the first poll's values start the span of cycles */
+			if (!x->polled) {
+				x->polled = true;
+				x->d_cycles = 0;
+				x->tot0 = en->total_cycles;
+				x->t0 = st->now;
+			} else {
+				x->d_cycles += en->cycles - x->cycles;
+			}
+			x->cycles = en->cycles;
 			x->has_cycles = true;
+			x->has_total = en->has_total_cycles;
+			if (en->total_cycles >= x->tot1)
+				x->tot1 = en->total_cycles;
+			if (x->tot1 < x->tot0)
+				x->tot1 = x->tot0;
+			x->t1 = st->now;
+			x->maxfreq_hz = en->has_maxfreq ? en->maxfreq_hz : 0;
 		}
 	}
 	if (fi.nregions > c->nreg) {
@@ -541,20 +633,19 @@ oom:
 }
 
 static int stat_poll(char **argv, const struct filter *f, const char *cmd, uint64_t interval,
-		     const char *why, int *cmd_status)
+		     const char *proc_root, const char *why, int *cmd_status)
 {
-	struct dac_discover_opts o = { .fd = -1 };
-	struct poll_state st = { 0 };
+	struct dac_discover_opts o = { .fd = -1, .proc_root = proc_root };
+	struct poll_state st = { .proc = proc_root ? proc_root : "/proc" };
 	struct report r = { 0 };
 	struct dac_discover *d;
 	uint64_t t0, t1, polls = 0;
 	int gate[2], status = 0, err, ret = CLI_EXIT_OK;
 	pid_t pid;
 
-	fprintf(stderr, "drmacct stat: %s; polling /proc every %.3f s instead. Polling misses\n"
-			"  clients that open and close between two polls, and the work each\n"
-			"  client does after its last poll. `drmacct bpf start` (root) makes\n"
-			"  this exact.\n", why, interval / 1e9);
+	if (why)
+		fprintf(stderr, "drmacct stat: %s: polling %s every %.3f s (misses clients that "
+			"close between polls)\n", why, st.proc, interval / 1e9);
 	d = cli_open_discover("stat", &o);
 	if (!d)
 		return CLI_EXIT_FAIL;
@@ -574,6 +665,7 @@ static int stat_poll(char **argv, const struct filter *f, const char *cmd, uint6
 
 		if (w == pid || (w < 0 && errno != EINTR))
 			break;
+		st.now = mono_ns();
 		dac_discover_run(d, poll_cb, &st, NULL);
 		polls++;
 		nanosleep(&ts, NULL);
@@ -615,6 +707,25 @@ static int stat_poll(char **argv, const struct filter *f, const char *cmd, uint6
 			r.rows[k].busy_ns += x->busy_ns;
 			r.rows[k].cycles += x->cycles;
 			r.rows[k].has_cycles |= x->has_cycles;
+			r.rows[k].has_busy |= x->has_busy;
+			if (x->polled) {
+				struct row *y = &r.rows[k];
+
+				/* one engine clock: the span any client of it saw */
+				y->d_cycles += x->d_cycles;
+				if (!y->polled || x->tot0 < y->tot0)
+					y->tot0 = x->tot0;
+				if (!y->polled || x->t0 < y->t0)
+					y->t0 = x->t0;
+				if (x->tot1 > y->tot1)
+					y->tot1 = x->tot1;
+				if (x->t1 > y->t1)
+					y->t1 = x->t1;
+				y->has_total |= x->has_total;
+				if (x->maxfreq_hz)
+					y->maxfreq_hz = x->maxfreq_hz;
+				y->polled = true;
+			}
 		}
 		for (size_t j = 0; j < st.c[i].nreg; j++) {
 			const struct mrow *x = &st.c[i].reg[j];
@@ -669,10 +780,11 @@ static int cmd_stat(int argc, char **argv)
 		{ "dir", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "proc-root", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *output = NULL;
+	const char *output = NULL, *proc_root = NULL;
 	struct filter f = { 0 };
 	const char *dir = DAC_BPF_PIN_DIR;
 	uint64_t interval = 100000000ull;
@@ -682,7 +794,7 @@ static int cmd_stat(int argc, char **argv)
 	int c, ret, cmd_status = 0, err;
 
 	/* "+": stop at the first non-option, the command. */
-	while ((c = getopt_long(argc, argv, "+:e:i:Nd:jo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:i:Nd:jo:R:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (filter_parse(&f, optarg)) {
@@ -711,6 +823,12 @@ static int cmd_stat(int argc, char **argv)
 			break;
 		case 'd':
 			dir = optarg;
+			break;
+		case 'R':
+			if (cli_opt_proc_root("stat", optarg, &proc_root)) {
+				free(f.names);
+				return CLI_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -742,12 +860,12 @@ static int cmd_stat(int argc, char **argv)
 	/* The command gets the terminal's signals; we report after it ends. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
-	if (no_bpf) {
-		snprintf(why, sizeof(why), "BPF not used (--no-bpf)");
-		ret = stat_poll(argv + optind, &f, cmd, interval, why, &cmd_status);
+	/* asked for polling (--no-bpf, --proc-root): no note about BPF */
+	if (no_bpf || proc_root) {
+		ret = stat_poll(argv + optind, &f, cmd, interval, proc_root, NULL, &cmd_status);
 	} else if ((err = dac_bpf_open_pinned(dir, &b))) {
-		snprintf(why, sizeof(why), "%s", dac_bpf_strerror(err));
-		ret = stat_poll(argv + optind, &f, cmd, interval, why, &cmd_status);
+		snprintf(why, sizeof(why), "BPF %s", dac_bpf_strerror(err));
+		ret = stat_poll(argv + optind, &f, cmd, interval, NULL, why, &cmd_status);
 	} else {
 		ret = stat_bpf(b, argv + optind, &f, cmd, &cmd_status);
 		dac_bpf_close(b);

@@ -49,6 +49,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 				continue;
 			}
+			if (rec.type == DREC_CAPACITY) {
+				struct drec_capacity c;
+
+				/* every entry names an engine of the device, never capacity 0 */
+				d = drec_device(&r, rec.client.dev);
+				if (!d)
+					abort();
+				for (i = 0; drec_capacity(&rec, i, &c); i++)
+					if (c.engine >= d->nengines || !c.capacity)
+						abort();
+				if (i != rec.count ||
+				    DREC_HDR_SIZE + DREC_CAPACITY_FIXED + i * DREC_CAPACITY_ENTRY !=
+				    rec.size)
+					abort();
+				continue;
+			}
 			if (rec.type != DREC_SAMPLE && rec.type != DREC_CLIENT_EXIT)
 				continue;
 			d = drec_device(&r, rec.client.dev);

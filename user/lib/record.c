@@ -70,6 +70,8 @@ const char *drec_type_name(uint32_t type)
 		return "device";
 	case DREC_HOLDERS:
 		return "holders";
+	case DREC_CAPACITY:
+		return "capacity";
 	}
 	return "unknown";
 }
@@ -380,6 +382,42 @@ int drec_write_holders(struct drec_writer *w, uint64_t time_ns, uint32_t dev,
 		if (ret)
 			return ret;
 		h += k;
+		n -= k;
+	} while (n);
+	return 0;
+}
+
+int drec_write_capacity(struct drec_writer *w, const struct drec_client *c,
+			const struct drec_capacity *v, size_t n)
+{
+	const size_t per = (DREC_MAX_RECORD - DREC_HDR_SIZE - DREC_CAPACITY_FIXED) /
+			   DREC_CAPACITY_ENTRY;
+
+	do {
+		size_t k = n < per ? n : per;
+		size_t len = DREC_CAPACITY_FIXED + k * DREC_CAPACITY_ENTRY;
+		unsigned char *pl = calloc(1, len);
+		int ret;
+
+		if (!pl)
+			return w->err ? w->err : (w->err = -ENOMEM);
+		put64(pl, c->time_ns);
+		put64(pl + 8, c->client_id);
+		put32(pl + 16, c->dev);
+		put32(pl + 20, c->flags);
+		put32(pl + 24, c->pid);
+		put32(pl + 28, (uint32_t)k);
+		for (size_t i = 0; i < k; i++) {
+			unsigned char *q = pl + DREC_CAPACITY_FIXED + i * DREC_CAPACITY_ENTRY;
+
+			put32(q, v[i].engine);
+			put64(q + 8, v[i].capacity);
+		}
+		ret = drec_write_raw(w, DREC_CAPACITY, pl, len);
+		free(pl);
+		if (ret)
+			return ret;
+		v += k;
 		n -= k;
 	} while (n);
 	return 0;
@@ -762,6 +800,60 @@ bool drec_holder(const struct drec_record *rec, size_t i, struct drec_holder *ou
 	return true;
 }
 
+static bool dec_capacity(struct drec_reader *r, struct drec_record *rec, const char **why)
+{
+	const unsigned char *q = rec->payload;
+	const struct drec_device *d;
+	size_t n;
+
+	if (rec->payload_len < DREC_CAPACITY_FIXED) {
+		*why = "CAPACITY record shorter than its fixed part";
+		return false;
+	}
+	n = get32(q + 28);
+	if (n > (rec->payload_len - DREC_CAPACITY_FIXED) / DREC_CAPACITY_ENTRY ||
+	    rec->payload_len != DREC_CAPACITY_FIXED + n * DREC_CAPACITY_ENTRY) {
+		*why = "engine count does not match the CAPACITY record size";
+		return false;
+	}
+	rec->client.time_ns = rec->time_ns = get64(q);
+	rec->client.client_id = get64(q + 8);
+	rec->client.dev = get32(q + 16);
+	rec->client.flags = get32(q + 20);
+	rec->client.pid = get32(q + 24);
+	rec->count = n;
+	d = drec_device(r, rec->client.dev);
+	if (!d) {
+		*why = "CAPACITY record names a device that was not described";
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *e = q + DREC_CAPACITY_FIXED + i * DREC_CAPACITY_ENTRY;
+
+		if (get32(e) >= d->nengines) {
+			*why = "CAPACITY record names an engine the device does not have";
+			return false;
+		}
+		if (!get64(e + 8)) {
+			*why = "CAPACITY record with capacity 0";
+			return false;
+		}
+	}
+	return true;
+}
+
+bool drec_capacity(const struct drec_record *rec, size_t i, struct drec_capacity *out)
+{
+	const unsigned char *q;
+
+	if (rec->type != DREC_CAPACITY || i >= rec->count)
+		return false;
+	q = rec->payload + DREC_CAPACITY_FIXED + i * DREC_CAPACITY_ENTRY;
+	out->engine = get32(q);
+	out->capacity = get64(q + 8);
+	return true;
+}
+
 /*
  * Decodes the record at r->pos whose framing was checked. Returns 1 valid,
  * 0 invalid (@why says why), -ENOMEM.
@@ -803,6 +895,8 @@ static int decode(struct drec_reader *r, struct drec_record *rec, bool install,
 		return 1;
 	case DREC_HOLDERS:
 		return dec_holders(r, rec, why);
+	case DREC_CAPACITY:
+		return dec_capacity(r, rec, why);
 	case DREC_DEVICE:
 		ret = parse_desc(rec->payload, rec->payload_len, &d, why);
 		if (ret)
@@ -841,7 +935,7 @@ static bool plausible(struct drec_reader *r, size_t pos)
 		return false;
 	type = get32(p);
 	size = get16(p + 6);
-	if (type < DREC_SAMPLE || type > DREC_HOLDERS || size < DREC_HDR_SIZE || size % 8 ||
+	if (type < DREC_SAMPLE || type > DREC_CAPACITY || size < DREC_HDR_SIZE || size % 8 ||
 	    size > r->len - pos)
 		return false;
 	r->pos = pos;

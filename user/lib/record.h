@@ -29,7 +29,8 @@
 
 #define DREC_MAGIC		"DRMACREC"	/* 8 bytes, no NUL */
 #define DREC_VERSION_MAJOR	1u	/* incompatible layout changes */
-#define DREC_VERSION_MINOR	1u	/* compatible additions: 1 = HOLDERS */
+#define DREC_VERSION_MINOR	2u	/* compatible additions: 1 = HOLDERS,
+					 * 2 = CAPACITY */
 #define DREC_FILE_HEADER_SIZE	48u	/* fixed part of the file header */
 #define DREC_HDR_SIZE		8u	/* record header */
 #define DREC_MAX_RECORD		65528u	/* largest size that is a multiple of 8 */
@@ -41,6 +42,8 @@
 #define DREC_REGION_ENTRY	48u
 #define DREC_HOLDERS_FIXED	32u	/* fixed part of HOLDERS */
 #define DREC_HOLDER_ENTRY	24u	/* per holder: pid, comm */
+#define DREC_CAPACITY_FIXED	32u	/* fixed part of CAPACITY */
+#define DREC_CAPACITY_ENTRY	16u	/* per engine: index, capacity */
 
 /* File header flags. */
 #define DREC_F_BPF		(1u << 0)	/* CLIENT_EXIT/LOST come from BPF */
@@ -52,7 +55,8 @@ enum drec_type {
 	DREC_OVERFLOW = 4,	/* a buffer filled */
 	DREC_DEVICE = 5,	/* a device described (new, or more engines) */
 	DREC_HOLDERS = 6,	/* every process holding a client (version 1.1) */
-	/* 7..0xffffffff: reserved; readers skip them by size */
+	DREC_CAPACITY = 7,	/* a client's engine capacities (version 1.2) */
+	/* 8..0xffffffff: reserved; readers skip them by size */
 };
 
 /* Sources of LOST / OVERFLOW. */
@@ -118,6 +122,15 @@ struct drec_client {
 	const struct drec_region_val *regions;
 };
 
+/*
+ * One engine's capacity as one client prints it (CAPACITY): 1 when the
+ * client prints no drm-engine-capacity- key for it.
+ */
+struct drec_capacity {
+	uint32_t engine;	/* index into the device's engines */
+	uint64_t capacity;
+};
+
 /* One process holding a client (HOLDERS). */
 struct drec_holder {
 	uint32_t pid;
@@ -162,6 +175,16 @@ int drec_write_lost(struct drec_writer *w, uint64_t time_ns, uint32_t source, ui
  */
 int drec_write_holders(struct drec_writer *w, uint64_t time_ns, uint32_t dev,
 		       uint64_t client_id, uint32_t flags, const struct drec_holder *h, size_t n);
+/*
+ * CAPACITY: the capacity of each of @n engines as client @c (time, id,
+ * dev, pid, flags; no engines or regions) prints it. Capacity is a
+ * property of what a client prints, not of the device: the device
+ * descriptor's capacity is what the first client printed. The recorder
+ * writes one before a client's first SAMPLE and again when it changes;
+ * split over several records when they do not fit one.
+ */
+int drec_write_capacity(struct drec_writer *w, const struct drec_client *c,
+			const struct drec_capacity *v, size_t n);
 int drec_write_overflow(struct drec_writer *w, uint64_t time_ns, uint32_t source);
 /* Any record, for tests and future types: @payload of @len bytes, padded. */
 int drec_write_raw(struct drec_writer *w, uint32_t type, const void *payload, size_t len);
@@ -192,11 +215,13 @@ struct drec_record {
 	size_t payload_len;
 	/* decoded, depending on type: */
 	struct drec_client client;		/* SAMPLE, CLIENT_EXIT; HOLDERS: time,
-						 * id, dev, flags */
+						 * id, dev, flags; CAPACITY: time,
+						 * id, dev, pid, flags */
 	const struct drec_device *device;	/* DEVICE (valid until the next DEVICE) */
 	uint64_t time_ns;			/* LOST, OVERFLOW (and client.time_ns) */
 	uint32_t source;			/* LOST, OVERFLOW */
-	uint64_t count;				/* LOST; HOLDERS: holders */
+	uint64_t count;				/* LOST; HOLDERS: holders;
+						 * CAPACITY: engines */
 	bool known;				/* type known to this decoder */
 };
 
@@ -231,6 +256,8 @@ bool drec_client_engine(const struct drec_record *rec, size_t i, struct drec_eng
 bool drec_client_region(const struct drec_record *rec, size_t i, struct drec_region_val *out);
 /* Holder @i of a decoded HOLDERS record (bounds-checked). */
 bool drec_holder(const struct drec_record *rec, size_t i, struct drec_holder *out);
+/* Engine @i of a decoded CAPACITY record (bounds-checked). */
+bool drec_capacity(const struct drec_record *rec, size_t i, struct drec_capacity *out);
 /* The device with index @dev, or NULL. */
 const struct drec_device *drec_device(const struct drec_reader *r, uint32_t dev);
 void drec_reader_free(struct drec_reader *r);
