@@ -40,13 +40,15 @@ DEB_PACKAGES := make gcc libc6-dev binutils clang llvm libclang-rt-14-dev \
 	linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 libbpf-dev bpftool dwarves \
 	libelf-dev zlib1g-dev libdrm-dev qemu-system-x86 busybox-static kmod \
 	cpio xz-utils gzip zstd bpftrace prometheus libtraceevent-dev \
-	python3-docutils tmux \
+	python3-docutils tmux libncurses-dev \
 	flex bison bc libssl-dev ccache
 # What `make drmacct` and `make install` need: a C compiler, clang and
 # bpftool for the BPF skeleton the CLI embeds (built from bpf/ alone, no
-# kernel image), libbpf, the libdrm headers and rst2man for the man page.
+# kernel image), libbpf, the libdrm headers, ncursesw (top's screen; the
+# static libncursesw.a and libtinfo.a for the guest are in the same
+# package) and rst2man for the man page.
 CLI_PACKAGES := make gcc libc6-dev clang bpftool libbpf-dev libelf-dev zlib1g-dev \
-	libdrm-dev python3-docutils
+	libdrm-dev libncurses-dev python3-docutils
 
 # $(call INSTALL_PKGS,list): install what is missing of the Debian packages.
 define INSTALL_PKGS
@@ -169,6 +171,9 @@ GUEST_CFLAGS := $(WARN) -g -O2 $(INCLUDES)
 GUEST_LDFLAGS := -static
 GUEST_LIBS := -lbpf -lelf -lz -ldrm -lpthread
 HOST_LIBS := -lbpf -lelf -lz -ldrm -lpthread -lm
+# Only the drmacct program links ncursesw (top); static for the guest: the
+# terminfo library is separate there.
+CURSES_LIBS := -lncursesw -ltinfo
 FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -O1 $(INCLUDES) \
 	-fsanitize=fuzzer,address,undefined
 
@@ -341,10 +346,10 @@ $(BLIB): $(BLIB_OBJS)
 
 # ---- programs ----------------------------------------------------------------
 $(HB)/drmacct: $(CLI_SRCS:%.c=$(HB)/obj/%.o) $(HLIB)
-	$(CC) $(HOST_LDFLAGS) $^ $(HOST_LIBS) -o $@
+	$(CC) $(HOST_LDFLAGS) $^ $(HOST_LIBS) $(CURSES_LIBS) -o $@
 $(GB)/bin/drmacct: $(CLI_SRCS:%.c=$(GB)/obj/%.o) $(GLIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(GUEST_LDFLAGS) $^ $(GUEST_LIBS) -o $@
+	$(CC) $(GUEST_LDFLAGS) $^ $(GUEST_LIBS) $(CURSES_LIBS) -o $@
 $(HB)/%: $(HB)/obj/user/tools/%.o $(HLIB)
 	$(CC) $(HOST_LDFLAGS) $^ $(HOST_LIBS) -o $@
 $(GB)/bin/%: $(GB)/obj/user/tools/%.o $(GLIB)
@@ -543,7 +548,7 @@ $(REL)/obj/%.o: %.c $(BPF_SKELS)
 $(REL_LIB): $(LIB_SRCS:%.c=$(REL)/obj/%.o)
 	rm -f $@ && ar rcs $@ $^
 $(REL_CLI): $(CLI_SRCS:%.c=$(REL)/obj/%.o) $(REL_LIB)
-	$(CC) $^ $(HOST_LIBS) -o $@
+	$(CC) $^ $(HOST_LIBS) $(CURSES_LIBS) -o $@
 $(REL_MAN): Documentation/drmacct.rst user/drmacct/gen-man.sh
 	@mkdir -p $(dir $@)
 	user/drmacct/gen-man.sh $< $(VERSION) > $@.tmp && mv $@.tmp $@

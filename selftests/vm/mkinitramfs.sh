@@ -99,6 +99,16 @@ if [ -d "$guestdir/main.d" ]; then
 	cp "$guestdir"/main.d/* "$root/opt/drmacct/main.d/" 2>/dev/null || true
 	chmod +x "$root"/opt/drmacct/main.d/* 2>/dev/null || true
 fi
+# A few terminfo entries (drmacct top's full-screen view draws through
+# ncursesw, statically linked; its default search path includes
+# /lib/terminfo). Without an entry top falls back to plain snapshots.
+for t in linux vt100 vt102 vt220 xterm xterm-256color screen screen-256color tmux \
+	tmux-256color dumb; do
+	f=$(find /lib/terminfo /usr/share/terminfo -name "$t" -path "*/${t:0:1}/$t" 2>/dev/null | head -n1)
+	[ -n "$f" ] || continue
+	mkdir -p "$root/lib/terminfo/${t:0:1}"
+	cp -L "$f" "$root/lib/terminfo/${t:0:1}/$t"
+done
 install -m 0755 "$guestdir/init" "$root/init"
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
