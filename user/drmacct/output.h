@@ -33,6 +33,29 @@ int cli_wait_status(int wstatus);
 const char *cli_printable(const char *s, char *buf, size_t len);
 #define CLI_PRINTABLE_MAX 256
 
+/*
+ * Text as a terminal shows it, the same in every locale: the next
+ * character of @s (at most @n bytes) as a code point in *@cp, '?' for what
+ * cli_printable() replaces; returns the bytes it took (1 for a replaced
+ * byte, 0 at the end).
+ */
+size_t cli_next_char(const char *s, size_t n, uint32_t *cp);
+/*
+ * Columns a code point takes on a terminal: 2 for East Asian wide and
+ * full-width characters and emoji, 0 for combining marks and zero-width
+ * characters, else 1.
+ */
+int cli_char_width(uint32_t cp);
+/* Columns of the printable text of @s (see cli_printable()). */
+size_t cli_text_width(const char *s);
+/*
+ * The printable text of @s left-aligned in @width columns: padded with
+ * blanks, never cut (a longer text is kept whole, as printf's %-Ns does),
+ * in @buf. For tables whose cells may hold non-ASCII names: printf pads by
+ * bytes, which shifts every later column.
+ */
+const char *cli_pad(const char *s, size_t width, char *buf, size_t len);
+
 /* Bytes as "0", "512", "8.0K", "1.5M", "2.0G" (binary units). */
 const char *cli_fmt_bytes(uint64_t b, char *buf, size_t len);
 

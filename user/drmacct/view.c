@@ -45,7 +45,7 @@ static void print_engine(FILE *f, const struct dac_tk_engine *e)
 	char u[16], uc[16], nb[CLI_PRINTABLE_MAX];
 
 	fmt_util(e->util, u, sizeof(u));
-	fprintf(f, "    %-16s", cli_printable(e->name, nb, sizeof(nb)));
+	fprintf(f, "    %s", cli_pad(e->name, 16, nb, sizeof(nb)));
 	if (e->has_busy)
 		fprintf(f, " busy %7llu.%09llu s", (unsigned long long)(e->busy.value / 1000000000ull),
 			(unsigned long long)(e->busy.value % 1000000000ull));
@@ -69,7 +69,7 @@ static void print_region(FILE *f, const struct dac_tk_region *r)
 {
 	char b[32], nb[CLI_PRINTABLE_MAX];
 
-	fprintf(f, "    %-16s", cli_printable(r->name, nb, sizeof(nb)));
+	fprintf(f, "    %s", cli_pad(r->name, 16, nb, sizeof(nb)));
 	if (r->has_total)
 		fprintf(f, " total %s", cli_fmt_bytes(r->total, b, sizeof(b)));
 	if (r->has_resident)
@@ -94,9 +94,9 @@ static void print_agg(FILE *f, const struct dac_tk_agg *a)
 		const struct dac_tk_agg_engine *e = &a->engines[i];
 
 		fmt_util(e->util, u, sizeof(u));
-		fprintf(f, "    %-10s %-16s", dac_dev_name(major(e->rdev), minor(e->rdev), dev,
-							  sizeof(dev)),
-			cli_printable(e->name, nb, sizeof(nb)));
+		fprintf(f, "    %-10s %s", dac_dev_name(major(e->rdev), minor(e->rdev), dev,
+						      sizeof(dev)),
+			cli_pad(e->name, 16, nb, sizeof(nb)));
 		if (e->has_busy)
 			fprintf(f, " busy %7llu.%09llu s",
 				(unsigned long long)(e->busy_ns / 1000000000ull),
@@ -108,9 +108,9 @@ static void print_agg(FILE *f, const struct dac_tk_agg *a)
 	for (i = 0; i < a->nregions; i++) {
 		const struct dac_tk_agg_region *r = &a->regions[i];
 
-		fprintf(f, "    %-10s %-16s", dac_dev_name(major(r->rdev), minor(r->rdev), dev,
-							  sizeof(dev)),
-			cli_printable(r->name, nb, sizeof(nb)));
+		fprintf(f, "    %-10s %s", dac_dev_name(major(r->rdev), minor(r->rdev), dev,
+						      sizeof(dev)),
+			cli_pad(r->name, 16, nb, sizeof(nb)));
 		if (r->has_total)
 			fprintf(f, " total %s", cli_fmt_bytes(r->total, b, sizeof(b)));
 		if (r->has_resident)
@@ -158,8 +158,8 @@ int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, boo
 		for (i = 0; i < dac_tracker_nprocs(t); i++) {
 			const struct dac_tk_process *p = dac_tracker_proc(t, order[i]);
 
-			fprintf(f, "%-8d %-16s %-8zu %s\n", (int)p->pid,
-				cli_printable(p->comm, cb, sizeof(cb)), p->nclients,
+			fprintf(f, "%-8d %s %-8zu %s\n", (int)p->pid,
+				cli_pad(p->comm, 16, cb, sizeof(cb)), p->nclients,
 				cli_fmt_agg_mem(&p->agg, mem, sizeof(mem)));
 			print_procinfo(f, procinfo, proc_root, p->pid, NULL);
 			print_agg(f, &p->agg);
@@ -179,9 +179,9 @@ int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, boo
 				snprintf(id, sizeof(id), "%llu", (unsigned long long)c->client_id);
 			else
 				snprintf(id, sizeof(id), "-");
-			fprintf(f, "%-12s %-16s %-10s %-11s %-8s %-8s %s\n", pids,
-				cli_printable(c->nholders ? c->holders[0].comm : "", cb, sizeof(cb)),
-				c->driver ? cli_printable(c->driver, db, sizeof(db)) : "-",
+			fprintf(f, "%-12s %s %s %-11s %-8s %-8s %s\n", pids,
+				cli_pad(c->nholders ? c->holders[0].comm : "", 16, cb, sizeof(cb)),
+				cli_pad(c->driver ? c->driver : "-", 10, db, sizeof(db)),
 				dac_dev_name(c->major, c->minor, dev, sizeof(dev)), id,
 				cli_fmt_client_mem(c, mem, sizeof(mem)),
 				cli_printable(c->client_name, nb, sizeof(nb)));
