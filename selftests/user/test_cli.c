@@ -757,7 +757,12 @@ struct ptyrun {
 	size_t len;
 };
 
-static void pty_start(struct ptyrun *p, const char *root)
+/*
+ * drmacct top on a new pseudo terminal (100x30), with @env ("NAME=value",
+ * NULL-terminated; NULL: TERM=xterm only) and @args after the fixed ones.
+ */
+static void pty_start_with(struct ptyrun *p, const char *root, const char *const *env,
+			   const char *const *args)
 {
 	const char *bin = cli_bin();
 	struct winsize ws = { .ws_row = 30, .ws_col = 100 };
@@ -789,9 +794,27 @@ static void pty_start(struct ptyrun *p, const char *root)
 		dup2(fd, 1);
 		dup2(fd, 2);
 		cli_child_env();
-		execl(bin, "drmacct", "top", "--proc-root", root, "-i", "0.1", (char *)NULL);
+		/* a terminal with a terminfo entry, whatever the test runs under */
+		setenv("TERM", "xterm", 1);
+		unsetenv("NO_COLOR");
+		for (size_t i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
+		{
+			const char *argv[16] = { "drmacct", "top", "--proc-root", root, "-i", "0.1" };
+			size_t n = 6;
+
+			for (size_t i = 0; args && args[i] && n < 15; i++)
+				argv[n++] = args[i];
+			argv[n] = NULL;
+			execv(bin, (char **)argv);
+		}
 		_exit(127);
 	}
+}
+
+static void pty_start(struct ptyrun *p, const char *root)
+{
+	pty_start_with(p, root, NULL, NULL);
 }
 
 /* Read from the master until @needle shows up (or timeout). */
@@ -815,6 +838,19 @@ static bool pty_wait_for(struct ptyrun *p, const char *needle, int ms)
 			return strstr(p->out, needle) != NULL;
 		p->len += (size_t)n;
 	}
+}
+
+/* Wait until @needle shows up in what was read after byte @mark. */
+static bool pty_wait_after(struct ptyrun *p, size_t mark, const char *needle, int ms)
+{
+	for (int i = 0; i < ms / 100; i++) {
+		p->out[p->len] = '\0';
+		if (strstr(p->out + mark, needle))
+			return true;
+		pty_wait_for(p, "\001never\001", 100);	/* keep draining */
+	}
+	p->out[p->len] = '\0';
+	return strstr(p->out + mark, needle) != NULL;
 }
 
 static int pty_wait_exit(struct ptyrun *p)
@@ -863,6 +899,7 @@ DT_TEST_TIMEOUT(top_tty_q_quits_and_restores, 60)
 {
 	struct proc_tree pt;
 	struct ptyrun p;
+	size_t mark;
 	int st;
 
 	build_tree(&pt, 5, 6);
@@ -871,9 +908,13 @@ DT_TEST_TIMEOUT(top_tty_q_quits_and_restores, 60)
 	DT_ASSERT_TRUE(pty_wait_for(&p, "renderD128", 10000));
 	expect_raw(&p);
 	DT_EXPECT_TRUE(strstr(p.out, "\033[?1049h") != NULL);
-	/* sort key: the header follows */
+	/*
+	 * A sort key: the title follows. curses writes only what changed
+	 * ("mem" where "util" was), so the new text is looked for after the key.
+	 */
+	mark = p.len;
 	DT_ASSERT_EQ(write(p.master, "m", 1), 1);
-	DT_EXPECT_TRUE(pty_wait_for(&p, "sort mem", 10000));
+	DT_EXPECT_TRUE(pty_wait_after(&p, mark, "mem", 10000));
 	DT_ASSERT_EQ(write(p.master, "P", 1), 1);
 	DT_EXPECT_TRUE(pty_wait_for(&p, "CLIENTS", 10000));
 	DT_ASSERT_EQ(write(p.master, "q", 1), 1);
@@ -923,6 +964,94 @@ DT_TEST_TIMEOUT(top_tty_sigint_restores, 60)
 DT_TEST_TIMEOUT(top_tty_sighup_restores, 60)
 {
 	signal_case(SIGHUP);
+}
+
+/* A terminal that cannot take the full-screen view: plain snapshots, and why. */
+static void plain_on(const char *term, const char *why)
+{
+	static const char *const args[] = { "-n", "2", NULL };
+	const char *env[] = { term, NULL };
+	struct proc_tree pt;
+	struct ptyrun p;
+	int st;
+
+	build_tree(&pt, 5, 6);
+	pty_start_with(&p, pt.root, env, args);
+	st = pty_wait_exit(&p);
+	p.out[p.len] = '\0';
+	DT_EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	DT_EXPECT_TRUE(strstr(p.out, why) != NULL);
+	DT_EXPECT_TRUE(strstr(p.out, "plain snapshots instead") != NULL);
+	DT_EXPECT_EQ(count(p.out, "== drmacct top: update "), (size_t)2);
+	DT_EXPECT_TRUE(strchr(p.out, '\033') == NULL);	/* not one escape sequence */
+	if (strchr(p.out, '\033') || !strstr(p.out, why))
+		dt_info("%s", p.out);
+	close(p.master);
+	close(p.slave);
+	proc_tree_cleanup(&pt);
+}
+
+DT_TEST_TIMEOUT(top_tty_dumb_terminal_gets_snapshots, 60)
+{
+	plain_on("TERM=dumb", "TERM=dumb cannot move the cursor");
+	plain_on("TERM=drmacct-no-such-terminal", "no terminfo entry for "
+		 "TERM=drmacct-no-such-terminal");
+}
+
+/*
+ * One client at exactly 50 % (cycles over total cycles, fed one text per
+ * read): its bars are Unicode blocks in a UTF-8 locale and '#' in the C
+ * locale; the utilisation levels are coloured unless NO_COLOR is set.
+ */
+static void screen_case(const char *const *env, const char *want, const char *refuse)
+{
+	static const char *texts[200];
+	struct proc_tree pt;
+	struct ptyrun p;
+	pid_t feeder;
+	int st;
+
+	for (int k = 0; k < 200; k++) {
+		char *t;
+
+		DT_ASSERT_GT(asprintf(&t, "drm-driver:\txe\ndrm-client-id:\t3\n"
+				      "drm-cycles-rcs:\t%d\ndrm-total-cycles-rcs:\t%d\n",
+				      (k + 1) * 5000, (k + 1) * 10000), 0);
+		texts[k] = t;
+	}
+	DT_ASSERT_EQ(proc_tree_init(&pt, PROC_TREE_DEVCHAR), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(&pt, 300, "half"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 300, 3, 226, 128, texts[0]), 0);
+	feeder = proc_tree_feed(&pt, 300, 3, texts, 200, NULL, NULL);
+	DT_ASSERT_GT(feeder, 0);
+	pty_start_with(&p, pt.root, env, NULL);
+	DT_EXPECT_TRUE(pty_wait_for(&p, want, 10000));
+	p.out[p.len] = '\0';
+	DT_EXPECT_TRUE(strstr(p.out, "50%") != NULL);
+	DT_EXPECT_TRUE(refuse == NULL || strstr(p.out, refuse) == NULL);
+	if (!strstr(p.out, want) || (refuse && strstr(p.out, refuse)))
+		dt_info("want '%s', refuse '%s'; got:\n%s", want, refuse ? refuse : "", p.out);
+	DT_ASSERT_EQ(write(p.master, "q", 1), 1);
+	st = pty_wait_exit(&p);
+	DT_EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	expect_restored(&p);
+	close(p.master);
+	close(p.slave);
+	proc_tree_feed_stop(feeder);
+	proc_tree_cleanup(&pt);
+	for (int k = 0; k < 200; k++)
+		free((char *)texts[k]);
+}
+
+DT_TEST_TIMEOUT(top_tty_unicode_bars_ascii_fallback_and_no_color, 90)
+{
+	/* 50 % of a 5-cell bar: two full blocks and a half (U+2588, U+258C) */
+	screen_case((const char *const[]){ "LC_ALL=C.UTF-8", NULL }, "\u2588\u2588\u258c", NULL);
+	screen_case((const char *const[]){ "LC_ALL=C", NULL }, "###", "\xe2\x96");
+	/* xterm's setaf: ESC [ 3 <colour> m; yellow from 50 % to 80 % */
+	screen_case((const char *const[]){ "LC_ALL=C.UTF-8", NULL }, "\033[33m", NULL);
+	screen_case((const char *const[]){ "LC_ALL=C.UTF-8", "NO_COLOR=1", NULL }, "50%",
+		    "\033[33m");
 }
 
 DT_MAIN

@@ -124,6 +124,21 @@ DT_TEST_F(xe, list_shows_utilisation_from_cycles)
 	cli_result_free(&r);
 }
 
+/* top's snapshots: the device's line and the client's engines, from cycles. */
+DT_TEST_F(xe, top_snapshots_from_cycles)
+{
+	struct cli_result r;
+
+	refeed(&self->pt, &self->feeder);
+	cli_run(&r, "top", "-b", "-n", "1", "-i", "20ms", "--proc-root", self->pt.root, NULL);
+	DT_EXPECT_EQ(r.status, 0);
+	EXPECT_HAS(r.out, "\nrenderD129 xe: GPU 30.0% (rcs); rcs 30.0%, bcs 0.0%, vcs 30.0%; "
+			  "memory gtt 192K\n");
+	EXPECT_HAS(r.out, "    rcs              cycles 4000  util  30.0% (cycles/total-cycles)\n");
+	DT_EXPECT_EQ(count(r.out, "busy"), 0);
+	cli_result_free(&r);
+}
+
 /*
  * check compares busy time with BPF's; cycles are not busy time. Without
  * BPF (this host) one look is enough to say there is nothing to compare.

@@ -40,6 +40,7 @@ struct tm_run {
 	char sock[64];		/* tmux -L: a server of our own */
 	unsigned long long busy_ns, hot_ns;
 	int w, h;
+	bool fed;		/* the counters come from feeders: nothing to advance */
 };
 
 static void fdinfo(char *buf, size_t len, unsigned int id, unsigned long long busy)
@@ -76,6 +77,8 @@ static void advance(struct tm_run *t)
 {
 	char text[512];
 
+	if (t->fed)
+		return;
 	t->busy_ns += 25000000ull;
 	t->hot_ns += 150000000ull;
 	for (int i = NIDLE; i < NIDLE + NBUSY; i++) {
@@ -511,9 +514,303 @@ DT_TEST_F_TIMEOUT(tm, top_60x20, 120)
 	run_at(60, 20);
 }
 
+DT_TEST_F_TIMEOUT(tm, top_120x40, 120)
+{
+	run_at(120, 40);
+}
+
 DT_TEST_F_TIMEOUT(tm, top_200x60, 120)
 {
 	run_at(200, 60);
+}
+
+/* ---- forty clients, ten engines, a non-ASCII name ---- */
+
+#define NXE		12	/* busy clients of renderD128 (xe-like: cycles only) */
+#define NSIM		27	/* idle clients of renderD129 */
+#define XE_PID		3000
+#define SIM_PID		4000
+#define WIDE_PID	4999
+/* 11 bytes, 8 columns: c a f e-acute and two wide CJK characters */
+#define WIDE_COMM	"caf\xc3\xa9\xe6\xb8\xb2\xe6\x9f\x93"
+#define NTEXTS		600	/* reads fed to each busy client: 60 s at 100 ms */
+
+static const char *const xe_eng[] = { "rcs", "bcs", "vcs", "vecs", "ccs", "gsc" };
+
+/* Busy client @i runs engine xe_eng[i % 6] at 5 % x (i + 1). */
+static unsigned int busy_pct(int i)
+{
+	return 5u * (unsigned int)(i + 1);
+}
+
+/*
+ * The @k-th fdinfo of busy client @i: every engine's clock at k x 10000
+ * cycles, its own engine busy for busy_pct(i) % of them. Utilisation from
+ * cycles is exact whatever the time between two reads.
+ */
+static char *xe_text(int i, int k)
+{
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&t, &len);
+
+	DT_ASSERT_TRUE(f != NULL);
+	fprintf(f, "drm-driver:\txe\ndrm-client-id:\t%d\n", 500 + i);
+	for (int e = 0; e < 6; e++)
+		fprintf(f, "drm-cycles-%s:\t%llu\ndrm-total-cycles-%s:\t%llu\n", xe_eng[e],
+			e == i % 6 ? (unsigned long long)k * 100 * busy_pct(i) : 0ull, xe_eng[e],
+			(unsigned long long)k * 10000);
+	fprintf(f, "drm-total-vram0:\t%d MiB\n", 64 + i);
+	fclose(f);
+	return t;
+}
+
+struct forty {
+	struct tm_run t;
+	pid_t feeder[NXE];
+	char **texts[NXE];
+};
+
+static void build_forty(struct forty *F)
+{
+	char text[512], comm[32];
+
+	DT_ASSERT_EQ(proc_tree_init(&F->t.pt, PROC_TREE_DEVCHAR), 0);
+	for (int i = 0; i < NXE; i++) {
+		snprintf(comm, sizeof(comm), "busy%d", i);
+		DT_ASSERT_EQ(proc_tree_add_proc(&F->t.pt, XE_PID + i, comm), 0);
+		F->texts[i] = calloc(NTEXTS, sizeof(char *));
+		DT_ASSERT_TRUE(F->texts[i] != NULL);
+		for (int k = 0; k < NTEXTS; k++)
+			F->texts[i][k] = xe_text(i, k + 1);
+		DT_ASSERT_EQ(proc_tree_add_drm_fd(&F->t.pt, XE_PID + i, 3, 226, 128,
+						  F->texts[i][0]), 0);
+		F->feeder[i] = proc_tree_feed(&F->t.pt, XE_PID + i, 3,
+					      (const char *const *)F->texts[i], NTEXTS, NULL, NULL);
+		DT_ASSERT_GT(F->feeder[i], 0);
+	}
+	for (int i = 0; i <= NSIM; i++) {
+		pid_t pid = i < NSIM ? SIM_PID + i : WIDE_PID;
+
+		snprintf(comm, sizeof(comm), "idle%d", i);
+		DT_ASSERT_EQ(proc_tree_add_proc(&F->t.pt, pid, i < NSIM ? comm : WIDE_COMM), 0);
+		snprintf(text, sizeof(text), "drm-driver:\tsimgpu\ndrm-client-id:\t%d\n"
+			 "drm-engine-render:\t10 ns\ndrm-engine-copy:\t0 ns\n"
+			 "drm-engine-video:\t0 ns\ndrm-engine-compute:\t0 ns\n"
+			 "drm-total-system:\t%d KiB\n", 700 + i, 4 * (i + 1));
+		DT_ASSERT_EQ(proc_tree_add_drm_fd(&F->t.pt, pid, 3, 226, 129, text), 0);
+	}
+}
+
+static void free_forty(struct forty *F)
+{
+	for (int i = 0; i < NXE; i++) {
+		if (F->feeder[i] > 0)
+			proc_tree_feed_stop(F->feeder[i]);
+		for (int k = 0; F->texts[i] && k < NTEXTS; k++)
+			free(F->texts[i][k]);
+		free(F->texts[i]);
+	}
+	kill_server();
+	proc_tree_cleanup(&F->t.pt);
+}
+
+/* The row that starts with @pid, its length in *@len; NULL when not on screen. */
+static const char *row_of(const char *s, int pid, size_t *len)
+{
+	char pfx[16];
+	const char *p;
+
+	snprintf(pfx, sizeof(pfx), "\n%d ", pid);
+	p = strstr(s, pfx);
+	if (!p)
+		return NULL;
+	*len = strcspn(p + 1, "\n");
+	return p + 1;
+}
+
+/* The first percentage of a row (the GPU column), -1 when there is none. */
+static int first_pct(const char *row, size_t len)
+{
+	const char *pc = memchr(row, '%', len), *d;
+
+	if (!pc)
+		return -1;
+	for (d = pc; d > row && d[-1] >= '0' && d[-1] <= '9'; d--)
+		;
+	return d < pc ? atoi(d) : -1;
+}
+
+/* Every busy client on screen with its exact utilisation in the GPU column. */
+static bool all_busy_visible(const char *s)
+{
+	for (int i = 0; i < NXE; i++) {
+		size_t len;
+		const char *r = row_of(s, XE_PID + i, &len);
+
+		if (!r || first_pct(r, len) != (int)busy_pct(i))
+			return false;
+	}
+	return true;
+}
+
+/* Terminal columns of the UTF-8 text [s, e): the CJK ideographs used here take two. */
+static size_t cols_of(const char *s, const char *e)
+{
+	size_t w = 0;
+
+	while (s < e) {
+		unsigned char c = (unsigned char)*s;
+		size_t k = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+
+		w += k == 3 && c >= 0xe4 && c <= 0xe9 ? 2 : 1;
+		s += k;
+	}
+	return w;
+}
+
+/* The header line of a screen (it starts with "PID"). */
+static char *header_of(const char *s)
+{
+	const char *h = strstr(s, "\nPID ");
+
+	return h ? strndup(h + 1, strcspn(h + 1, "\n")) : NULL;
+}
+
+static bool has_header(const char *s)
+{
+	return strstr(s, "\nPID ") != NULL && all_busy_visible(s);
+}
+
+/* busy11 (60 % of gsc) first, and under it its engines: gsc by cycles */
+static bool detail_cycles(const char *s)
+{
+	const char *r = strstr(s, "\n3011 ");
+
+	return r && strstr(r, "\n    gsc              cycles ") &&
+	       strstr(r, "  util 60.0% (cycles/total-cycles)") && !strstr(r, "busy 0.000");
+}
+
+static const char *sort_shown;
+
+static bool sorted_by(const char *s)
+{
+	char want[32];
+
+	snprintf(want, sizeof(want), "sort %s", sort_shown);
+	return strstr(s, want) != NULL && strstr(s, "\nPID ") != NULL;
+}
+
+/*
+ * 40 clients at 80x24, on two devices with ten engines between them: the
+ * twelve busy ones (cycles only, 5 % to 60 %, two of them on an engine
+ * whose column does not fit) are all on the first screen with their exact
+ * utilisation in the GPU column; the header says how many engine columns
+ * are left out, and it is the same whatever the sort.
+ */
+DT_TEST_F_TIMEOUT(tm, forty_clients_80x24_every_busy_client_visible, 120)
+{
+	static const char *const keys[] = { "m", "p", "I", "r", "u" };
+	static const char *const names[] = { "mem", "pid", "id", "id (reversed)", "util" };
+	struct forty F = { .t = { .w = 80, .h = 24, .fed = true } };
+	char *cmd, *scr, *hdr0;
+	size_t shown = 0;
+	const char *plus;
+
+	build_forty(&F);
+	DT_ASSERT_GT(asprintf(&cmd, "env LANG=C.UTF-8 %s top --proc-root %s -i 100ms", cli_bin(),
+			      F.t.pt.root), 0);
+	start_server(&F.t, 80, 24, cmd);
+	free(cmd);
+	scr = wait_screen(&F.t, has_header, "every busy client with its utilisation");
+	hdr0 = header_of(scr);
+	DT_ASSERT_TRUE(hdr0 != NULL);
+	/* "+N": the engine columns shown and N are all ten */
+	plus = strstr(hdr0, " +");
+	DT_ASSERT_TRUE(plus != NULL);
+	for (const char *p = strstr(hdr0, "MEMORY") + 6; p < plus; ) {
+		p += strspn(p, " ");
+		if (p >= plus)
+			break;
+		shown++;
+		p += strcspn(p, " ");
+	}
+	DT_EXPECT_EQ(shown + (size_t)atoi(plus + 2), (size_t)10);
+	DT_EXPECT_GT(shown, 0);
+	/*
+	 * Both devices have a summary line. xe's GPU: its busiest engine,
+	 * gsc, used by two clients (30 % and 60 %): 90 %, in no column.
+	 */
+	{
+		const char *d = strstr(scr, "\nrenderD128 xe  GPU ");
+
+		DT_ASSERT_TRUE(d != NULL);
+		DT_EXPECT_EQ(first_pct(d + 1, strcspn(d + 1, "\n")), 90);
+		DT_EXPECT_TRUE(strstr(scr, "\nrenderD129 simgpu  GPU ") != NULL);
+	}
+	free(scr);
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		char *h;
+
+		tmux(&F.t, "send-keys -t top %s", keys[k]);
+		sort_shown = names[k];
+		scr = wait_screen(&F.t, sorted_by, "the new sort");
+		h = header_of(scr);
+		DT_EXPECT_TRUE(h && !strcmp(h, hdr0));
+		if (h && strcmp(h, hdr0))
+			dt_info("header under sort %s:\n%s\nfirst:\n%s", names[k], h, hdr0);
+		free(h);
+		free(scr);
+	}
+	/* 'd': a cycles-only engine's detail is its cycles and where its utilisation comes from */
+	tmux(&F.t, "send-keys -t top r d");
+	scr = wait_screen(&F.t, detail_cycles, "the detail of the busiest client");
+	free(scr);
+	free(hdr0);
+	free_forty(&F);
+}
+
+static bool wide_row_shown(const char *s)
+{
+	size_t len;
+
+	return row_of(s, WIDE_PID, &len) && row_of(s, SIM_PID, &len) && all_busy_visible(s);
+}
+
+/*
+ * A process name with non-ASCII characters (two of them two columns wide)
+ * at 80 columns: its row's columns line up with the others', and the name
+ * is shown as it is.
+ */
+DT_TEST_F_TIMEOUT(tm, non_ascii_name_at_80_columns, 120)
+{
+	struct forty F = { .t = { .w = 80, .h = 60, .fed = true } };
+	const char *wr, *ir, *wp, *ip;
+	size_t wl, il;
+	char *cmd, *scr;
+
+	build_forty(&F);
+	DT_ASSERT_GT(asprintf(&cmd, "env LANG=C.UTF-8 %s top --proc-root %s -i 100ms", cli_bin(),
+			      F.t.pt.root), 0);
+	start_server(&F.t, 80, 60, cmd);
+	free(cmd);
+	scr = wait_screen(&F.t, wide_row_shown, "the row of the non-ASCII name");
+	wr = row_of(scr, WIDE_PID, &wl);
+	ir = row_of(scr, SIM_PID, &il);
+	DT_ASSERT_TRUE(wr && ir);
+	DT_EXPECT_TRUE(memmem(wr, wl, WIDE_COMM, strlen(WIDE_COMM)) != NULL);
+	/* the GPU column's "%" and the memory's unit at the same terminal column */
+	wp = memchr(wr, '%', wl);
+	ip = memchr(ir, '%', il);
+	DT_ASSERT_TRUE(wp && ip);
+	DT_EXPECT_EQ(cols_of(wr, wp), cols_of(ir, ip));
+	wp = memchr(wr, 'K', wl);
+	ip = memchr(ir, 'K', il);
+	DT_ASSERT_TRUE(wp && ip);
+	DT_EXPECT_EQ(cols_of(wr, wp), cols_of(ir, ip));
+	free(scr);
+	free_forty(&F);
 }
 
 /*
