@@ -10,7 +10,8 @@
  *    held by both processes, counted once in the totals;
  *  - utilisation of a fully busy engine is ~100 % (capacity 1) and ~50 %
  *    with one job on a capacity-2 engine;
- *  - `top` runs in batch mode;
+ *  - `top` runs in batch mode, and on a pseudo terminal draws its
+ *    full-screen view with the guest's terminfo (static ncursesw);
  *  - a driver without usage stats (simgpu accounting=0, vgem) and one with
  *    the core keys only (simgpu stats=core): validate, list and conformance
  *    say so and exit 4 where there is nothing to check;
@@ -511,6 +512,91 @@ DT_TEST_TIMEOUT(list_json_device_identity_from_libdrm, 120)
 	close(fd);
 	close(pfd);
 	DT_EXPECT_EQ(sg_sh("rmmod simgpu && modprobe simgpu"), 0);
+}
+
+/*
+ * `drmacct top -n 2` on a new pseudo terminal with TERM=@term; what it
+ * wrote, in a malloc'd string. The exit status in *@status.
+ */
+static char *top_on_pty(const char *term, int *status)
+{
+	const char *bin = getenv("DRMACCT_BIN");
+	char *out = NULL, *name;
+	size_t len = 0;
+	int master, st;
+	pid_t pid;
+
+	if (!bin || !*bin)
+		bin = "/usr/bin/drmacct";
+	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	DT_ASSERT_GE(master, 0);
+	DT_ASSERT_EQ(grantpt(master), 0);
+	DT_ASSERT_EQ(unlockpt(master), 0);
+	name = ptsname(master);
+	DT_ASSERT_TRUE(name != NULL);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int fd;
+
+		setsid();
+		fd = open(name, O_RDWR);
+		if (fd < 0)
+			_exit(127);
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		setenv("TERM", term, 1);
+		execl(bin, "drmacct", "top", "-n", "2", "-i", "100ms", (char *)NULL);
+		_exit(127);
+	}
+	for (;;) {
+		struct pollfd pf = { .fd = master, .events = POLLIN };
+		char buf[4096];
+		ssize_t k;
+
+		if (poll(&pf, 1, 20000) <= 0)
+			break;
+		k = read(master, buf, sizeof(buf));
+		if (k <= 0)
+			break;	/* EIO once the child closed the terminal */
+		out = realloc(out, len + (size_t)k + 1);
+		DT_ASSERT_TRUE(out != NULL);
+		memcpy(out + len, buf, (size_t)k);
+		len += (size_t)k;
+		out[len] = '\0';
+	}
+	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	close(master);
+	*status = st;
+	return out ? out : strdup("");
+}
+
+/*
+ * top's full-screen view in the guest: its static ncursesw finds the
+ * terminfo entries the initramfs carries (TERM=linux: the alternate screen
+ * is not in that entry, so the view is seen by its cursor addressing); an
+ * unknown terminal gets plain snapshots and the reason.
+ */
+DT_TEST_TIMEOUT(top_screen_with_the_guests_terminfo, 60)
+{
+	char *out;
+	int st;
+
+	out = top_on_pty("linux", &st);
+	DT_EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	DT_EXPECT_TRUE(strstr(out, "drmacct top  ") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "\033[") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "plain snapshots instead") == NULL);
+	if (!strstr(out, "\033[") || strstr(out, "plain snapshots"))
+		dt_info("%s", out);
+	free(out);
+	out = top_on_pty("drmacct-no-such-terminal", &st);
+	DT_EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	DT_EXPECT_TRUE(strstr(out, "no terminfo entry for TERM=drmacct-no-such-terminal: "
+				   "plain snapshots instead") != NULL);
+	DT_EXPECT_TRUE(strstr(out, "== drmacct top: update 2") != NULL);
+	free(out);
 }
 
 #define PRIV_BPF_DIR "/sys/fs/bpf/drmacct-cli-vm"
