@@ -558,8 +558,166 @@ out:
 	drmacct_device_destroy(adev);
 }
 
+/*
+ * Hard interrupt context, PREEMPT_RT included (a timer of mode *_HARD runs
+ * there on RT too, where ordinary hrtimers run in a thread): the helper
+ * promises that job begin/end/fini, usage reads and the last put of a
+ * client work there. Two kthreads write (begin/end) one client while a
+ * hard timer, every 50 us, reads that client's usage (it may interrupt a
+ * writer on its own CPU: a writer must not leave it spinning), runs a job
+ * of its own, and ends the life of one prepared client: begin, end and
+ * fini of a job whose client's file reference is already gone, so the
+ * last put, the close tracepoint and the free happen from the timer. The
+ * reads in the timer must never go backwards, and every prepared client
+ * must have been released there.
+ */
+#define HARD_CLIENTS	64
+
+static struct hard_irq_state {
+	struct hrtimer timer;
+	struct drmacct_client *shared;		/* written by the kthreads too */
+	struct race_writer *irq_writer;
+	struct drmacct_job last_jobs[HARD_CLIENTS];
+	atomic_t next_last;			/* next of last_jobs to end */
+	atomic_t last_done;
+	atomic_t backwards;			/* reads in the timer that went back */
+	u64 last_read;
+	unsigned long reads;
+} *hard;
+
+static enum hrtimer_restart hard_timer_fn(struct hrtimer *t)
+{
+	struct drmacct_engine_usage u;
+	int i;
+
+	if (READ_ONCE(race_stop))
+		return HRTIMER_NORESTART;
+	drmacct_client_usage(hard->shared, 0, &u);
+	if (u.busy_ns < hard->last_read)
+		atomic_inc(&hard->backwards);
+	hard->last_read = u.busy_ns;
+	hard->reads++;
+	race_round(hard->irq_writer);
+	i = atomic_read(&hard->next_last);
+	if (i < HARD_CLIENTS) {
+		struct drmacct_job *job = &hard->last_jobs[i];
+
+		drmacct_job_begin(job);
+		drmacct_job_end(job, 7);
+		drmacct_job_fini(job);		/* the client's last reference */
+		atomic_set(&hard->next_last, i + 1);
+		atomic_inc(&hard->last_done);
+	}
+	hrtimer_forward_now(t, ns_to_ktime(50 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void case_hard_irq_context(struct drmacct_test_ctx *ctx)
+{
+	static const struct drmacct_engine_desc e = {
+		.name = "gfx", .flags = DRMACCT_ENGINE_TIME | DRMACCT_ENGINE_CYCLES,
+		.capacity = 3,
+	};
+	const struct drmacct_device_desc d = {
+		.driver_name = "t", .engines = &e, .num_engines = 1,
+	};
+	struct drmacct_device *adev = drmacct_device_create(&d);
+	struct task_struct *threads[2] = {};
+	struct drmacct_engine_usage u;
+	struct race_writer *w = NULL;
+	u64 t0, sum = 0, rounds = 0;
+	unsigned int i, opened = 0;
+
+	CHECK(ctx, !IS_ERR(adev), "%ld", PTR_ERR(adev));
+	if (IS_ERR(adev))
+		return;
+	hard = kzalloc(sizeof(*hard), GFP_KERNEL);
+	w = kcalloc(3, sizeof(*w), GFP_KERNEL);
+	if (!hard || !w) {
+		test_fail(ctx, "alloc");
+		goto out;
+	}
+	hard->shared = drmacct_client_open(adev, NULL);
+	if (IS_ERR(hard->shared)) {
+		test_fail(ctx, "client: %ld", PTR_ERR(hard->shared));
+		hard->shared = NULL;
+		goto out;
+	}
+	for (i = 0; i < 3; i++) {
+		w[i].client = hard->shared;
+		CHECK(ctx, !drmacct_job_init(&w[i].job, hard->shared, 0), "init");
+	}
+	/* Clients whose only reference left is one job's, ended in the timer. */
+	for (opened = 0; opened < HARD_CLIENTS; opened++) {
+		struct drmacct_client *c = drmacct_client_open(adev, NULL);
+
+		if (IS_ERR(c)) {
+			test_fail(ctx, "client %u: %ld", opened, PTR_ERR(c));
+			break;
+		}
+		CHECK(ctx, !drmacct_job_init(&hard->last_jobs[opened], c, 0), "init");
+		drmacct_client_close(c);
+	}
+	atomic_set(&hard->next_last, opened < HARD_CLIENTS ? HARD_CLIENTS : 0);
+	WRITE_ONCE(race_stop, false);
+	hard->irq_writer = &w[2];
+	t0 = ktime_get_ns();
+	for (i = 0; i < 2; i++) {
+		threads[i] = kthread_run(race_thread, &w[i], "drmacct_hard%u", i);
+		if (IS_ERR(threads[i])) {
+			test_fail(ctx, "kthread: %ld", PTR_ERR(threads[i]));
+			threads[i] = NULL;
+		}
+	}
+	drmacct_compat_hrtimer_setup(&hard->timer, hard_timer_fn, CLOCK_MONOTONIC,
+				     HRTIMER_MODE_REL_HARD);
+	hrtimer_start(&hard->timer, ns_to_ktime(50 * NSEC_PER_USEC), HRTIMER_MODE_REL_HARD);
+	/* One second, longer (up to ten) until every client went in the timer. */
+	while (ktime_get_ns() - t0 < NSEC_PER_SEC ||
+	       (atomic_read(&hard->last_done) < HARD_CLIENTS &&
+		ktime_get_ns() - t0 < 10 * NSEC_PER_SEC))
+		msleep(20);
+	WRITE_ONCE(race_stop, true);
+	hrtimer_cancel(&hard->timer);
+	for (i = 0; i < 2; i++)
+		if (threads[i])
+			kthread_stop(threads[i]);
+	for (i = 0; i < 3; i++) {
+		sum += w[i].busy;
+		rounds += w[i].rounds;
+	}
+	drmacct_client_usage(hard->shared, 0, &u);
+	CHECK(ctx, u.running == 0 && u.busy_ns == sum && u.cycles == rounds,
+	      "at the end busy %llu (writers %llu) cycles %llu (rounds %llu) running %u",
+	      u.busy_ns, sum, u.cycles, rounds, u.running);
+	CHECK(ctx, !atomic_read(&hard->backwards), "%d of %lu reads in the timer went back",
+	      atomic_read(&hard->backwards), hard->reads);
+	CHECK(ctx, atomic_read(&hard->last_done) == HARD_CLIENTS,
+	      "%d of %d clients released in the timer", atomic_read(&hard->last_done),
+	      HARD_CLIENTS);
+	CHECK(ctx, w[2].rounds && hard->reads, "timer: %lu rounds, %lu reads",
+	      w[2].rounds, hard->reads);
+	test_info(ctx, "%lu + %lu + %lu (hard irq) rounds, %lu reads in the timer, %d clients released there",
+		  w[0].rounds, w[1].rounds, w[2].rounds, hard->reads,
+		  atomic_read(&hard->last_done));
+	for (i = 0; i < 3; i++)
+		drmacct_job_fini(&w[i].job);
+out:
+	if (hard) {
+		/* Clients the timer never got to (a failed case) go here. */
+		for (i = atomic_read(&hard->next_last); i < opened; i++)
+			drmacct_job_fini(&hard->last_jobs[i]);
+		drmacct_client_close(hard->shared);
+	}
+	kfree(hard);
+	hard = NULL;
+	kfree(w);
+	drmacct_device_destroy(adev);
+}
+
 static const struct drmacct_test_case test_cases[] = {
 	{ "writers_race_readers", case_writers_race_readers },
+	{ "hard_irq_context", case_hard_irq_context },
 	{ "create_rejects_bad_descriptors", case_create_rejects_bad_descriptors },
 	{ "engine_flags_choose_keys", case_engine_flags_choose_keys },
 	{ "mem_keys_choose_keys", case_mem_keys_choose_keys },
