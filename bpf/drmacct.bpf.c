@@ -1671,15 +1671,96 @@ int tp617_job_queue(struct tp617_sched_job *ctx)
 	return 0;
 }
 
+/*
+ * The plain 6.17 records name no scheduler, but drm_sched_job_run fires in
+ * the scheduler's own run-job work item (drm_sched_run_job_work()), so the
+ * workqueue worker running it knows which: current's kthread data is its
+ * struct worker, whose current_work is &sched->work_run_job. Only the
+ * fields used, relocated by CO-RE against vmlinux's BTF (task, kthread,
+ * worker) and gpu_sched's (the scheduler).
+ */
+#define DAC_PF_WQ_WORKER	0x00000020	/* task_struct.flags: a workqueue worker */
+
+struct kthread___dac {
+	void *data;		/* a workqueue worker's struct worker */
+} __attribute__((preserve_access_index));
+
+struct worker___dac {
+	void *current_work;	/* struct work_struct * being run */
+} __attribute__((preserve_access_index));
+
+struct work_struct___dac {
+	long data;
+} __attribute__((preserve_access_index));
+
+struct drm_gpu_scheduler___dac617 {
+	const char *name;
+	struct work_struct___dac work_run_job;
+} __attribute__((preserve_access_index));
+
+/*
+ * The scheduler whose run-job work this CPU is running, if the name at its
+ * name pointer is @name (the record's ring name): 0 otherwise -- not in a
+ * workqueue worker, another work item, a read that faults, or a kernel
+ * whose BTF does not describe the way there (the relocations resolve to
+ * "absent" and the verifier drops the reads).
+ */
+static __always_inline __u64 running_sched(const char *name)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct drm_gpu_scheduler___dac617 *sched = NULL;
+	struct kthread___dac *kt = NULL;
+	struct worker___dac *w = NULL;
+	char sname[DAC_NAME_LEN] = {};
+	__u64 work;
+
+	if (!bpf_core_field_exists(task->worker_private) || !bpf_core_field_exists(kt->data) ||
+	    !bpf_core_field_exists(w->current_work) ||
+	    !bpf_core_field_exists(sched->work_run_job) || !bpf_core_field_exists(sched->name))
+		return 0;
+	if (!(BPF_CORE_READ(task, flags) & DAC_PF_WQ_WORKER))
+		return 0;
+	kt = BPF_CORE_READ(task, worker_private);
+	w = BPF_CORE_READ(kt, data);
+	work = (__u64)BPF_CORE_READ(w, current_work);
+	if (!work)
+		return 0;
+	sched = (void *)(work - bpf_core_field_offset(sched->work_run_job));
+	if (bpf_probe_read_kernel_str(sname, sizeof(sname), BPF_CORE_READ(sched, name)) < 0)
+		return 0;
+	for (int i = 0; i < DAC_NAME_LEN; i++) {
+		if (sname[i] != name[i])
+			return 0;
+		if (!name[i])
+			break;
+	}
+	return (__u64)sched;
+}
+
 SEC("tracepoint/gpu_scheduler/drm_sched_job_run")
 int tp617_job_run(struct tp617_sched_job *ctx)
 {
 	char name[DAC_NAME_LEN] = {}, dev[DAC_NAME_LEN] = {};
 	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a over dev, '/', name */
+	__u64 fctx = TPS(ctx, fence_context), seqno = TPS(ctx, fence_seqno);
+	__u64 client = TPS(ctx, client_id), sched;
+	__u32 *idp;
 
-	/* A ring is (dev, name): the record names both, no pointer. */
-	if (bpf_probe_read_kernel_str(dev, sizeof(dev), DATA_LOC(ctx, TPS(ctx, dev_loc))) < 0 ||
-	    bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
+	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
+		stat_inc(DAC_STAT_READ_FAULT);
+	/*
+	 * A ring is its scheduler, as with tp_btf: one ring per scheduler
+	 * however many share a name (xe, panthor, pvr have one per user
+	 * queue). Only where that cannot be found is a ring (dev, name), the
+	 * record's two names, and equally named rings of one device merge.
+	 */
+	sched = running_sched(name);
+	if (sched) {
+		idp = bpf_map_lookup_elem(&ring_ids, &sched);
+		on617_run(fctx, seqno, client, idp ? *idp : ring_id_of(sched, name));
+		return 0;
+	}
+	if (bpf_probe_read_kernel_str(dev, sizeof(dev), DATA_LOC(ctx, TPS(ctx, dev_loc))) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
 	for (int i = 0; i < DAC_NAME_LEN; i++) {
 		if (!dev[i])
@@ -1692,8 +1773,7 @@ int tp617_job_run(struct tp617_sched_job *ctx)
 			break;
 		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
 	}
-	on617_run(TPS(ctx, fence_context), TPS(ctx, fence_seqno), TPS(ctx, client_id),
-		  ring_id_of(hash, name));
+	on617_run(fctx, seqno, client, ring_id_of(hash, name));
 	return 0;
 }
 
