@@ -734,6 +734,33 @@ int dac_bpf_read_sched(struct dac_bpf *b, struct dac_bpf_sched **out, size_t *n)
 				     sizeof(struct dac_sched_val), sched_cb, &a), out, n);
 }
 
+static int sched_client_cb(const void *key, const void *val, void *arg)
+{
+	struct mem_arg *a = arg;
+	const struct dac_sched_client_key *k = key;
+	const struct dac_sched_client_val *s = val;
+	struct dac_bpf_sched_client *o = vec_push(&a->v);
+
+	if (!o)
+		return -ENOMEM;
+	o->client_id = k->client_id;
+	o->ring_id = k->ring_id;
+	o->tgid = s->tgid;
+	ring_name(a->b, k->ring_id, o->ring, sizeof(o->ring));
+	o->busy_ns = s->busy_ns;
+	o->jobs = s->jobs;
+	return 0;
+}
+
+int dac_bpf_read_sched_clients(struct dac_bpf *b, struct dac_bpf_sched_client **out, size_t *n)
+{
+	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
+
+	return finish(&a.v, map_walk(b->fd[M_SCHED_CLIENTS], sizeof(struct dac_sched_client_key),
+				     sizeof(struct dac_sched_client_val), sched_client_cb, &a),
+		      out, n);
+}
+
 static int prog_stats_fd(int fd, const char *name, struct vec *v)
 {
 	struct bpf_prog_info info = {};
