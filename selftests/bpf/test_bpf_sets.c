@@ -167,17 +167,25 @@ static void check_loaded(enum dac_bpf_attach mode)
 	}
 	DT_EXPECT_EQ(dac_bpf_prog_state(b, "no_such_prog", NULL), -ENOENT);
 	/*
-	 * What the kernel holds: exactly three scheduler programs (and with
-	 * tp_btf the completion's _nested one, of the same set), track_fork,
-	 * track_exit.
+	 * What the kernel holds: exactly three scheduler programs of this
+	 * set, with tp_btf their _nested twins (6.1 set: one, the
+	 * completion's; 6.17 set: three each, its events run preemptible on
+	 * 7.x), and the process programs track_fork, track_exit and a twin
+	 * each.
 	 */
 	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf_process_job_nested", NULL),
 		     !is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
 	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf617_job_done_nested", NULL),
 		     is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf617_job_queue_nested", NULL),
+		     is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf617_job_run_nested", NULL),
+		     is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf617_job_done_nested3", NULL),
+		     is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
 	DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &st, &n), 0);
 	for (size_t i = 0; i < n; i++) {
-		bool track = !strcmp(st[i].name, "track_fork") || !strcmp(st[i].name, "track_exit");
+		bool track = !strncmp(st[i].name, "track_", 6);
 
 		dt_info("loaded: %s", st[i].name);
 		tracked += track;
@@ -185,8 +193,8 @@ static void check_loaded(enum dac_bpf_attach mode)
 		if (!track)
 			DT_EXPECT_EQ(strstr(st[i].name, "617") != NULL, is617);
 	}
-	DT_EXPECT_EQ(tracked, 2u);
-	DT_EXPECT_EQ(n, (size_t)(mode == DAC_BPF_ATTACH_BTF ? 6 : 5));
+	DT_EXPECT_EQ(tracked, 4u);
+	DT_EXPECT_EQ(n, (size_t)(4 + (mode != DAC_BPF_ATTACH_BTF ? 3 : is617 ? 12 : 4)));
 	free(st);
 	dac_bpf_close(b);
 }

@@ -254,6 +254,14 @@ static int status_json(const char *dir, const struct dac_bpf_info *info,
 	dac_json_u64(&j, "nested_job_begin", st->nested_job_begin);
 	dac_json_u64(&j, "nested_job_end", st->nested_job_end);
 	dac_json_u64(&j, "nested_sched_done", st->nested_sched_done);
+	dac_json_u64(&j, "nested_client_open", st->nested_client_open);
+	dac_json_u64(&j, "nested_client_close", st->nested_client_close);
+	dac_json_u64(&j, "nested_mem_change", st->nested_mem_change);
+	dac_json_u64(&j, "nested_sched_queue", st->nested_sched_queue);
+	dac_json_u64(&j, "nested_sched_run", st->nested_sched_run);
+	dac_json_u64(&j, "nested_fork", st->nested_fork);
+	dac_json_u64(&j, "nested_exit", st->nested_exit);
+	dac_json_u64(&j, "scratch_full", st->scratch_full);
 	dac_json_u64(&j, "proc_late", st->proc_late);
 	dac_json_obj_end(&j);
 	if (nm < 0) {
@@ -323,6 +331,15 @@ static void status_text(const char *dir, const struct dac_bpf_info *info,
 		printf("  taken by _nested programs: %" PRIu64 " job begins, %" PRIu64
 		       " job ends, %" PRIu64 " scheduler completions\n", st->nested_job_begin,
 		       st->nested_job_end, st->nested_sched_done);
+	if (st->nested_client_open || st->nested_client_close || st->nested_mem_change ||
+	    st->nested_sched_queue || st->nested_sched_run || st->nested_fork || st->nested_exit)
+		printf("  ... and: %" PRIu64 " client opens, %" PRIu64 " closes, %" PRIu64
+		       " memory changes, %" PRIu64 " scheduler queues, %" PRIu64 " runs, %" PRIu64
+		       " forks, %" PRIu64 " exits\n", st->nested_client_open,
+		       st->nested_client_close, st->nested_mem_change, st->nested_sched_queue,
+		       st->nested_sched_run, st->nested_fork, st->nested_exit);
+	if (st->scratch_full)
+		printf("  records dropped, no scratch slot free: %" PRIu64 "\n", st->scratch_full);
 	if (st->proc_late)
 		printf("  charges after tgid reuse:  %" PRIu64 " (dropped)\n", st->proc_late);
 	/* full: inserts refused; busy: refused, bucket locked (recursion) */

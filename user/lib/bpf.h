@@ -382,6 +382,21 @@ struct dac_bpf_stats {
 	uint64_t nested_job_end;
 	uint64_t nested_sched_done;
 	/*
+	 * More of them, where tp_btf programs run preemptible (7.x): another
+	 * task was preempted inside the first program on that CPU. Forks and
+	 * exits count only those that had something to do (a tracked parent,
+	 * a process with scheduler jobs or tracked).
+	 */
+	uint64_t nested_client_open;
+	uint64_t nested_client_close;
+	uint64_t nested_mem_change;
+	uint64_t nested_sched_queue;
+	uint64_t nested_sched_run;
+	uint64_t nested_fork;
+	uint64_t nested_exit;
+	/* records dropped because every scratch slot of the CPU was taken */
+	uint64_t scratch_full;
+	/*
 	 * Charges for a process whose tgid a later process already has (the
 	 * charge's process start is older than the entry's): dropped.
 	 */

@@ -59,6 +59,14 @@ int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st)
 	st->nested_job_begin = v[DAC_STAT_NESTED_JOB_BEGIN];
 	st->nested_job_end = v[DAC_STAT_NESTED_JOB_END];
 	st->nested_sched_done = v[DAC_STAT_NESTED_SCHED_DONE];
+	st->nested_client_open = v[DAC_STAT_NESTED_CLIENT_OPEN];
+	st->nested_client_close = v[DAC_STAT_NESTED_CLIENT_CLOSE];
+	st->nested_mem_change = v[DAC_STAT_NESTED_MEM_CHANGE];
+	st->nested_sched_queue = v[DAC_STAT_NESTED_SCHED_QUEUE];
+	st->nested_sched_run = v[DAC_STAT_NESTED_SCHED_RUN];
+	st->nested_fork = v[DAC_STAT_NESTED_FORK];
+	st->nested_exit = v[DAC_STAT_NESTED_EXIT];
+	st->scratch_full = v[DAC_STAT_SCRATCH_FULL];
 	st->proc_late = v[DAC_STAT_PROC_LATE];
 	for (int i = 0; i < DAC_MAP__COUNT; i++) {
 		st->full += v[DAC_STAT_FULL + i];
