@@ -466,7 +466,7 @@ DT_TEST_TIMEOUT(sched_time_per_client, 600)
 	int fd[2];
 
 	if (sg_sched_events() != 617)
-		DT_SKIP("this kernel's gpu_scheduler events carry no DRM client id (6.1 set)");
+		DT_SKIP("this kernel's gpu_scheduler events (6.1 set) carry no DRM client id");
 	dt_label("6.17 events");
 	for (int c = 0; c < 2; c++) {
 		struct sg_fdinfo fi;
