@@ -63,6 +63,7 @@ struct task_struct {
 	u64 start_time;		/* CLOCK_MONOTONIC ns at fork */
 	char comm[16];
 	struct signal_struct *signal;
+	void *worker_private;	/* kthreads: their struct kthread */
 };
 
 struct dma_fence {
