@@ -207,6 +207,8 @@ struct drmacct_device *drmacct_device_create(const struct drmacct_device_desc *d
 	if (desc->dev && dev_is_pci(desc->dev))
 		strscpy(adev->pdev, pci_name(to_pci_dev(desc->dev)),
 			sizeof(adev->pdev));
+	strscpy(adev->dev_name, desc->dev ? dev_name(desc->dev) : "",
+		sizeof(adev->dev_name));
 	for (i = 0; i < desc->num_engines; i++) {
 		struct drmacct_engine *e = &adev->engines[i];
 
@@ -340,7 +342,7 @@ struct drmacct_client *drmacct_client_open(struct drmacct_device *adev,
 	seqcount_raw_spinlock_init(&client->name_seq, &client->name_lock);
 	client->id = drmacct_new_client_id(file);
 
-	trace_drmacct_client_open(client->id, adev->id, adev->driver_name);
+	trace_drmacct_client_open(client->id, adev->id, adev->driver_name, adev->dev_name);
 	return client;
 }
 EXPORT_SYMBOL_GPL(drmacct_client_open);
@@ -545,7 +547,7 @@ u64 drmacct_job_begin(struct drmacct_job *job)
 		  "drmacct: %u jobs of client %llu running on %s:%s of capacity %u (begin a job when the hardware starts it)\n",
 		  running, client->id, client->adev->driver_name, eng->name,
 		  eng->capacity);
-	trace_drmacct_job_begin(client->id, e, now, running);
+	trace_drmacct_job_begin(client->id, e, now, running, client->adev->id);
 	return now;
 }
 EXPORT_SYMBOL_GPL(drmacct_job_begin);
@@ -568,7 +570,7 @@ static u64 drmacct_job_stop(struct drmacct_job *job, u64 cycles, u32 new_state)
 
 	job->state = new_state;
 	trace_drmacct_job_end(client->id, e, now, now - job->start_ns, cycles,
-			      running);
+			      running, client->adev->id);
 	return now;
 }
 
@@ -667,7 +669,7 @@ void drmacct_mem_event(struct drmacct_client *client, unsigned int region,
 {
 	if (region >= client->adev->num_regions)
 		return;
-	trace_drmacct_mem_change(client->id, region, op, size);
+	trace_drmacct_mem_change(client->id, region, op, size, client->adev->id);
 }
 EXPORT_SYMBOL_GPL(drmacct_mem_event);
 

@@ -43,6 +43,7 @@ struct drmacct_device {
 	void *priv;
 	char driver_name[DRMACCT_NAME_MAX + 1];
 	char pdev[32];			/* empty unless PCI */
+	char dev_name[32];		/* dev_name() of desc->dev, or empty */
 	char (*regions)[DRMACCT_NAME_MAX + 1];
 	struct drmacct_engine engines[];
 };
