@@ -146,6 +146,14 @@ static void bt_start(struct bt *b, const char *name)
 
 	if (access(BPFTRACE, X_OK))
 		DT_SKIP("no bpftrace in the guest: the build machine has none (install bpftrace)");
+	/*
+	 * bpftrace types tracepoint arguments from BTF, else from kernel
+	 * headers, which the guest has not: a kernel built without BTF (the
+	 * debug kernel's default) leaves it nothing to attach with.
+	 */
+	if (access("/sys/kernel/btf/vmlinux", F_OK))
+		DT_SKIP("this kernel has no BTF (CONFIG_DEBUG_INFO_BTF off) and the guest no "
+			"kernel headers: bpftrace cannot type the tracepoints' arguments");
 	snprintf(path, sizeof(path), BTDIR "/%s.bt", name);
 	/* bpftrace is there, so the one-liners were extracted with it */
 	if (access(path, R_OK))
