@@ -16,8 +16,8 @@
     spdx-check.py [-C ROOT] link NAME LICENCE INPUT...
         The program or library NAME, distributed under LICENCE, is made from
         INPUTs: object files (their make depfile X.d beside X.o lists every
-        source and header compiled into them), depfiles, and -lLIB for a
-        library linked dynamically. Fails when any of them cannot be part of
+        source and header compiled into them), depfiles, sources (.c, .h)
+        and -lLIB for a library linked dynamically. Fails when any of them cannot be part of
         a work under LICENCE: GPL-only code in an MIT library, say. A BPF
         skeleton (build/.../X.skel.h) counts as the sources of X.bpf.o, read
         from X.bpf.d beside it.
@@ -343,7 +343,13 @@ def cmd_link(root, name, licence, inputs):
                 print('%s (%s): links -l%s (%s)' % (name, licence, lib, expr))
                 bad += 1
             continue
-        for rel in sources_of(root, inp, seen):
+        if re.search(r'\.(c|h|S)$', inp):
+            rel = os.path.relpath(os.path.join(root, inp), root)
+            srcs = [] if rel in seen else [rel]
+            seen.add(rel)
+        else:
+            srcs = sources_of(root, inp, seen)
+        for rel in srcs:
             nsrc += 1
             expr = file_expression(root, rel)
             if expr is None:
