@@ -202,7 +202,7 @@ BENCH_CFLAGS := $(WARN) -g -O2 $(INCLUDES)
 GUEST_CFLAGS := $(WARN) -g -O2 $(INCLUDES) -DDRMACCT_NO_HTTP
 GUEST_LDFLAGS := -static
 GUEST_LIBS := -lbpf -lelf -lz -ldrm -lpthread
-HOST_LIBS := -lbpf -lelf -lz -ldrm -lpthread -lm
+HOST_LIBS := -lbpf -lelf -lz -ldrm -lpthread -lm -lcrypt
 # What the exporter's web server links (HTTP=1).
 HTTP_LIBS := -lmicrohttpd -lgnutls -lcrypt -lyaml
 FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra $(WERR) -g -O1 $(INCLUDES) \
