@@ -347,6 +347,11 @@ $(BB)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h)
 	@mkdir -p $(BB)
 	$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
+# The depfile alone, for a BPF object built before depfiles were written.
+$(BB)/%.bpf.d: bpf/%.bpf.c $(wildcard bpf/*.h)
+	@mkdir -p $(BB)
+	$(CLANG) $(BPF_CFLAGS) -MM -MP -MT $(BB)/$*.bpf.o $< > $@.tmp && mv $@.tmp $@
+
 $(BB)/%.skel.h: $(BB)/%.bpf.o
 	bpftool gen skeleton $< > $@.tmp && mv $@.tmp $@
 
@@ -728,7 +733,7 @@ dist:
 # Every file's licence; then what the library, the CLI and the host
 # programs are made of (their objects' depfiles) and link, against each
 # one's licence: MIT for the library and the CLI, GPL-2.0 for tests.
-spdx-check: $(REL_ALL) host
+spdx-check: $(REL_ALL) host $(BPF_SRCS:bpf/%.bpf.c=$(BB)/%.bpf.d)
 	scripts/spdx-check.py tree
 	scripts/spdx-check.py link libdrmacct MIT $(REL_PIC) $(filter -l%,$(LIB_LIBS))
 	scripts/spdx-check.py link drmacct MIT $(REL_OBJ) $(REL_PIC) $(filter -l%,$(CLI_LIBS))

@@ -70,6 +70,9 @@ class Failure(Exception):
     pass
 
 
+STALE = set()               # files depfiles name that are gone
+
+
 # ---- SPDX expressions ------------------------------------------------------
 
 def tokens(expr):
@@ -254,7 +257,7 @@ def cmd_tree(root):
     bad = 0
     files = tree_files(root)
     for rel in files:
-        if rel.startswith('LICENSES/') or rel in ('COPYING', '.reuse/dep5'):
+        if rel.startswith('LICENSES/') or rel in ('COPYING', '.reuse/dep5', '.tarball-version'):
             continue
         expr = file_expression(root, rel)
         where = 'line'
@@ -296,8 +299,10 @@ def depfile_deps(path):
 def sources_of(root, inp, seen):
     """The repository files compiled into @inp (an object or a depfile)."""
     d = inp[:-2] + '.d' if inp.endswith('.o') else inp
+    d = os.path.join(root, d)     # relative to the tree, as make gives them
     if not os.path.exists(d):
-        raise Failure('%s: no depfile %s to tell its sources' % (inp, d))
+        raise Failure('%s: no depfile %s to tell its sources'
+                      % (inp, os.path.relpath(d, root)))
     out = []
     for dep in depfile_deps(d):
         full = os.path.normpath(dep if os.path.isabs(dep) else os.path.join(root, dep))
@@ -307,11 +312,16 @@ def sources_of(root, inp, seen):
         if rel in seen:
             continue
         seen.add(rel)
+        if rel.startswith('build/') and rel.endswith('.skel.h'):
+            bpf_d = rel[:-len('.skel.h')] + '.bpf.d'
+            out += sources_of(root, os.path.join(root, bpf_d), seen)
+            continue
+        if not os.path.exists(full):
+            # a depfile of an older build, naming a file since moved or
+            # removed: not in the tree, so not in a fresh build either
+            STALE.add(rel)
+            continue
         if rel.startswith('build/'):
-            if rel.endswith('.skel.h'):
-                bpf_d = rel[:-len('.skel.h')] + '.bpf.d'
-                out += sources_of(root, os.path.join(root, bpf_d), seen)
-                continue
             raise Failure('%s: generated file %s: cannot tell what it was made from'
                           % (inp, rel))
         out.append(rel)
@@ -360,7 +370,10 @@ def cmd_link(root, name, licence, inputs):
             if not allowed(expr, ok):
                 print('%s (%s): contains %s (%s)' % (name, licence, rel, expr))
                 bad += 1
-    print('spdx-check: %s (%s): %d sources, %d not allowed' % (name, licence, nsrc, bad))
+    print('spdx-check: %s (%s): %d sources, %d not allowed%s'
+          % (name, licence, nsrc, bad,
+             ', %d stale depfile entries skipped (rebuild to refresh)' % len(STALE)
+             if STALE else ''))
     return 1 if bad else 0
 
 
