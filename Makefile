@@ -216,6 +216,11 @@ LIB_SRCS := $(filter-out user/lib/bpf_none.c,$(wildcard user/lib/*.c))
 CLI_SRCS := $(wildcard user/drmacct/*.c)
 TOOL_SRCS := $(wildcard user/tools/*.c)
 HTEST_SRCS := $(wildcard selftests/user/test_*.c)
+# Packaging tests (shell, TAP): install without apt, pkg-config, units,
+# completions, licences, the release tarball. The install test builds the
+# distribution build (build/release), the licence test checks it.
+PKG_TESTS := selftests/pkg/test_install.sh selftests/pkg/test_licences.sh \
+	selftests/pkg/test_dist.sh
 HBENCH_SRCS := $(wildcard selftests/user/bench_*.c)
 HSUP_SRCS := $(filter-out $(HTEST_SRCS) $(HBENCH_SRCS),$(wildcard selftests/user/*.c))
 KTEST_SRCS := $(wildcard selftests/kernel/test_*.c)
@@ -471,6 +476,11 @@ do-run: do-all
 
 host-test: host
 	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS)
+.PHONY: pkg-test
+pkg-test: host
+	@status=0; for p in $(PKG_TESTS); do mkdir -p $(B)/test; \
+		$$p | tee $(B)/test/$$(basename $$p .sh).log; \
+		test $${PIPESTATUS[0]} = 0 || status=1; done; exit $$status
 
 # One boot per kernel of KVERS; the TAP log of each names its kernel.
 # T= picks programs, separated by spaces or commas.
@@ -532,6 +542,7 @@ test-part-host:
 	selftests/test_compat_probe.sh | tee $(B)/test/compat-probe.log; \
 	selftests/vm/test_emulator_faults.sh | tee $(B)/test/emulator-faults.log; \
 	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS); \
+	for p in $(PKG_TESTS); do $$p | tee $(B)/test/$$(basename $$p .sh).log; done; \
 	echo "timing: host tests $$(( $$(date +%s) - t )) s" > $(B)/test/timing-$@; t=$$(date +%s); \
 	selftests/run-fuzz.sh $(FUZZ_SECONDS) $(B)/test/fuzz.log $(FUZZERS); \
 	echo "timing: fuzzers $$(( $$(date +%s) - t )) s" >> $(B)/test/timing-$@; true
