@@ -197,6 +197,12 @@ static int serve(const char *arg, const char *web_config, bool insecure, struct 
 	char *err = NULL;
 	int lfd, ret;
 
+#ifdef DRMACCT_NO_HTTP
+	(void)web_config, (void)insecure, (void)p, (void)wc, (void)err, (void)tls, (void)lfd;
+	(void)open_listener, (void)scrape_to_buffer;
+	cli_error(CMD, "--listen: this drmacct was built without the web server (HTTP=0)");
+	return CLI_EXIT_FAIL;
+#endif
 	ret = parse_listen(arg, &ss, &len, &loopback);
 	if (ret == -ENOMEM) {
 		cli_error(CMD, "%s", strerror(ENOMEM));
