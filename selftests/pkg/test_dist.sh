@@ -10,6 +10,7 @@
 # TAP on stdout, framed for tap-summary.sh. Run from the repository root
 # of a git checkout (skips elsewhere: a tarball cannot make a tarball).
 set -u
+unset MAKEFLAGS MFLAGS MAKELEVEL	# run by make test: the makes here are their own
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d)

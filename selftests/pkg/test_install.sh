@@ -13,6 +13,7 @@
 # nothing. TAP on stdout, framed for tap-summary.sh. Run from the
 # repository root.
 set -u
+unset MAKEFLAGS MFLAGS MAKELEVEL	# run by make test: the makes here are their own
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d)
@@ -76,7 +77,7 @@ eq "the binary is 0755" "$(stat -c %a "$D/usr/bin/drmacct")" 755
 eq "the man page is 0644" "$(stat -c %a "$D/usr/share/man/man1/drmacct.1")" 644
 
 # ---- the binary -----------------------------------------------------------
-eq "drmacct --version is git describe's" "$("$D/usr/bin/drmacct" --version)" "drmacct $version"
+eq "drmacct --version is scripts/version.sh's" "$("$D/usr/bin/drmacct" --version)" "drmacct $version"
 out=$(printf 'drm-driver:\tx\n' | "$D/usr/bin/drmacct" validate - 2>&1)
 has "the installed binary validates" "$out" "<stdin>: driver x: 0 errors"
 R=$tmp/proc
@@ -214,6 +215,22 @@ if command -v systemd-analyze >/dev/null; then
 else
 	echo "ok $((n += 1)) systemd units # SKIP systemd-analyze not installed"
 fi
+
+# ---- a distribution's flags ----------------------------------------------------------
+# Debian's hardening flags (dpkg-buildflags): each must show in the result.
+out=$(cd "$repo" && PATH=$nobin make --no-print-directory install DESTDIR="$tmp/flags" PREFIX=/usr \
+	CFLAGS='-g -O2 -fstack-protector-strong' CPPFLAGS='-D_FORTIFY_SOURCE=2' \
+	LDFLAGS='-Wl,-z,relro -Wl,-z,now' 2>&1)
+eq "make install with CFLAGS, CPPFLAGS, LDFLAGS" "$?" 0
+for f in usr/bin/drmacct usr/lib/libdrmacct.so.0.1.0; do
+	has "LDFLAGS reach $f (BIND_NOW)" "$(readelf -d "$tmp/flags/$f")" "BIND_NOW"
+	t "CFLAGS reach $f (stack protector)" bash -c "nm -D '$tmp/flags/$f' | grep -q ' U __stack_chk_fail'"
+	t "CPPFLAGS reach $f (fortify)" bash -c "nm -D '$tmp/flags/$f' | grep -q ' U __.*_chk@'"
+done
+case $(readelf -d "$D/usr/bin/drmacct" 2>/dev/null) in *BIND_NOW*) fail "... and not without them" ;; *) ok "... and not without them" ;; esac
+t "the flags rebuilt the objects" test "$(grep -c -e '-D_FORTIFY_SOURCE=2' <<<"$out")" -gt 10
+eq "no -Werror and no selftests/ include in a distribution build" \
+	"$(grep -c -e '-Werror' -e '-Iselftests' <<<"$out")" 0
 
 # ---- install-strip, uninstall -------------------------------------------------------
 out=$(cd "$repo" && PATH=$nobin make --no-print-directory install-strip DESTDIR="$tmp/strip" \

@@ -10,6 +10,7 @@
 # stanza matching nothing, GPL-2.0 code or a GPL library in the MIT CLI,
 # an object without a depfile. TAP on stdout, framed for tap-summary.sh.
 set -u
+unset MAKEFLAGS MFLAGS MAKELEVEL	# run by make test: the makes here are their own
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 check=$repo/scripts/spdx-check.py
