@@ -221,4 +221,138 @@ DT_TEST_F(ch, back_within_drop_after)
 	free(t);
 }
 
+/* The text dac_prom_save() writes of @p (malloc'd). */
+static char *saved(const struct dac_prom *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	DT_ASSERT_NE(m, NULL);
+	DT_ASSERT_EQ(dac_prom_save(p, m), 0);
+	DT_ASSERT_EQ(fclose(m), 0);
+	return buf;
+}
+
+static int load_text(struct dac_prom *p, const char *text, size_t *bad)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	DT_ASSERT_NE(f, NULL);
+	ret = dac_prom_load(p, f, bad);
+	fclose(f);
+	return ret;
+}
+
+/*
+ * The state (export --state) round-trips: saved, loaded into a new
+ * exporter and saved again it is the same text, names with a tab, a
+ * newline and a backslash included; and the next scrape goes on from it.
+ */
+DT_TEST_F(ch, state_round_trip)
+{
+	struct dac_discover_opts o = { .proc_root = self->pt.root, .fd = -1 };
+	struct dac_prom *q = dac_prom_new(&o, DAC_PROFILE_CURRENT);
+	char *a, *b, *t;
+	size_t bad = 99;
+
+	DT_ASSERT_NE(q, NULL);
+	add_client(&self->pt, 0);
+	add_client(&self->pt, 1);
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 50, "tab\there\nnl\\bs"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 50, 4, 226, 129,
+					  "drm-driver:\tv3d\ndrm-engine-bin:\t7 ns\n"), 0);
+	free(scrape(self->p));
+	remove_client(&self->pt, 1);
+	free(scrape(self->p));		/* client 2 lingers */
+	a = saved(self->p);
+	DT_ASSERT_EQ(load_text(q, a, &bad), 0);
+	DT_EXPECT_EQ(bad, (size_t)0);
+	DT_EXPECT_EQ(dac_prom_nseries_clients(q), (size_t)3);
+	b = saved(q);
+	DT_EXPECT_STREQ(b, a);
+	/* the next scrape of the loaded one drops client 2 into the total */
+	t = scrape(q);
+	EXPECT_HAS(t, "drmacct_device_engine_busy_seconds_total{driver=\"simgpu\","
+		   "device=\"renderD128\",engine=\"render\"} 0.003000000\n");
+	EXPECT_HAS(t, "drmacct_device_clients_closed_total{driver=\"simgpu\","
+		   "device=\"renderD128\"} 1\n");
+	EXPECT_HAS(t, "comm=\"tab\there\\nnl\\\\bs\"");
+	free(t);
+	free(a);
+	free(b);
+	dac_prom_free(q);
+}
+
+/* Every way a state can be broken: -EINVAL with its line, nothing kept. */
+DT_TEST_F(ch, state_load_errors)
+{
+	static const struct {
+		const char *text;
+		size_t line;
+	} cases[] = {
+		{ "", 0 },
+		{ "nope\n", 1 },
+		{ "drmacct-export-state 2\n", 1 },
+		{ "drmacct-export-state 1", 1 },			/* cut short */
+		{ "drmacct-export-state 1\nfoo\n", 2 },
+		{ "drmacct-export-state 1\nretired\t1\t2\t3\t111\t=render\n", 2 },
+		{ "drmacct-export-state 1\nengine\t1\t2\t3\t4\t1\t0\t11110\t=r\n", 2 },
+		{ "drmacct-export-state 1\ndevice\t57472\t0\t=simgpu\t-\n"
+		  "device\t57472\t0\t=simgpu\t-\n", 3 },		/* twice */
+		{ "drmacct-export-state 1\ndevice\t57472\t0\t=simgpu\n", 2 },	/* a field short */
+		{ "drmacct-export-state 1\ndevice\t57472\t0\t=simgpu\t-\tx\n", 2 },	/* one more */
+		{ "drmacct-export-state 1\ndevice\t-1\t0\t=simgpu\t-\n", 2 },
+		{ "drmacct-export-state 1\ndevice\t99999999999999999999\t0\t=s\t-\n", 2 },
+		{ "drmacct-export-state 1\ndevice\t57472\t0\tsimgpu\t-\n", 2 },	/* no = */
+		{ "drmacct-export-state 1\ndevice\t57472\t0\t=a\\q\t-\n", 2 },	/* escape */
+		{ "drmacct-export-state 1\ndevice\t57472\t0\t=s\t-\n"
+		  "retired\t1\t2\t3\t121\t=render\n", 3 },		/* flag 2 */
+		{ "drmacct-export-state 1\ndevice\t57472\t0\t=s\t-\n"
+		  "client\t57473\t1\t7\t0\t100\t=s\t=c\t=100:3\t-\n", 3 },	/* no such device */
+		{ "drmacct-export-state 1\ndevice\t57472\t0\t=s\t-\n"
+		  "client\t57472\t1\t8\t0\t100\t=s\t=c\t=100:3\t-\n"
+		  "client\t57472\t1\t7\t0\t100\t=s\t=c\t=100:3\t-\n", 4 },	/* order */
+		{ "drmacct-export-state 1\ndevice\t57472\t0\t=s\t-\n"
+		  "client\t57472\t2\t7\t0\t100\t=s\t=c\t=100:3\t-\n", 3 },	/* has_id 2 */
+		{ "drmacct-export-state 1\ndevice\t57472\t0\t=s\t-\n"
+		  "client\t57472\t1\t7\t0\t100\t-\t=c\t=100:3\t-\n", 3 },	/* no driver */
+		{ "drmacct-export-state 1\ndevice\t57472\t0\t=s\t-\n"
+		  "client\t57472\t1\t7\t0\t100\t=s\t=c\t=100:3\t-\n"
+		  "engine\t1\t2\t3\t4\t1\t0\t1111\t=r\n", 4 },		/* 4 flags */
+		{ "drmacct-export-state 1\ndevice\t57472\t0\t=s\t-\n"
+		  "client\t57472\t1\t7\t0\t100\t=s\t=c\t=100:3\t-\n"
+		  "engine\t1\t2\t3\t4\t1\t0\t11111\t-\n", 4 },		/* no name */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t bad = 99;
+		int ret = load_text(self->p, cases[i].text, &bad);
+
+		if (ret != -EINVAL || bad != cases[i].line)
+			DT_FAIL("case %zu: %d at line %zu, want -EINVAL at line %zu", i, ret, bad,
+				cases[i].line);
+		DT_EXPECT_EQ(dac_prom_nseries_clients(self->p), (size_t)0);
+	}
+	/* a good one after all that */
+	{
+		size_t bad = 99;
+
+		DT_EXPECT_EQ(load_text(self->p, "drmacct-export-state 1\n"
+				       "device\t57984\t3\t=simgpu\t-\n"
+				       "retired\t5\t0\t0\t100\t=render\n", &bad), 0);
+		add_client(&self->pt, 0);
+		{
+			char *t = scrape(self->p);
+
+			EXPECT_HAS(t, "drmacct_device_engine_busy_seconds_total{driver=\"simgpu\","
+				   "device=\"renderD128\",engine=\"render\"} 0.001000005\n");
+			EXPECT_HAS(t, "drmacct_device_clients_closed_total{driver=\"simgpu\","
+				   "device=\"renderD128\"} 3\n");
+			free(t);
+		}
+	}
+}
+
 DT_MAIN

@@ -206,6 +206,20 @@ DT_TEST_F_TIMEOUT(web, web_config_errors, 120)
 	config_fails(self, "e20.yml", "tls_server_config:\n  cert_file: tls.crt\n"
 		     "  key_file: tls.key\n  client_auth_type: RequireAndVerifyClientCert\n"
 		     "  client_ca_file: tls.key\n", "client_ca_file:");
+	config_fails(self, "e22.yml", "tls_server_config: 1\n",
+		     "tls_server_config: a mapping is expected");
+	config_fails(self, "e23.yml", "tls_server_config:\n  cert_file: [a]\n",
+		     "cert_file: a string is expected");
+	config_fails(self, "e24.yml", "http_server_config: x\n",
+		     "http_server_config: a mapping is expected");
+	config_fails(self, "e25.yml", "http_server_config:\n  headers: [x]\n",
+		     "headers: a mapping is expected");
+	config_fails(self, "e26.yml", "http_server_config:\n  headers:\n"
+		     "    X-Frame-Options: |\n      DENY\n      more\n", "a header value is one line");
+	config_fails(self, "e27.yml", "tls_server_config:\n  ? [a]\n  : b\n",
+		     "tls_server_config: keys are strings");
+	config_fails(self, "e28.yml", "tls_server_config:\n  cert_file: ''\n  key_file: tls.key\n",
+		     "cert_file is empty");
 	snprintf(y, sizeof(y), "basic_auth_users:\n  prom: %s\n  prom: %s\n", self->hash,
 		 self->hash);
 	config_fails(self, "e21.yml", y, "prom twice");
@@ -327,6 +341,21 @@ DT_TEST_F_TIMEOUT(web, client_certificates, 120)
 			       "/metrics", NULL), 200);
 }
 
+/* A port another exporter holds: exit 1, said. */
+DT_TEST_F_TIMEOUT(web, port_in_use, 60)
+{
+	char addr[64];
+	struct cli_result r;
+
+	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", self->exp.port);
+	cli_run(&r, "export", "--listen", addr, "--proc-root", self->pt.root, NULL);
+	DT_EXPECT_EQ(r.status, 1);
+	EXPECT_HAS(r.err, "cannot listen on");
+	EXPECT_HAS(r.err, "Address already in use");
+	cli_result_free(&r);
+}
+
 /* Every address (:PORT) with --insecure: plain HTTP, reachable on loopback too. */
 DT_TEST_F_TIMEOUT(web, every_address_insecure, 60)
 {
@@ -371,7 +400,7 @@ static char *listing(const char *dir)
 
 DT_TEST_F_TIMEOUT(web, textfile_once, 60)
 {
-	char out[400], file[440], *t, *l;
+	char out[400], file[560], *t, *l;
 	struct cli_result r;
 	struct stat st;
 
@@ -394,6 +423,24 @@ DT_TEST_F_TIMEOUT(web, textfile_once, 60)
 	l = listing(out);
 	DT_EXPECT_STREQ(l, "drmacct.prom ");
 	free(l);
+	/* drmacct.prom is a directory: the rename fails, exit 1, no temporary file left */
+	{
+		char sub[480], blocker[520];
+
+		snprintf(sub, sizeof(sub), "%s/blocked", self->dir);
+		snprintf(blocker, sizeof(blocker), "%s/drmacct.prom/x", sub);
+		DT_ASSERT_EQ(mkdir(sub, 0755), 0);
+		snprintf(file, sizeof(file), "%s/drmacct.prom", sub);
+		DT_ASSERT_EQ(mkdir(file, 0755), 0);
+		DT_ASSERT_EQ(mkdir(blocker, 0755), 0);
+		cli_run(&r, "export", "--textfile", sub, "--proc-root", self->pt.root, NULL);
+		DT_EXPECT_EQ(r.status, 1);
+		EXPECT_HAS(r.err, "cannot rename");
+		cli_result_free(&r);
+		l = listing(sub);
+		DT_EXPECT_STREQ(l, "drmacct.prom ");
+		free(l);
+	}
 	/* a directory it cannot write: exit 1, the old file stays */
 	if (geteuid() != 0) {
 		DT_ASSERT_EQ(chmod(out, 0555), 0);
