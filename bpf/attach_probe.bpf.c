@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * attach_probe — proves the BPF build and attach chain end to end: CO-RE
  * object from vmlinux.h, tp_btf on the distribution's gpu_sched module
@@ -21,7 +21,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /*
  * The scheduler's types live in gpu_sched's module BTF, not in vmlinux.h;

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * drmacct.bpf.c - live GPU usage accounting.
  *
@@ -33,7 +33,7 @@
 
 #include "drmacct_bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #ifndef BPF_F_WRONLY
 #define BPF_F_WRONLY	(1U << 4)

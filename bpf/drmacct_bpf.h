@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * drmacct_bpf.h - layouts shared by bpf/drmacct.bpf.c and the loader in
  * user/lib/bpf.c: map keys and values, ring-buffer records, stats slots.

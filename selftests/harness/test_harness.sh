@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # test_harness.sh SAMPLE_BINARY — the harness's own test: every outcome of
 # selftests/harness/sample.c must be reported as TAP exactly as expected.
 set -u

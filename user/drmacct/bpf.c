@@ -717,6 +717,12 @@ static int cmd_bpf(int argc, char **argv)
 	if (json && !(sub->opts & BO_JSON))
 		return cli_usage_error("bpf", "--json is for `bpf status` and `bpf dump`; "
 				       "`bpf %s` prints one line", sub->name);
+#ifdef DRMACCT_NO_BPF
+	/* make BPF=0: the collection is not in this binary (bpf_none.c). */
+	cli_error("bpf", "this drmacct was built without BPF support (BPF=0): no `bpf %s`",
+		  sub->name);
+	return CLI_EXIT_FAIL;
+#endif
 	if (debug)
 		dac_bpf_set_verbose(true);
 	if (!strcmp(sub->name, "start"))

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 /*
  * conformance_live.c - collect what the conformance checks judge, on a real
  * device: the tool's own clients (open, dup, fork, open while others are
