@@ -639,7 +639,7 @@ static struct hard_irq_state {
 static enum hrtimer_restart hard_timer_fn(struct hrtimer *t)
 {
 	struct drmacct_engine_usage u;
-	int i;
+	int i, n;
 
 	if (READ_ONCE(race_stop))
 		return HRTIMER_NORESTART;
@@ -649,8 +649,11 @@ static enum hrtimer_restart hard_timer_fn(struct hrtimer *t)
 	hard->last_read = u.busy_ns;
 	hard->reads++;
 	race_round(&hard->race->w[2]);
-	i = atomic_read(&hard->next_last);
-	if (i < HARD_CLIENTS) {
+	/*
+	 * Up to 8 clients a round: a loaded TCG guest fired this timer only
+	 * 25 times in 10 s while the writer threads held both vCPUs.
+	 */
+	for (n = 0; n < 8 && (i = atomic_read(&hard->next_last)) < HARD_CLIENTS; n++) {
 		struct drmacct_job *job = &hard->last_jobs[i];
 
 		drmacct_job_begin(job);
