@@ -20,6 +20,24 @@
 #define CREATE_TRACE_POINTS
 #include "drmacct_trace.h"
 
+/*
+ * Every drmacct event fires with preemption disabled, on every kernel.
+ * 6.1 and 6.12 run tracepoint callbacks that way anyway; 7.3 calls them
+ * under SRCU with only migration disabled, and a task preempted inside a
+ * BPF program attached to the event (tp_btf) holds that program on its
+ * CPU: the kernel skips it for the next event there, counts a recursion
+ * miss, and the event is lost to it. With preemption off only an
+ * interrupt can nest, which the BPF side handles (its "_nested" twins).
+ * The cost is the programs' run time without preemption, as on the older
+ * kernels.
+ */
+#define drmacct_trace(event, ...)		\
+	do {					\
+		preempt_disable();		\
+		trace_##event(__VA_ARGS__);	\
+		preempt_enable();		\
+	} while (0)
+
 enum {
 	JOB_IDLE = 0,
 	JOB_RUNNING = 1,
@@ -342,7 +360,8 @@ struct drmacct_client *drmacct_client_open(struct drmacct_device *adev,
 	seqcount_raw_spinlock_init(&client->name_seq, &client->name_lock);
 	client->id = drmacct_new_client_id(file);
 
-	trace_drmacct_client_open(client->id, adev->id, adev->driver_name, adev->dev_name);
+	drmacct_trace(drmacct_client_open, client->id, adev->id, adev->driver_name,
+		      adev->dev_name);
 	return client;
 }
 EXPORT_SYMBOL_GPL(drmacct_client_open);
@@ -372,9 +391,8 @@ static void drmacct_client_release(struct kref *ref)
 	 * No job holds a reference any more: the totals are final, and with
 	 * nothing running q is the busy time.
 	 */
-	trace_drmacct_client_close(client->id, adev->id, adev->num_engines,
-				   (const u64 *)client->q,
-				   (const u64 *)client->cycles);
+	drmacct_trace(drmacct_client_close, client->id, adev->id, adev->num_engines,
+		      (const u64 *)client->q, (const u64 *)client->cycles);
 	call_rcu(&client->rcu, drmacct_client_free);
 }
 
@@ -547,7 +565,7 @@ u64 drmacct_job_begin(struct drmacct_job *job)
 		  "drmacct: %u jobs of client %llu running on %s:%s of capacity %u (begin a job when the hardware starts it)\n",
 		  running, client->id, client->adev->driver_name, eng->name,
 		  eng->capacity);
-	trace_drmacct_job_begin(client->id, e, now, running, client->adev->id);
+	drmacct_trace(drmacct_job_begin, client->id, e, now, running, client->adev->id);
 	return now;
 }
 EXPORT_SYMBOL_GPL(drmacct_job_begin);
@@ -569,8 +587,8 @@ static u64 drmacct_job_stop(struct drmacct_job *job, u64 cycles, u32 new_state)
 	drmacct_write_end(client, flags);
 
 	job->state = new_state;
-	trace_drmacct_job_end(client->id, e, now, now - job->start_ns, cycles,
-			      running, client->adev->id);
+	drmacct_trace(drmacct_job_end, client->id, e, now, now - job->start_ns, cycles,
+		      running, client->adev->id);
 	return now;
 }
 
@@ -669,7 +687,7 @@ void drmacct_mem_event(struct drmacct_client *client, unsigned int region,
 {
 	if (region >= client->adev->num_regions)
 		return;
-	trace_drmacct_mem_change(client->id, region, op, size, client->adev->id);
+	drmacct_trace(drmacct_mem_change, client->id, region, op, size, client->adev->id);
 }
 EXPORT_SYMBOL_GPL(drmacct_mem_event);
 

@@ -116,7 +116,9 @@ static int attach_progs(struct drmacct_bpf *s, bool first)
 		s->progs.btf617_job_run_nested2, s->progs.btf617_job_done_nested2,
 		s->progs.btf617_job_queue_nested3, s->progs.btf617_job_run_nested3,
 		s->progs.btf617_job_done_nested3, s->progs.track_fork_nested,
-		s->progs.track_exit_nested,
+		s->progs.track_exit_nested, s->progs.track_fork_nested2,
+		s->progs.track_exit_nested2, s->progs.track_fork_nested3,
+		s->progs.track_exit_nested3,
 	};
 
 	for (int pass = 0; pass < 2; pass++) {
