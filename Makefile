@@ -9,11 +9,24 @@
 #   make test-debug  the VM suite under a lockdep/KASAN/kmemleak kernel, built
 #                once and cached (Documentation/testing.rst, "The debug kernel")
 #   make clean
-#   make drmacct   only the CLI and libdrmacct (build/release/drmacct), with
-#                  only the packages they need (CLI_PACKAGES): no kernel
-#                  images, qemu or prometheus
-#   make install   that CLI, its man page and bash completion under
-#                  $(DESTDIR)$(PREFIX) (PREFIX=/usr/local by default)
+#   make drmacct   only the CLI and libdrmacct (build/release/), with only
+#                  the packages they need (CLI_PACKAGES; on Debian, when
+#                  apt-get is there): no kernel images, qemu or prometheus
+#   make install   the CLI, libdrmacct (shared, static, headers, pkg-config),
+#                  man pages, completions and systemd units under
+#                  $(DESTDIR)$(PREFIX) (PREFIX=/usr/local by default); runs
+#                  no package manager, on any distribution. make uninstall
+#                  removes them, make install-strip strips the binaries.
+#   make dist      build/dist/drmacct-VERSION.tar.xz, which builds outside git
+#   make spdx-check   every file's licence, and what each binary links
+#
+# Distribution builds take CFLAGS, CPPFLAGS and LDFLAGS as given (CFLAGS
+# defaults to -g -O2) and warn without failing; WERROR=1 makes warnings
+# errors, as every development and test build does. BPF=0 builds the CLI
+# without the BPF collection (no libbpf, libelf, clang or bpftool), HTTP=0
+# without the exporter's web server (no libmicrohttpd, GnuTLS, libcrypt,
+# libyaml). VERSION comes from `git describe`, or from .tarball-version in a
+# release tarball (scripts/version.sh); VERSION=... overrides both.
 #
 # Developer targets: deps, all, modules, bpf, host, guest, initramfs,
 # host-test, vm-test [T=prog] [REPEAT=n], vm-shell, runner-test.
@@ -41,14 +54,20 @@ DEB_PACKAGES := make gcc libc6-dev binutils clang llvm libclang-rt-14-dev \
 	libelf-dev zlib1g-dev libdrm-dev qemu-system-x86 busybox-static kmod \
 	cpio xz-utils gzip zstd bpftrace prometheus libtraceevent-dev \
 	python3-docutils tmux libncurses-dev \
-	flex bison bc libssl-dev ccache
-# What `make drmacct` and `make install` need: a C compiler, clang and
-# bpftool for the BPF skeleton the CLI embeds (built from bpf/ alone, no
-# kernel image), libbpf, the libdrm headers, ncursesw (top's screen; the
-# static libncursesw.a and libtinfo.a for the guest are in the same
-# package) and rst2man for the man page.
-CLI_PACKAGES := make gcc libc6-dev clang bpftool libbpf-dev libelf-dev zlib1g-dev \
-	libdrm-dev libncurses-dev python3-docutils
+	flex bison bc libssl-dev ccache \
+	pkg-config libmicrohttpd-dev libgnutls28-dev libcrypt-dev libyaml-dev \
+	python3 openssl curl systemd zsh fish
+# What `make drmacct` needs: a C compiler, pkg-config, the libdrm headers,
+# ncursesw (top's screen; the static libncursesw.a and libtinfo.a for the
+# guest are in the same package), rst2man for the man page; with BPF (the default) clang and bpftool for the
+# BPF skeleton the CLI embeds (built from bpf/ alone, no kernel image),
+# libbpf and libelf; with HTTP (the default) libmicrohttpd, GnuTLS, libcrypt
+# (bcrypt) and libyaml for the exporter's web server.
+BPF ?= 1
+HTTP ?= 1
+CLI_PACKAGES := make gcc libc6-dev pkg-config libdrm-dev libncurses-dev python3-docutils \
+	$(if $(filter 1,$(BPF)),clang bpftool libbpf-dev libelf-dev zlib1g-dev) \
+	$(if $(filter 1,$(HTTP)),libmicrohttpd-dev libgnutls28-dev libcrypt-dev libyaml-dev)
 
 # $(call INSTALL_PKGS,list): install what is missing of the Debian packages.
 define INSTALL_PKGS
@@ -69,7 +88,9 @@ endef
 deps:
 	$(call INSTALL_PKGS,$(DEB_PACKAGES))
 deps-cli:
-	$(call INSTALL_PKGS,$(CLI_PACKAGES))
+	@if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then \
+		$(MAKE) --no-print-directory deps DEB_PACKAGES="$(CLI_PACKAGES)"; \
+	else echo "deps: no apt-get/dpkg-query here: building with what is installed"; fi
 
 # The public goals install packages first and then re-enter make, so that
 # everything computed from what is installed (KVER, the kernel build dir) is
@@ -84,7 +105,7 @@ $(PUBLIC_GOALS):
 		out=$$(kernel/build-kernel.sh newest --print-root) || exit 1; \
 		t2=$$(date +%s); \
 		ktime="timing: kernel $$(echo "$$out" | sed -n 2p) (built or cached) $$((t2 - t1)) s"; \
-		echo "$$ktime"; t1=$$t2; \
+		[ $@ = test ] || echo "$$ktime"; t1=$$t2; \
 		knew="KNEWEST=$$(echo "$$out" | sed -n 2p) KNEWEST_ROOT=$$(echo "$$out" | sed -n 1p)"; \
 	fi; \
 	DRMACCT_T1=$$t1 DRMACCT_KTIME="$$ktime" $(MAKE) --no-print-directory do-$@ $$knew
@@ -158,32 +179,52 @@ KTREE_BTF = $(if $(call KBTF,$(1)),$(wildcard $(call KDIR,$(1))/vmlinux))
 # ----------------------------------------------------------------------------
 CC ?= gcc
 CLANG ?= clang
-INCLUDES := -Iuser/lib -Ikernel/include/uapi/drm -I/usr/include/libdrm \
+PKG_CONFIG ?= pkg-config
+# -Werror: in every development and test build, not in distribution builds
+# (a newer compiler's new warning must not break a distribution's build).
+RELEASE_GOALS := drmacct do-drmacct install do-install install-strip uninstall dist
+ifneq ($(filter $(RELEASE_GOALS),$(MAKECMDGOALS)),)
+WERROR ?= 0
+else
+WERROR ?= 1
+endif
+WERR := $(if $(filter 1,$(WERROR)),-Werror)
+INCLUDES := -Iinclude -Iinclude/drmacct -Iuser/lib -Ikernel/include/uapi/drm -I/usr/include/libdrm \
 	-Iselftests/harness -Iselftests/kernel -I$(BB)
-WARN := -std=gnu11 -Wall -Wextra -Werror
+WARN := -std=gnu11 -Wall -Wextra $(WERR)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 HOST_CFLAGS := $(WARN) -g -O1 $(SAN) $(INCLUDES)
 HOST_LDFLAGS := $(SAN)
 # Host programs measured by `make bench` are built without sanitizers.
 BENCH_CFLAGS := $(WARN) -g -O2 $(INCLUDES)
-GUEST_CFLAGS := $(WARN) -g -O2 $(INCLUDES)
+# The guest CLI is static: no web server in it (GnuTLS has no static build
+# here, and the VM tests do not serve metrics).
+GUEST_CFLAGS := $(WARN) -g -O2 $(INCLUDES) -DDRMACCT_NO_HTTP
 GUEST_LDFLAGS := -static
 GUEST_LIBS := -lbpf -lelf -lz -ldrm -lpthread
-HOST_LIBS := -lbpf -lelf -lz -ldrm -lpthread -lm
-# Only the drmacct program links ncursesw (top); static for the guest: the
-# terminfo library is separate there.
+HOST_LIBS := -lbpf -lelf -lz -ldrm -lpthread -lm -lcrypt
+# What the exporter's web server links (HTTP=1).
+HTTP_LIBS := -lmicrohttpd -lgnutls -lcrypt -lyaml
+# Only the drmacct program links ncursesw (top); for the static guest the
+# terminfo library is named too (it is separate in Debian's build).
 CURSES_LIBS := -lncursesw -ltinfo
-FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -O1 $(INCLUDES) \
+FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra $(WERR) -g -O1 $(INCLUDES) \
 	-fsanitize=fuzzer,address,undefined
 
 # ----------------------------------------------------------------------------
 # Sources (by convention; see README.md "Layout")
 # ----------------------------------------------------------------------------
-LIB_SRCS := $(wildcard user/lib/*.c)
+# bpf_none.c stands in for the BPF files in a BPF=0 build only.
+LIB_SRCS := $(filter-out user/lib/bpf_none.c,$(wildcard user/lib/*.c))
 CLI_SRCS := $(wildcard user/drmacct/*.c)
 TOOL_SRCS := $(wildcard user/tools/*.c)
 HTEST_SRCS := $(wildcard selftests/user/test_*.c)
+# Packaging tests (shell, TAP): install without apt, pkg-config, units,
+# completions, licences, the release tarball. The install test builds the
+# distribution build (build/release), the licence test checks it.
+PKG_TESTS := selftests/pkg/test_install.sh selftests/pkg/test_licences.sh \
+	selftests/pkg/test_dist.sh
 HBENCH_SRCS := $(wildcard selftests/user/bench_*.c)
 HSUP_SRCS := $(filter-out $(HTEST_SRCS) $(HBENCH_SRCS),$(wildcard selftests/user/*.c))
 KTEST_SRCS := $(wildcard selftests/kernel/test_*.c)
@@ -307,12 +348,18 @@ BPF_CHECKS := $(foreach k,$(KVERS),$(if $(call KBTF,$(k)),$(BPF_SRCS:bpf/%.bpf.c
 BPF_ARCH ?= $(shell echo $(or $(ARCH),$(shell uname -m)) | sed 's/x86_64/x86/;s/aarch64/arm64/;s/^arm.*/arm/;s/ppc64.*/powerpc/;s/riscv64/riscv/;s/s390x/s390/;s/loongarch64/loongarch/')
 BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf -Iuser/lib \
-	$(if $(BPF_MULTIARCH),-idirafter /usr/include/$(BPF_MULTIARCH)) -Wall -Werror
+	$(if $(BPF_MULTIARCH),-idirafter /usr/include/$(BPF_MULTIARCH)) -Wall $(WERR)
 bpf: $(BPF_SKELS) $(BPF_CHECKS)
 
+# The depfile (X.bpf.d) also tells spdx-check what the skeleton is made of.
 $(BB)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h)
 	@mkdir -p $(BB)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+# The depfile alone, for a BPF object built before depfiles were written.
+$(BB)/%.bpf.d: bpf/%.bpf.c $(wildcard bpf/*.h)
+	@mkdir -p $(BB)
+	$(CLANG) $(BPF_CFLAGS) -MM -MP -MT $(BB)/$*.bpf.o $< > $@.tmp && mv $@.tmp $@
 
 $(BB)/%.skel.h: $(BB)/%.bpf.o
 	bpftool gen skeleton $< > $@.tmp && mv $@.tmp $@
@@ -346,7 +393,7 @@ $(BLIB): $(BLIB_OBJS)
 
 # ---- programs ----------------------------------------------------------------
 $(HB)/drmacct: $(CLI_SRCS:%.c=$(HB)/obj/%.o) $(HLIB)
-	$(CC) $(HOST_LDFLAGS) $^ $(HOST_LIBS) $(CURSES_LIBS) -o $@
+	$(CC) $(HOST_LDFLAGS) $^ $(HOST_LIBS) $(HTTP_LIBS) $(CURSES_LIBS) -o $@
 $(GB)/bin/drmacct: $(CLI_SRCS:%.c=$(GB)/obj/%.o) $(GLIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_LDFLAGS) $^ $(GUEST_LIBS) $(CURSES_LIBS) -o $@
@@ -433,6 +480,11 @@ do-run: do-all
 
 host-test: host
 	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS)
+.PHONY: pkg-test
+pkg-test: host
+	@status=0; for p in $(PKG_TESTS); do mkdir -p $(B)/test; \
+		$$p | tee $(B)/test/$$(basename $$p .sh).log; \
+		test $${PIPESTATUS[0]} = 0 || status=1; done; exit $$status
 
 # One boot per kernel of KVERS; the TAP log of each names its kernel.
 # T= picks programs, separated by spaces or commas.
@@ -494,6 +546,7 @@ test-part-host:
 	selftests/test_compat_probe.sh | tee $(B)/test/compat-probe.log; \
 	selftests/vm/test_emulator_faults.sh | tee $(B)/test/emulator-faults.log; \
 	selftests/run-host-tests.sh $(B)/test/host.log $(HOST_TESTS); \
+	for p in $(PKG_TESTS); do $$p | tee $(B)/test/$$(basename $$p .sh).log; done; \
 	echo "timing: host tests $$(( $$(date +%s) - t )) s" > $(B)/test/timing-$@; t=$$(date +%s); \
 	selftests/run-fuzz.sh $(FUZZ_SECONDS) $(B)/test/fuzz.log $(FUZZERS); \
 	echo "timing: fuzzers $$(( $$(date +%s) - t )) s" >> $(B)/test/timing-$@; true
@@ -517,49 +570,195 @@ do-bench: do-all $(HOST_BENCHES)
 			$(call VM,$(k)) --mode bench --timeout $(VM_TIMEOUT) \
 			--log $(call KB,$(k))/vm/bench || exit 1;) true
 
-# ---- the CLI alone: make drmacct, make install -------------------------------
-# No sanitizers, -O2; its own objects under build/release/.
-VERSION ?= 0.1
+# ---- distribution: make drmacct, install, uninstall, dist, spdx-check ------
+# What a distribution ships, built without sanitizers under build/release/:
+# the CLI, libdrmacct (a versioned shared library exporting only the public
+# API of include/drmacct/, a static one, the headers and libdrmacct.pc), the
+# man page, completions for bash, zsh and fish (from one option table,
+# user/drmacct/options.tab) and systemd units. No package manager runs here.
 PREFIX ?= /usr/local
-BINDIR ?= $(PREFIX)/bin
-MANDIR ?= $(PREFIX)/share/man
-BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+EXEC_PREFIX ?= $(PREFIX)
+BINDIR ?= $(EXEC_PREFIX)/bin
+LIBDIR ?= $(EXEC_PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/drmacct
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
+FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+INSTALL ?= install
+STRIP ?= strip
+CFLAGS ?= -g -O2
+
+ifeq ($(origin VERSION),undefined)
+VERSION := $(shell scripts/version.sh 2>/dev/null)
+endif
+
+# libdrmacct's ABI: LIB_SOVERSION (the soname's number) changes with every
+# incompatible change of include/drmacct/, structures included; LIB_VERSION
+# is the library's own version (file name, libdrmacct.pc, symbol versions
+# in user/lib/libdrmacct.map).
+LIB_SOVERSION := 0
+LIB_VERSION := 0.1.0
+
 REL := $(B)/release
-REL_CFLAGS := $(WARN) -g -O2 $(INCLUDES) -DDRMACCT_VERSION='"$(VERSION)"'
-REL_LIB := $(REL)/libdrmacct.a
+REL_CPPFLAGS := -Iinclude -Iinclude/drmacct -Iuser/lib \
+	$(shell $(PKG_CONFIG) --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm) \
+	$(if $(filter 1,$(BPF)),-I$(BB),-DDRMACCT_NO_BPF) $(if $(filter 1,$(HTTP)),,-DDRMACCT_NO_HTTP)
+REL_CFLAGS := -std=gnu11 -Wall -Wextra $(WERR)
+LIB_LIBS := $(shell $(PKG_CONFIG) --libs libdrm 2>/dev/null || echo -ldrm) -lm
+CLI_LIBS := $(if $(filter 1,$(BPF)),-lbpf -lelf -lz) $(LIB_LIBS) \
+	$(if $(filter 1,$(HTTP)),$(HTTP_LIBS)) $(CURSES_LIBS) -lpthread
+# The installed library: everything in user/lib but the BPF collection,
+# which is the CLI's (its API, user/lib/bpf.h, is not public).
+REL_CORE_SRCS := $(filter-out user/lib/bpf%.c,$(LIB_SRCS))
+REL_BPF_SRCS := $(if $(filter 1,$(BPF)),$(filter user/lib/bpf%.c,$(LIB_SRCS)),user/lib/bpf_none.c)
+REL_PIC := $(REL_CORE_SRCS:%.c=$(REL)/pic/%.o)
+REL_OBJ := $(CLI_SRCS:%.c=$(REL)/obj/%.o) $(REL_BPF_SRCS:%.c=$(REL)/obj/%.o)
+REL_A := $(REL)/libdrmacct.a
+REL_SONAME := libdrmacct.so.$(LIB_SOVERSION)
+REL_SO := $(REL)/libdrmacct.so.$(LIB_VERSION)
+LIB_MAP := user/lib/libdrmacct.map
+REL_PC := $(REL)/libdrmacct.pc
 REL_CLI := $(REL)/drmacct
 REL_MAN := $(REL)/drmacct.1
+REL_COMP := $(REL)/completion/drmacct.bash $(REL)/completion/_drmacct \
+	$(REL)/completion/drmacct.fish
+UNITS := drmacct-exporter.service drmacct-textfile.service drmacct-textfile.timer
+REL_UNITS := $(UNITS:%=$(REL)/systemd/%)
+PUBLIC_HEADERS := $(wildcard include/drmacct/*.h)
+REL_ALL := $(REL_CLI) $(REL_MAN) $(REL_A) $(REL_SO) $(REL_PC) $(REL_COMP) $(REL_UNITS)
 
-.PHONY: drmacct do-drmacct install do-install
+.PHONY: drmacct do-drmacct install do-install install-strip uninstall dist spdx-check
 drmacct:
 	@$(MAKE) --no-print-directory deps-cli && $(MAKE) --no-print-directory do-drmacct
-do-drmacct: $(REL_CLI) $(REL_MAN)
+do-drmacct: $(REL_ALL)
 
-# Rebuild what carries the version when VERSION changes.
+# Rebuild everything when the build's configuration changes, and what
+# carries the version when VERSION does.
+REL_CONFIG := CC=$(CC) CFLAGS=$(CFLAGS) CPPFLAGS=$(CPPFLAGS) LDFLAGS=$(LDFLAGS) \
+	BPF=$(BPF) HTTP=$(HTTP) WERROR=$(WERROR)
+$(REL)/.config: FORCE
+	@mkdir -p $(@D); echo '$(REL_CONFIG)' | cmp -s - $@ || echo '$(REL_CONFIG)' > $@
 $(REL)/.version: FORCE
+	@test -n '$(VERSION)' || { echo "no VERSION: not a git checkout and no" \
+		".tarball-version; give VERSION=..." >&2; exit 1; }
 	@mkdir -p $(@D); echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
-$(REL)/obj/user/drmacct/main.o $(REL)/obj/user/drmacct/export.o $(REL_MAN): $(REL)/.version
+REL_VERSIONED := $(REL)/obj/user/drmacct/main.o $(REL)/obj/user/drmacct/export.o
+$(REL_VERSIONED): REL_CPPFLAGS += -DDRMACCT_VERSION='"$(VERSION)"'
+$(REL_VERSIONED) $(REL_MAN): $(REL)/.version
 .PHONY: FORCE
 FORCE:
 
-$(REL)/obj/%.o: %.c $(BPF_SKELS)
+$(REL)/pic/%.o: %.c $(REL)/.config
 	@mkdir -p $(dir $@)
-	$(CC) $(REL_CFLAGS) -MMD -MP -c $< -o $@
-$(REL_LIB): $(LIB_SRCS:%.c=$(REL)/obj/%.o)
-	rm -f $@ && ar rcs $@ $^
-$(REL_CLI): $(CLI_SRCS:%.c=$(REL)/obj/%.o) $(REL_LIB)
-	$(CC) $^ $(HOST_LIBS) $(CURSES_LIBS) -o $@
+	$(CC) $(REL_CPPFLAGS) $(CPPFLAGS) $(REL_CFLAGS) $(CFLAGS) -fPIC -ffunction-sections \
+		-fdata-sections -MMD -MP -c $< -o $@
+$(REL)/obj/%.o: %.c $(REL)/.config $(if $(filter 1,$(BPF)),$(BPF_SKELS))
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CPPFLAGS) $(CPPFLAGS) $(REL_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+$(REL_A): $(REL_PIC)
+	rm -f $@ && $(AR) rcs $@ $^
+# Only the symbols the map names are exported; --gc-sections drops the code
+# nothing exported reaches; -z defs: every symbol the library uses resolved.
+$(REL_SO): $(REL_PIC) $(LIB_MAP)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(REL_SONAME) \
+		-Wl,--version-script=$(LIB_MAP) -Wl,--gc-sections -Wl,-z,defs \
+		$(REL_PIC) $(LIB_LIBS) -o $@
+	ln -sf $(notdir $@) $(REL)/$(REL_SONAME)
+	ln -sf $(REL_SONAME) $(REL)/libdrmacct.so
+$(REL_PC): user/lib/libdrmacct.pc.in $(REL)/.config
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIB_VERSION)|' $< > $@
+$(REL_CLI): $(REL_OBJ) $(REL_A)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(CLI_LIBS) -o $@
 $(REL_MAN): Documentation/drmacct.rst user/drmacct/gen-man.sh
 	@mkdir -p $(dir $@)
 	user/drmacct/gen-man.sh $< $(VERSION) > $@.tmp && mv $@.tmp $@
+$(REL)/completion/drmacct.bash: user/drmacct/options.tab user/drmacct/gen-completion.sh
+	@mkdir -p $(dir $@)
+	user/drmacct/gen-completion.sh bash $< > $@.tmp && mv $@.tmp $@
+$(REL)/completion/_drmacct: user/drmacct/options.tab user/drmacct/gen-completion.sh
+	@mkdir -p $(dir $@)
+	user/drmacct/gen-completion.sh zsh $< > $@.tmp && mv $@.tmp $@
+$(REL)/completion/drmacct.fish: user/drmacct/options.tab user/drmacct/gen-completion.sh
+	@mkdir -p $(dir $@)
+	user/drmacct/gen-completion.sh fish $< > $@.tmp && mv $@.tmp $@
+$(REL)/systemd/%: systemd/%.in $(REL)/.config
+	@mkdir -p $(dir $@)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
 
-install:
-	@$(MAKE) --no-print-directory deps-cli && $(MAKE) --no-print-directory do-install
+# Installs what do-drmacct built; builds it first when needed.
+INSTALL_STRIP :=
+install: do-install
 do-install: do-drmacct
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
-	install -m 0755 $(REL_CLI) $(DESTDIR)$(BINDIR)/drmacct
-	install -m 0644 $(REL_MAN) $(DESTDIR)$(MANDIR)/man1/drmacct.1
-	install -m 0644 user/drmacct/drmacct.bash $(DESTDIR)$(BASHCOMPDIR)/drmacct
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/drmacct $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(SYSTEMDUNITDIR) \
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/LICENSES
+	$(INSTALL) -m 0755 $(INSTALL_STRIP) $(REL_CLI) $(DESTDIR)$(BINDIR)/drmacct
+	$(INSTALL) -m 0755 $(REL_SO) $(DESTDIR)$(LIBDIR)/
+	$(if $(INSTALL_STRIP),$(STRIP) --strip-unneeded $(DESTDIR)$(LIBDIR)/$(notdir $(REL_SO)))
+	ln -sf $(notdir $(REL_SO)) $(DESTDIR)$(LIBDIR)/$(REL_SONAME)
+	ln -sf $(REL_SONAME) $(DESTDIR)$(LIBDIR)/libdrmacct.so
+	$(INSTALL) -m 0644 $(REL_A) $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 0644 $(REL_PC) $(DESTDIR)$(PKGCONFIGDIR)/
+	$(INSTALL) -m 0644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/drmacct/
+	$(INSTALL) -m 0644 $(REL_MAN) $(DESTDIR)$(MANDIR)/man1/drmacct.1
+	$(INSTALL) -m 0644 $(REL)/completion/drmacct.bash $(DESTDIR)$(BASHCOMPDIR)/drmacct
+	$(INSTALL) -m 0644 $(REL)/completion/_drmacct $(DESTDIR)$(ZSHCOMPDIR)/_drmacct
+	$(INSTALL) -m 0644 $(REL)/completion/drmacct.fish $(DESTDIR)$(FISHCOMPDIR)/drmacct.fish
+	$(INSTALL) -m 0644 $(REL_UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/
+	$(INSTALL) -m 0644 COPYING Documentation/libdrmacct.rst Documentation/exporter.rst \
+		$(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 0644 LICENSES/preferred/* LICENSES/exceptions/* $(DESTDIR)$(DOCDIR)/LICENSES/
+	$(INSTALL) -m 0644 user/examples/*.c systemd/web-config.yml $(DESTDIR)$(DOCDIR)/examples/
+install-strip:
+	$(MAKE) --no-print-directory do-install INSTALL_STRIP='-s --strip-program=$(STRIP)'
+
+# Removes exactly what install installs (and the directories only it uses).
+INSTALLED = $(BINDIR)/drmacct $(LIBDIR)/$(notdir $(REL_SO)) $(LIBDIR)/$(REL_SONAME) \
+	$(LIBDIR)/libdrmacct.so $(LIBDIR)/libdrmacct.a $(PKGCONFIGDIR)/libdrmacct.pc \
+	$(PUBLIC_HEADERS:include/%=$(INCLUDEDIR)/%) $(MANDIR)/man1/drmacct.1 \
+	$(BASHCOMPDIR)/drmacct $(ZSHCOMPDIR)/_drmacct $(FISHCOMPDIR)/drmacct.fish \
+	$(UNITS:%=$(SYSTEMDUNITDIR)/%)
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/drmacct $(DESTDIR)$(DOCDIR)
+
+# A release tarball of the committed tree (HEAD) with .tarball-version, so
+# that it builds, and knows its version, without git.
+DIST_VERSION = $(shell scripts/version.sh --commit)
+dist:
+	@test -e .git || { echo "make dist: not a git checkout" >&2; exit 1; }
+	@git diff-index --quiet HEAD -- || echo "make dist: uncommitted changes are" \
+		"not in the tarball (it is HEAD)" >&2
+	@v='$(DIST_VERSION)'; test -n "$$v" || exit 1; \
+	rm -rf $(B)/dist/stage && mkdir -p $(B)/dist/stage && \
+	echo "$$v" > $(B)/dist/stage/.tarball-version && \
+	git archive --format=tar --prefix=drmacct-$$v/ \
+		--add-file=$(B)/dist/stage/.tarball-version HEAD | xz -T1 > $(B)/dist/drmacct-$$v.tar.xz.tmp && \
+	mv $(B)/dist/drmacct-$$v.tar.xz.tmp $(B)/dist/drmacct-$$v.tar.xz && \
+	rm -rf $(B)/dist/stage && echo "$(B)/dist/drmacct-$$v.tar.xz"
+
+# Every file's licence; then what the library, the CLI and the host
+# programs are made of (their objects' depfiles) and link, against each
+# one's licence: MIT for the library and the CLI, GPL-2.0 for tests.
+spdx-check: $(REL_ALL) host $(BPF_SRCS:bpf/%.bpf.c=$(BB)/%.bpf.d)
+	scripts/spdx-check.py tree
+	scripts/spdx-check.py link libdrmacct MIT $(REL_PIC) $(filter -l%,$(LIB_LIBS))
+	scripts/spdx-check.py link drmacct MIT $(REL_OBJ) $(REL_PIC) $(filter -l%,$(CLI_LIBS))
+	@$(foreach t,$(HOST_TESTS),scripts/spdx-check.py link $(notdir $(t)) GPL-2.0 \
+		$(HB)/obj/selftests/user/$(notdir $(t)).o $(HSUP_SRCS:%.c=$(HB)/obj/%.o) \
+		selftests/harness/dtest.c selftests/harness/dtest.h $(HLIB_OBJS) \
+		$(filter -l%,$(HOST_LIBS)) && ) true
+	@$(foreach t,$(HOST_TOOLS),scripts/spdx-check.py link $(notdir $(t)) GPL-2.0 \
+		$(HB)/obj/user/tools/$(notdir $(t)).o $(HLIB_OBJS) $(filter -l%,$(HOST_LIBS)) \
+		&& ) true
 # ----------------------------------------------------------------------------
 # The debug kernel: lockdep, KASAN, kmemleak, debug objects, atomic-sleep,
 # UBSAN (kernel/configs/debug.config). Built once from Debian's linux-source-6.12 and cached

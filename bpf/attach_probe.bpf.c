@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * attach_probe — proves the BPF build and attach chain end to end: CO-RE
  * object from vmlinux.h, tp_btf on the distribution's gpu_sched module
@@ -7,12 +7,21 @@
  *
  * It counts events and sums the busy time drmacct reports at job end, per
  * client, so a test can compare both against the jobs it submitted.
+ *
+ * The scheduler events exist under two sets of names: up to 6.16
+ * drm_sched_job, drm_run_job, drm_sched_process_job; from 6.17
+ * drm_sched_job_queue, drm_sched_job_run, drm_sched_job_done. Both sets
+ * are here; the test loads the one its kernel has (bpf_program__set_autoload()).
+ * On the 6.17 set the queue program also counts jobs per DRM client id,
+ * read from the job's scheduler fence (drm_sched_fence.drm_client_id, the
+ * field the event itself records).
  */
 #include "kernel_types.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /*
  * The scheduler's types live in gpu_sched's module BTF, not in vmlinux.h;
@@ -22,10 +31,19 @@ struct drm_sched_job;
 struct drm_sched_entity;
 struct drm_sched_fence;
 
+/* 6.17 set: the one field read, relocated against gpu_sched's BTF. */
+struct drm_sched_fence___probe {
+	__u64 drm_client_id;
+} __attribute__((preserve_access_index));
+
+struct drm_sched_job___probe {
+	struct drm_sched_fence___probe *s_fence;
+} __attribute__((preserve_access_index));
+
 enum {
-	PROBE_SCHED_QUEUE,	/* gpu_scheduler:drm_sched_job */
-	PROBE_SCHED_RUN,	/* gpu_scheduler:drm_run_job */
-	PROBE_SCHED_DONE,	/* gpu_scheduler:drm_sched_process_job */
+	PROBE_SCHED_QUEUE,	/* gpu_scheduler:drm_sched_job, 6.17: drm_sched_job_queue */
+	PROBE_SCHED_RUN,	/* gpu_scheduler:drm_run_job, 6.17: drm_sched_job_run */
+	PROBE_SCHED_DONE,	/* gpu_scheduler:drm_sched_process_job, 6.17: drm_sched_job_done */
 	PROBE_ACCT_BEGIN,	/* drmacct:drmacct_job_begin */
 	PROBE_ACCT_END,		/* drmacct:drmacct_job_end */
 	PROBE_NR,
@@ -53,6 +71,14 @@ struct {
 	__type(key, __u64);		/* drmacct client id */
 	__type(value, struct busy);
 } per_client SEC(".maps");
+
+/* 6.17 set: jobs queued per DRM client id (the fence's drm_client_id). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u64);
+} queued_by_client SEC(".maps");
 
 static __always_inline bool mine(void)
 {
@@ -89,6 +115,39 @@ int BPF_PROG(on_run_job, struct drm_sched_job *job, struct drm_sched_entity *ent
 
 SEC("tp_btf/drm_sched_process_job")
 int BPF_PROG(on_process_job, struct drm_sched_fence *fence)
+{
+	bump(PROBE_SCHED_DONE);
+	return 0;
+}
+
+SEC("tp_btf/drm_sched_job_queue")
+int BPF_PROG(on_job_queue, struct drm_sched_job___probe *job, struct drm_sched_entity *entity)
+{
+	__u64 one = 1, id, *n;
+
+	if (!mine())
+		return 0;
+	bump(PROBE_SCHED_QUEUE);
+	if (!job || !bpf_core_field_exists(job->s_fence->drm_client_id))
+		return 0;
+	id = BPF_CORE_READ(job, s_fence, drm_client_id);
+	n = bpf_map_lookup_elem(&queued_by_client, &id);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		bpf_map_update_elem(&queued_by_client, &id, &one, BPF_NOEXIST);
+	return 0;
+}
+
+SEC("tp_btf/drm_sched_job_run")
+int BPF_PROG(on_job_run, struct drm_sched_job *job, struct drm_sched_entity *entity)
+{
+	bump(PROBE_SCHED_RUN);
+	return 0;
+}
+
+SEC("tp_btf/drm_sched_job_done")
+int BPF_PROG(on_job_done, struct drm_sched_fence *fence)
 {
 	bump(PROBE_SCHED_DONE);
 	return 0;

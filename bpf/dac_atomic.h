@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * dac_atomic.h - the lock-free updates of bpf/drmacct.bpf.c, and the busy
  * time rule of a scheduler ring, as plain C on __sync builtins: the BPF

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * drmacct_bpf.h - layouts shared by bpf/drmacct.bpf.c and the loader in
  * user/lib/bpf.c: map keys and values, ring-buffer records, stats slots.
@@ -338,6 +338,19 @@ enum dac_stat {
 	DAC_STAT_NESTED_JOB_END,	/* drmacct_job_end */
 	DAC_STAT_NESTED_SCHED_DONE,	/* drm_sched_process_job / drm_sched_job_done */
 	DAC_STAT_PROC_LATE,		/* charge for a process whose tgid a later one has */
+	/*
+	 * More events of that kind, seen where tp_btf programs run
+	 * preemptible (7.x): another task on the CPU was preempted inside
+	 * the first program.
+	 */
+	DAC_STAT_NESTED_CLIENT_OPEN,	/* drmacct_client_open */
+	DAC_STAT_NESTED_CLIENT_CLOSE,	/* drmacct_client_close */
+	DAC_STAT_NESTED_MEM_CHANGE,	/* drmacct_mem_change */
+	DAC_STAT_NESTED_SCHED_QUEUE,	/* drm_sched_job_queue */
+	DAC_STAT_NESTED_SCHED_RUN,	/* drm_sched_job_run */
+	DAC_STAT_NESTED_FORK,		/* sched_process_fork */
+	DAC_STAT_NESTED_EXIT,		/* sched_process_exit */
+	DAC_STAT_SCRATCH_FULL,		/* no record scratch slot free: record dropped */
 	DAC_STAT_FULL,			/* + enum dac_map_id: insert failed, map full */
 	DAC_STAT_BUSY = DAC_STAT_FULL + DAC_MAP__COUNT,	/* + id: bucket busy */
 	DAC_STAT__COUNT = DAC_STAT_BUSY + DAC_MAP__COUNT
@@ -348,7 +361,7 @@ enum dac_stat {
  * trusts the other pins. Bumped whenever a key, value or record changes.
  */
 #define DAC_LAYOUT_MAGIC	0x6472616363745f6dull	/* "drmacct_m" */
-#define DAC_LAYOUT_VERSION	6
+#define DAC_LAYOUT_VERSION	7
 
 struct dac_meta {
 	__u64 magic;

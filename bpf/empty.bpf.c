@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * empty — one program that does nothing on every tracepoint drmacct.bpf.c
  * uses, tp_btf and plain, for `make bench` (selftests/bpf/bench_bpf.c): it
@@ -11,7 +11,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define EMPTY_BTF(name, tp)						\
 	SEC("tp_btf/" tp)						\

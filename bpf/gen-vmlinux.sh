@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # gen-vmlinux.sh VMLINUZ OUT
 #
 # Debian ships no vmlinux ELF for its kernels, but BTF work needs one: pahole

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * kernel_types.h - the kernel types drmacct's BPF programs touch.
  *
@@ -63,6 +63,7 @@ struct task_struct {
 	u64 start_time;		/* CLOCK_MONOTONIC ns at fork */
 	char comm[16];
 	struct signal_struct *signal;
+	void *worker_private;	/* kthreads: their struct kthread */
 };
 
 struct dma_fence {

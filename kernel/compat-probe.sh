@@ -229,6 +229,10 @@ case $? in
 	flag DRMACCT_HAVE_SCHED_INIT_ARGS
 	struct_has drm/gpu_scheduler.h drm_sched_init_args 'u32[[:space:]]+num_rqs;' &&
 		flag DRMACCT_HAVE_SCHED_INIT_ARGS_NUM_RQS
+	# A submission workqueue the driver may pass (6.8+; Debian's 6.1
+	# backport has none: a kthread per scheduler there).
+	struct_has drm/gpu_scheduler.h drm_sched_init_args 'struct[[:space:]]+workqueue_struct[[:space:]]*\*[[:space:]]*submit_wq;' &&
+		flag DRMACCT_HAVE_SCHED_INIT_ARGS_SUBMIT_WQ
 	;;
 1) fail sched_init_args "struct drm_sched_init_args without its ops member" ;;
 *) one_nargs sched_init drm/gpu_scheduler.h drm_sched_init DRMACCT_SCHED_INIT_NARGS ;;

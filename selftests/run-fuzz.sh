@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # run-fuzz.sh SECONDS LOG FUZZER... — run each libFuzzer target for SECONDS,
 # seeded with the real fdinfo fixtures and its own corpus (kept under
 # build/fuzz/corpus-NAME between runs). Any crash, leak or sanitizer report

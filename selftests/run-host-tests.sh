@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # run-host-tests.sh LOG PROGRAM... — run host test programs, framed for
 # tap-summary.sh, to stdout and LOG. Run from the repository root.
 set -u

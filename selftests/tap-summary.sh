@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # tap-summary.sh LOG... — count TAP results across framed logs.
 #
 # Logs hold blocks "# drmacct-vm: begin NAME" ... "# drmacct-vm: end NAME rc=N"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # test_tap_summary.sh — tap-summary.sh counts what it must: passes, skips,
 # "not ok" lines, crashed programs, and programs that never finished; and
 # the kernel label run-vm --label puts on a suite's blocks and lines.

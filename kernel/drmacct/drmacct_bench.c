@@ -155,7 +155,7 @@ static u64 bench_empty(u64 n)
 /* Per-iteration time in tenths of a nanosecond. */
 static u64 bench_per_iter_x10(u64 total_ns, u64 n)
 {
-	return div64_u64(total_ns * 10 + n / 2, n);
+	return div64_u64(total_ns * 10 + (n >> 1), n);
 }
 
 static ssize_t bench_run_write(struct file *f, const char __user *ubuf,
@@ -190,9 +190,12 @@ static ssize_t bench_run_write(struct file *f, const char __user *ubuf,
 	used = scnprintf(bench_result, sizeof(bench_result), "iterations=%llu", n);
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		u64 x10 = bench_per_iter_x10(r[i], n);
+		u32 tenths;
+		u64 whole = div_u64_rem(x10, 10, &tenths);
 
+		/* div_u64_rem(): a plain u64 division needs libgcc on 32-bit. */
 		used += scnprintf(bench_result + used, sizeof(bench_result) - used,
-				  " %s_ns=%llu.%llu", names[i], x10 / 10, x10 % 10);
+				  " %s_ns=%llu.%u", names[i], whole, tenths);
 	}
 	scnprintf(bench_result + used, sizeof(bench_result) - used, "\n");
 	mutex_unlock(&bench_lock);

@@ -20,6 +20,24 @@
 #define CREATE_TRACE_POINTS
 #include "drmacct_trace.h"
 
+/*
+ * Every drmacct event fires with preemption disabled, on every kernel.
+ * 6.1 and 6.12 run tracepoint callbacks that way anyway; 7.3 calls them
+ * under SRCU with only migration disabled, and a task preempted inside a
+ * BPF program attached to the event (tp_btf) holds that program on its
+ * CPU: the kernel skips it for the next event there, counts a recursion
+ * miss, and the event is lost to it. With preemption off only an
+ * interrupt can nest, which the BPF side handles (its "_nested" twins).
+ * The cost is the programs' run time without preemption, as on the older
+ * kernels.
+ */
+#define drmacct_trace(event, ...)		\
+	do {					\
+		preempt_disable();		\
+		trace_##event(__VA_ARGS__);	\
+		preempt_enable();		\
+	} while (0)
+
 enum {
 	JOB_IDLE = 0,
 	JOB_RUNNING = 1,
@@ -207,6 +225,8 @@ struct drmacct_device *drmacct_device_create(const struct drmacct_device_desc *d
 	if (desc->dev && dev_is_pci(desc->dev))
 		strscpy(adev->pdev, pci_name(to_pci_dev(desc->dev)),
 			sizeof(adev->pdev));
+	strscpy(adev->dev_name, desc->dev ? dev_name(desc->dev) : "",
+		sizeof(adev->dev_name));
 	for (i = 0; i < desc->num_engines; i++) {
 		struct drmacct_engine *e = &adev->engines[i];
 
@@ -340,11 +360,28 @@ struct drmacct_client *drmacct_client_open(struct drmacct_device *adev,
 	seqcount_raw_spinlock_init(&client->name_seq, &client->name_lock);
 	client->id = drmacct_new_client_id(file);
 
-	trace_drmacct_client_open(client->id, adev->id, adev->driver_name);
+	drmacct_trace(drmacct_client_open, client->id, adev->id, adev->driver_name,
+		      adev->dev_name);
 	return client;
 }
 EXPORT_SYMBOL_GPL(drmacct_client_open);
 
+/* After a grace period: nothing can be in hard interrupt context here. */
+static void drmacct_client_free(struct rcu_head *rcu)
+{
+	struct drmacct_client *client = container_of(rcu, struct drmacct_client, rcu);
+	struct drmacct_device *adev = client->adev;
+
+	kfree(client);
+	drmacct_device_put(adev);
+}
+
+/*
+ * The last reference may go in any context: the job completion that drops
+ * it may run in a hard interrupt, where PREEMPT_RT forbids kfree(). The
+ * tracepoint fires here, the memory goes after an RCU grace period
+ * (call_rcu() is callable from any context but NMI).
+ */
 static void drmacct_client_release(struct kref *ref)
 {
 	struct drmacct_client *client = container_of(ref, struct drmacct_client, ref);
@@ -354,11 +391,9 @@ static void drmacct_client_release(struct kref *ref)
 	 * No job holds a reference any more: the totals are final, and with
 	 * nothing running q is the busy time.
 	 */
-	trace_drmacct_client_close(client->id, adev->id, adev->num_engines,
-				   (const u64 *)client->q,
-				   (const u64 *)client->cycles);
-	kfree(client);
-	drmacct_device_put(adev);
+	drmacct_trace(drmacct_client_close, client->id, adev->id, adev->num_engines,
+		      (const u64 *)client->q, (const u64 *)client->cycles);
+	call_rcu(&client->rcu, drmacct_client_free);
 }
 
 /**
@@ -367,9 +402,10 @@ static void drmacct_client_release(struct kref *ref)
  *
  * Drops the file's reference. Jobs that still run keep the statistics
  * alive; the drmacct_client_close tracepoint fires with the final totals
- * when the last of them has ended.
+ * when the last of them has ended, and the memory goes an RCU grace period
+ * later.
  *
- * Context: any context.
+ * Context: any context but NMI (hard interrupts on PREEMPT_RT too).
  */
 void drmacct_client_close(struct drmacct_client *client)
 {
@@ -406,7 +442,7 @@ EXPORT_SYMBOL_GPL(drmacct_client_id);
  * the key never appears twice: this returns -EOPNOTSUPP for any valid name
  * and the driver needs no name ioctl of its own.
  *
- * Context: any context.
+ * Context: any context but NMI.
  * Return: 0, -EINVAL for a bad name, or -EOPNOTSUPP where the DRM core
  * owns the name.
  */
@@ -445,7 +481,7 @@ EXPORT_SYMBOL_GPL(drmacct_client_set_name);
  * Takes a reference on @client that drmacct_job_fini() drops, so the
  * client's statistics stay alive while the job outlives its file.
  *
- * Context: any context.
+ * Context: any context but NMI.
  * Return: 0, or -EINVAL when @engine is out of range.
  */
 int drmacct_job_init(struct drmacct_job *job, struct drmacct_client *client,
@@ -462,22 +498,31 @@ int drmacct_job_init(struct drmacct_job *job, struct drmacct_client *client,
 }
 EXPORT_SYMBOL_GPL(drmacct_job_init);
 
-/* A write of usage begins: see struct drmacct_client. */
-static inline void drmacct_write_begin(struct drmacct_client *client)
+/*
+ * A write of usage begins: see struct drmacct_client. Interrupts stay off
+ * until it ends, so no reader can interrupt a writer on its own CPU and
+ * wait for it for ever, and a writer is never preempted (the section is a
+ * clock read and four atomics, also on PREEMPT_RT).
+ */
+static inline unsigned long drmacct_write_begin(struct drmacct_client *client)
 {
-	preempt_disable();
+	unsigned long flags;
+
+	local_irq_save(flags);
 	atomic64_inc(&client->wseq);
 	/* A reader that sees any update below sees the writer counted. */
 	smp_mb__after_atomic();
+	return flags;
 }
 
 /* ... and ends. */
-static inline void drmacct_write_end(struct drmacct_client *client)
+static inline void drmacct_write_end(struct drmacct_client *client,
+				     unsigned long flags)
 {
 	/* Every update above is seen before the write counts as finished. */
 	smp_mb__before_atomic();
 	atomic64_add(DRMACCT_WSEQ_DONE - 1, &client->wseq);
-	preempt_enable();
+	local_irq_restore(flags);
 }
 
 /**
@@ -492,7 +537,7 @@ static inline void drmacct_write_end(struct drmacct_client *client)
  * of one client's jobs running on an engine than its capacity would count
  * queued time as busy, and WARNs once.
  *
- * Context: any context (also hard interrupt, also on PREEMPT_RT).
+ * Context: any context but NMI (hard interrupts on PREEMPT_RT too).
  * Return: the start time, CLOCK_MONOTONIC (ktime_get_ns()) nanoseconds.
  */
 u64 drmacct_job_begin(struct drmacct_job *job)
@@ -500,17 +545,18 @@ u64 drmacct_job_begin(struct drmacct_job *job)
 	struct drmacct_client *client = job->client;
 	const struct drmacct_engine *eng;
 	unsigned int e = job->engine;
+	unsigned long flags;
 	u32 running;
 	u64 now;
 
 	if (WARN_ON_ONCE(job->state != JOB_IDLE))
 		return ktime_get_ns();
 
-	drmacct_write_begin(client);
+	flags = drmacct_write_begin(client);
 	now = ktime_get_ns();
 	atomic64_sub(now, &client->q[e]);
 	running = atomic_inc_return(&client->running[e]);
-	drmacct_write_end(client);
+	drmacct_write_end(client, flags);
 
 	job->start_ns = now;
 	job->state = JOB_RUNNING;
@@ -519,7 +565,7 @@ u64 drmacct_job_begin(struct drmacct_job *job)
 		  "drmacct: %u jobs of client %llu running on %s:%s of capacity %u (begin a job when the hardware starts it)\n",
 		  running, client->id, client->adev->driver_name, eng->name,
 		  eng->capacity);
-	trace_drmacct_job_begin(client->id, e, now, running);
+	drmacct_trace(drmacct_job_begin, client->id, e, now, running, client->adev->id);
 	return now;
 }
 EXPORT_SYMBOL_GPL(drmacct_job_begin);
@@ -529,19 +575,20 @@ static u64 drmacct_job_stop(struct drmacct_job *job, u64 cycles, u32 new_state)
 {
 	struct drmacct_client *client = job->client;
 	unsigned int e = job->engine;
+	unsigned long flags;
 	u32 running;
 	u64 now;
 
-	drmacct_write_begin(client);
+	flags = drmacct_write_begin(client);
 	now = ktime_get_ns();
 	atomic64_add(now, &client->q[e]);
 	atomic64_add(cycles, &client->cycles[e]);
 	running = atomic_dec_return(&client->running[e]);
-	drmacct_write_end(client);
+	drmacct_write_end(client, flags);
 
 	job->state = new_state;
-	trace_drmacct_job_end(client->id, e, now, now - job->start_ns, cycles,
-			      running);
+	drmacct_trace(drmacct_job_end, client->id, e, now, now - job->start_ns, cycles,
+		      running, client->adev->id);
 	return now;
 }
 
@@ -554,7 +601,7 @@ static u64 drmacct_job_stop(struct drmacct_job *job, u64 cycles, u32 new_state)
  * adds @cycles, atomically for readers. The end time is taken inside the
  * write section, which keeps what readers see monotonic.
  *
- * Context: any context (also hard interrupt, also on PREEMPT_RT).
+ * Context: any context but NMI (hard interrupts on PREEMPT_RT too).
  * Return: the end time, CLOCK_MONOTONIC nanoseconds.
  */
 u64 drmacct_job_end(struct drmacct_job *job, u64 cycles)
@@ -582,7 +629,7 @@ EXPORT_SYMBOL_GPL(drmacct_job_end);
  * running is left as it is (it held the engine for no time), and so is one
  * that had ended.
  *
- * Context: any context (also hard interrupt, also on PREEMPT_RT); never
+ * Context: any context but NMI (hard interrupts on PREEMPT_RT too); never
  * concurrently with the job's begin or end.
  * Return: the time the reset ended the run at, CLOCK_MONOTONIC
  * nanoseconds, or 0 when the job was not running.
@@ -603,7 +650,9 @@ EXPORT_SYMBOL_GPL(drmacct_job_reset);
  * client reference taken by drmacct_job_init(); this may release the
  * client and emit drmacct_client_close.
  *
- * Context: any context, but never concurrently with drmacct_job_begin() or
+ * Context: any context but NMI (hard interrupts on PREEMPT_RT too: a
+ * client released here is freed after an RCU grace period), but never
+ * concurrently with drmacct_job_begin() or
  * drmacct_job_end() of the same @job (the job's state is not locked): free
  * a job only after its completion path is done with it, as drm_sched's
  * free_job() is.
@@ -631,14 +680,14 @@ EXPORT_SYMBOL_GPL(drmacct_job_fini);
  * drmacct_show_fdinfo()), so a driver may report only what it sees from
  * the client's own point of view.
  *
- * Context: any context.
+ * Context: any context but NMI.
  */
 void drmacct_mem_event(struct drmacct_client *client, unsigned int region,
 		       enum drmacct_mem_op op, u64 size)
 {
 	if (region >= client->adev->num_regions)
 		return;
-	trace_drmacct_mem_change(client->id, region, op, size);
+	drmacct_trace(drmacct_mem_change, client->id, region, op, size, client->adev->id);
 }
 EXPORT_SYMBOL_GPL(drmacct_mem_event);
 
@@ -661,8 +710,14 @@ void drmacct_client_snapshot(struct drmacct_client *client,
 		cycles = atomic64_read(&client->cycles[e]);
 		running = atomic_read(&client->running[e]);
 		now = ktime_get_ns();
-		/* ... and before the second (write_end). */
-		smp_rmb();
+		/*
+		 * ... and before the second (write_end). A full barrier: the
+		 * clock read must be done before the second sequence read, so
+		 * that a writer this read does not see (it begins later) reads
+		 * the clock later too, and charges no start before @now (an
+		 * end charged before @now would make busy time step back).
+		 */
+		smp_mb();
 		if (atomic64_read(&client->wseq) == seq)
 			break;
 		cpu_relax();
@@ -680,10 +735,11 @@ void drmacct_client_snapshot(struct drmacct_client *client,
  * @usage: filled with busy time (including the running part of in-flight
  *	jobs up to now), cycles and the number of running jobs
  *
- * Lockless; retries while a writer is active. Successive calls never go
- * backwards.
+ * Lockless; retries while a writer is active. Writers keep interrupts off
+ * for their few instructions, so a reader waits only for writers on other
+ * CPUs, never for one it interrupted. Successive calls never go backwards.
  *
- * Context: any context.
+ * Context: any context but NMI (hard interrupts on PREEMPT_RT too).
  * Return: 0, or -EINVAL when @engine is out of range.
  */
 int drmacct_client_usage(struct drmacct_client *client, unsigned int engine,
@@ -707,6 +763,8 @@ module_init(drmacct_init);
 
 static void __exit drmacct_exit(void)
 {
+	/* Clients released just before the unload are freed by now. */
+	rcu_barrier();
 }
 module_exit(drmacct_exit);
 

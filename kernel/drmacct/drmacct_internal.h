@@ -8,6 +8,7 @@
 #include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/kref.h>
+#include <linux/rcupdate.h>
 #include <linux/rwsem.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
@@ -42,6 +43,7 @@ struct drmacct_device {
 	void *priv;
 	char driver_name[DRMACCT_NAME_MAX + 1];
 	char pdev[32];			/* empty unless PCI */
+	char dev_name[32];		/* dev_name() of desc->dev, or empty */
 	char (*regions)[DRMACCT_NAME_MAX + 1];
 	struct drmacct_engine engines[];
 };
@@ -65,9 +67,11 @@ struct drmacct_device {
  * DRMACCT_WSEQ_DONE - 1 after them (full barriers on both sides); a reader
  * takes a snapshot only between two reads of @wseq that are equal and show
  * no writer in progress, so no write began or ended while it read. Writers
- * keep preemption off between the two adds, so a reader never waits for a
- * preempted writer. The reader's clock is read inside, after the values:
- * every start time in q is from a write that ended before, so busy time
+ * keep interrupts off between the two adds, so a reader never waits for a
+ * preempted writer, nor (in an interrupt) for the writer it interrupted.
+ * The reader's clock is read inside, after the values and fully ordered
+ * before the second read of @wseq: every start time in q is from a write
+ * that ended before, every later write reads a later clock, so busy time
  * never goes backwards.
  *
  * The name has a raw spinlock and a seqcount of its own (rare writes).
@@ -80,6 +84,7 @@ struct drmacct_device {
 
 struct drmacct_client {
 	struct kref ref;
+	struct rcu_head rcu;		/* frees it (drmacct_client_release()) */
 	struct drmacct_device *adev;
 	u64 id;
 	atomic64_t wseq;		/* writers in progress, finished writes */

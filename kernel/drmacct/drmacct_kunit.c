@@ -78,6 +78,7 @@ static void name(struct kunit *test)					\
 }
 
 DRMACCT_KUNIT_CASE_FN(writers_race_readers)
+DRMACCT_KUNIT_CASE_FN(hard_irq_context)
 DRMACCT_KUNIT_CASE_FN(create_rejects_bad_descriptors)
 DRMACCT_KUNIT_CASE_FN(engine_flags_choose_keys)
 DRMACCT_KUNIT_CASE_FN(mem_keys_choose_keys)
@@ -88,6 +89,8 @@ DRMACCT_KUNIT_CASE_FN(device_ids_grow)
 static struct kunit_case drmacct_kunit_cases[] = {
 	/* one second at least: the writers and the reader race that long */
 	DRMACCT_KUNIT_CASE_SLOW(writers_race_readers),
+	/* as long: hard interrupts race the writer threads */
+	DRMACCT_KUNIT_CASE_SLOW(hard_irq_context),
 	KUNIT_CASE(create_rejects_bad_descriptors),
 	KUNIT_CASE(engine_flags_choose_keys),
 	KUNIT_CASE(mem_keys_choose_keys),

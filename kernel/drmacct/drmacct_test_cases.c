@@ -456,6 +456,100 @@ static int race_thread(void *arg)
 	return 0;
 }
 
+/*
+ * The writers both race cases share: one client of a device with one
+ * engine of capacity 3; writers 0 and 1 are kthreads, writer 2 runs from
+ * the case's timer.
+ */
+struct race {
+	struct drmacct_device *adev;
+	struct drmacct_client *client;
+	struct race_writer w[3];
+	struct task_struct *threads[2];
+	u64 t0;				/* before any writer started */
+};
+
+/* Device, client and the three writers' jobs; false (reported) on error. */
+static bool race_init(struct drmacct_test_ctx *ctx, struct race *r)
+{
+	static const struct drmacct_engine_desc e = {
+		.name = "gfx", .flags = DRMACCT_ENGINE_TIME | DRMACCT_ENGINE_CYCLES,
+		.capacity = 3,
+	};
+	const struct drmacct_device_desc d = {
+		.driver_name = "t", .engines = &e, .num_engines = 1,
+	};
+	unsigned int i;
+
+	r->adev = drmacct_device_create(&d);
+	if (IS_ERR(r->adev)) {
+		test_fail(ctx, "device: %ld", PTR_ERR(r->adev));
+		r->adev = NULL;
+		return false;
+	}
+	r->client = drmacct_client_open(r->adev, NULL);
+	if (IS_ERR(r->client)) {
+		test_fail(ctx, "client: %ld", PTR_ERR(r->client));
+		r->client = NULL;
+		return false;
+	}
+	for (i = 0; i < 3; i++) {
+		r->w[i].client = r->client;
+		CHECK(ctx, !drmacct_job_init(&r->w[i].job, r->client, 0), "init");
+	}
+	return true;
+}
+
+static void race_start_threads(struct drmacct_test_ctx *ctx, struct race *r)
+{
+	unsigned int i;
+
+	WRITE_ONCE(race_stop, false);
+	r->t0 = ktime_get_ns();
+	for (i = 0; i < 2; i++) {
+		r->threads[i] = kthread_run(race_thread, &r->w[i], "drmacct_race%u", i);
+		if (IS_ERR(r->threads[i])) {
+			test_fail(ctx, "kthread: %ld", PTR_ERR(r->threads[i]));
+			r->threads[i] = NULL;
+		}
+	}
+}
+
+/* Stops the writers (the caller cancels its timer) and checks the totals. */
+static void race_stop_and_check(struct drmacct_test_ctx *ctx, struct race *r,
+				struct hrtimer *timer)
+{
+	struct drmacct_engine_usage u;
+	u64 sum = 0, rounds = 0;
+	unsigned int i;
+
+	WRITE_ONCE(race_stop, true);
+	hrtimer_cancel(timer);
+	for (i = 0; i < 2; i++)
+		if (r->threads[i])
+			kthread_stop(r->threads[i]);
+	for (i = 0; i < 3; i++) {
+		sum += r->w[i].busy;
+		rounds += r->w[i].rounds;
+	}
+	drmacct_client_usage(r->client, 0, &u);
+	CHECK(ctx, u.running == 0 && u.busy_ns == sum && u.cycles == rounds,
+	      "at the end busy %llu (writers %llu) cycles %llu (rounds %llu) running %u",
+	      u.busy_ns, sum, u.cycles, rounds, u.running);
+}
+
+static void race_fini(struct race *r)
+{
+	unsigned int i;
+
+	if (r->client) {
+		for (i = 0; i < 3; i++)
+			drmacct_job_fini(&r->w[i].job);
+		drmacct_client_close(r->client);
+	}
+	drmacct_device_destroy(r->adev);
+}
+
 static struct hrtimer race_timer;
 static struct race_writer *race_irq_writer;
 
@@ -470,44 +564,18 @@ static enum hrtimer_restart race_timer_fn(struct hrtimer *t)
 
 static void case_writers_race_readers(struct drmacct_test_ctx *ctx)
 {
-	static const struct drmacct_engine_desc e = {
-		.name = "gfx", .flags = DRMACCT_ENGINE_TIME | DRMACCT_ENGINE_CYCLES,
-		.capacity = 3,
-	};
-	const struct drmacct_device_desc d = {
-		.driver_name = "t", .engines = &e, .num_engines = 1,
-	};
-	struct drmacct_device *adev = drmacct_device_create(&d);
-	struct task_struct *threads[2] = {};
-	struct race_writer *w;
+	struct race *r = kzalloc(sizeof(*r), GFP_KERNEL);
 	struct drmacct_engine_usage u;
-	struct drmacct_client *c;
-	u64 t0, last = 0, reads = 0, sum = 0, cycles = 0;
-	unsigned int i;
+	u64 last = 0, reads = 0;
 
-	CHECK(ctx, !IS_ERR(adev), "%ld", PTR_ERR(adev));
-	if (IS_ERR(adev))
+	if (!r) {
+		test_fail(ctx, "alloc");
 		return;
-	w = kcalloc(3, sizeof(*w), GFP_KERNEL);
-	c = drmacct_client_open(adev, NULL);
-	if (!w || IS_ERR(c)) {
-		test_fail(ctx, "alloc or client");
+	}
+	if (!race_init(ctx, r))
 		goto out;
-	}
-	for (i = 0; i < 3; i++) {
-		w[i].client = c;
-		CHECK(ctx, !drmacct_job_init(&w[i].job, c, 0), "init");
-	}
-	WRITE_ONCE(race_stop, false);
-	race_irq_writer = &w[2];
-	t0 = ktime_get_ns();		/* before any writer starts */
-	for (i = 0; i < 2; i++) {
-		threads[i] = kthread_run(race_thread, &w[i], "drmacct_race%u", i);
-		if (IS_ERR(threads[i])) {
-			test_fail(ctx, "kthread: %ld", PTR_ERR(threads[i]));
-			threads[i] = NULL;
-		}
-	}
+	race_irq_writer = &r->w[2];
+	race_start_threads(ctx, r);
 	drmacct_compat_hrtimer_setup(&race_timer, race_timer_fn, CLOCK_MONOTONIC,
 				     HRTIMER_MODE_REL);
 	hrtimer_start(&race_timer, ns_to_ktime(50 * NSEC_PER_USEC), HRTIMER_MODE_REL);
@@ -516,50 +584,149 @@ static void case_writers_race_readers(struct drmacct_test_ctx *ctx)
 	 * have had their turns: two writer threads on two busy vCPUs left
 	 * this loop 67 reads in its second on a loaded TCG host.
 	 */
-	while (ktime_get_ns() - t0 < NSEC_PER_SEC ||
-	       ((reads <= 100 || !READ_ONCE(w[0].rounds) || !READ_ONCE(w[1].rounds) ||
-		 !READ_ONCE(w[2].rounds)) && ktime_get_ns() - t0 < 10 * NSEC_PER_SEC)) {
-		drmacct_client_usage(c, 0, &u);
+	while (ktime_get_ns() - r->t0 < NSEC_PER_SEC ||
+	       ((reads <= 100 || !READ_ONCE(r->w[0].rounds) || !READ_ONCE(r->w[1].rounds) ||
+		 !READ_ONCE(r->w[2].rounds)) && ktime_get_ns() - r->t0 < 10 * NSEC_PER_SEC)) {
+		drmacct_client_usage(r->client, 0, &u);
 		reads++;
 		if (u.busy_ns < last || u.running > 3 ||
-		    u.busy_ns > 3 * (ktime_get_ns() - t0)) {
+		    u.busy_ns > 3 * (ktime_get_ns() - r->t0)) {
 			test_fail(ctx, "read %llu: busy %llu after %llu, running %u, %llu ns in",
-				  reads, u.busy_ns, last, u.running, ktime_get_ns() - t0);
+				  reads, u.busy_ns, last, u.running, ktime_get_ns() - r->t0);
 			break;
 		}
 		last = u.busy_ns;
 		if (!(reads & 63))
 			cond_resched();
 	}
-	WRITE_ONCE(race_stop, true);
-	hrtimer_cancel(&race_timer);
-	for (i = 0; i < 2; i++)
-		if (threads[i])
-			kthread_stop(threads[i]);
-	for (i = 0; i < 3; i++) {
-		sum += w[i].busy;
-		cycles += w[i].rounds;
-	}
-	drmacct_client_usage(c, 0, &u);
-	CHECK(ctx, u.running == 0 && u.busy_ns == sum && u.cycles == cycles,
-	      "at the end busy %llu (writers %llu) cycles %llu (rounds %llu) running %u",
-	      u.busy_ns, sum, u.cycles, cycles, u.running);
-	CHECK(ctx, w[0].rounds && w[1].rounds && w[2].rounds && reads > 100,
-	      "rounds %lu %lu %lu (irq), reads %llu", w[0].rounds, w[1].rounds,
-	      w[2].rounds, reads);
+	race_stop_and_check(ctx, r, &race_timer);
+	CHECK(ctx, r->w[0].rounds && r->w[1].rounds && r->w[2].rounds && reads > 100,
+	      "rounds %lu %lu %lu (irq), reads %llu", r->w[0].rounds, r->w[1].rounds,
+	      r->w[2].rounds, reads);
 	test_info(ctx, "%lu + %lu + %lu (irq) rounds, %llu reads",
-		  w[0].rounds, w[1].rounds, w[2].rounds, reads);
-	for (i = 0; i < 3; i++)
-		drmacct_job_fini(&w[i].job);
+		  r->w[0].rounds, r->w[1].rounds, r->w[2].rounds, reads);
 out:
-	if (!IS_ERR_OR_NULL(c))
+	race_fini(r);
+	kfree(r);
+}
+
+/*
+ * Hard interrupt context, PREEMPT_RT included (a timer of mode *_HARD runs
+ * there on RT too, where ordinary hrtimers run in a thread): the helper
+ * promises that job begin/end/fini, usage reads and the last put of a
+ * client work there. The race's two kthreads write while a hard timer,
+ * every 50 us, reads the client's usage (it may interrupt a writer on its
+ * own CPU: a writer must not leave it spinning), runs a job of its own
+ * (writer 2), and ends the life of one prepared client: begin, end and
+ * fini of a job whose client's file reference is already gone, so the last
+ * put, the close tracepoint and the free happen from the timer. The reads
+ * in the timer must never go backwards, and every prepared client must
+ * have been released there.
+ */
+#define HARD_CLIENTS	64
+
+static struct hard_irq_state {
+	struct hrtimer timer;
+	struct race *race;
+	struct drmacct_job last_jobs[HARD_CLIENTS];
+	atomic_t next_last;			/* next of last_jobs to end */
+	atomic_t last_done;
+	atomic_t backwards;			/* reads in the timer that went back */
+	u64 last_read;
+	unsigned long reads;
+} *hard;
+
+static enum hrtimer_restart hard_timer_fn(struct hrtimer *t)
+{
+	struct drmacct_engine_usage u;
+	int i, n;
+
+	if (READ_ONCE(race_stop))
+		return HRTIMER_NORESTART;
+	drmacct_client_usage(hard->race->client, 0, &u);
+	if (u.busy_ns < hard->last_read)
+		atomic_inc(&hard->backwards);
+	hard->last_read = u.busy_ns;
+	hard->reads++;
+	race_round(&hard->race->w[2]);
+	/*
+	 * Up to 8 clients a round: a loaded TCG guest fired this timer only
+	 * 25 times in 10 s while the writer threads held both vCPUs.
+	 */
+	for (n = 0; n < 8 && (i = atomic_read(&hard->next_last)) < HARD_CLIENTS; n++) {
+		struct drmacct_job *job = &hard->last_jobs[i];
+
+		drmacct_job_begin(job);
+		drmacct_job_end(job, 7);
+		drmacct_job_fini(job);		/* the client's last reference */
+		atomic_set(&hard->next_last, i + 1);
+		atomic_inc(&hard->last_done);
+	}
+	hrtimer_forward_now(t, ns_to_ktime(50 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void case_hard_irq_context(struct drmacct_test_ctx *ctx)
+{
+	struct race *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	unsigned int i, opened = 0;
+
+	hard = kzalloc(sizeof(*hard), GFP_KERNEL);
+	if (!r || !hard) {
+		test_fail(ctx, "alloc");
+		goto out;
+	}
+	hard->race = r;
+	if (!race_init(ctx, r))
+		goto out;
+	/* Clients whose only reference left is one job's, ended in the timer. */
+	for (opened = 0; opened < HARD_CLIENTS; opened++) {
+		struct drmacct_client *c = drmacct_client_open(r->adev, NULL);
+
+		if (IS_ERR(c)) {
+			test_fail(ctx, "client %u: %ld", opened, PTR_ERR(c));
+			break;
+		}
+		CHECK(ctx, !drmacct_job_init(&hard->last_jobs[opened], c, 0), "init");
 		drmacct_client_close(c);
-	kfree(w);
-	drmacct_device_destroy(adev);
+	}
+	atomic_set(&hard->next_last, opened < HARD_CLIENTS ? HARD_CLIENTS : 0);
+	race_start_threads(ctx, r);
+	drmacct_compat_hrtimer_setup(&hard->timer, hard_timer_fn, CLOCK_MONOTONIC,
+				     HRTIMER_MODE_REL_HARD);
+	hrtimer_start(&hard->timer, ns_to_ktime(50 * NSEC_PER_USEC), HRTIMER_MODE_REL_HARD);
+	/* One second, longer (up to ten) until every client went in the timer. */
+	while (ktime_get_ns() - r->t0 < NSEC_PER_SEC ||
+	       (atomic_read(&hard->last_done) < HARD_CLIENTS &&
+		ktime_get_ns() - r->t0 < 10 * NSEC_PER_SEC))
+		msleep(20);
+	race_stop_and_check(ctx, r, &hard->timer);
+	CHECK(ctx, !atomic_read(&hard->backwards), "%d of %lu reads in the timer went back",
+	      atomic_read(&hard->backwards), hard->reads);
+	CHECK(ctx, atomic_read(&hard->last_done) == HARD_CLIENTS,
+	      "%d of %d clients released in the timer", atomic_read(&hard->last_done),
+	      HARD_CLIENTS);
+	CHECK(ctx, r->w[2].rounds && hard->reads, "timer: %lu rounds, %lu reads",
+	      r->w[2].rounds, hard->reads);
+	test_info(ctx, "%lu + %lu + %lu (hard irq) rounds, %lu reads in the timer, %d clients released there",
+		  r->w[0].rounds, r->w[1].rounds, r->w[2].rounds, hard->reads,
+		  atomic_read(&hard->last_done));
+out:
+	if (hard) {
+		/* Clients the timer never got to (a failed case) go here. */
+		for (i = atomic_read(&hard->next_last); i < opened; i++)
+			drmacct_job_fini(&hard->last_jobs[i]);
+	}
+	if (r)
+		race_fini(r);
+	kfree(hard);
+	hard = NULL;
+	kfree(r);
 }
 
 static const struct drmacct_test_case test_cases[] = {
 	{ "writers_race_readers", case_writers_race_readers },
+	{ "hard_irq_context", case_hard_irq_context },
 	{ "create_rejects_bad_descriptors", case_create_rejects_bad_descriptors },
 	{ "engine_flags_choose_keys", case_engine_flags_choose_keys },
 	{ "mem_keys_choose_keys", case_mem_keys_choose_keys },

@@ -3,9 +3,13 @@
  * Tracepoints of drmacct.ko (system "drmacct").
  *
  * Every field is an id or a value: clients are named by their drm-client-id,
- * devices by the helper's device id, engines and regions by index. No field
- * carries a kernel pointer. Field names are part of the interface (BPF
- * programs and the VM tests read them); see Documentation/drmacct-helper.rst.
+ * devices by the helper's device id (in every event, as 6.17's gpu_scheduler
+ * events carry their device in each: two devices of one driver stay apart
+ * in a trace) and, at client open, by the device's name (dev_name(), the
+ * "dev" of the scheduler's events), engines and regions by index. No field
+ * carries a kernel pointer. Field names and the order of the fields are part
+ * of the interface (BPF programs and the VM tests read them; new fields go
+ * last); see Documentation/drmacct-helper.rst.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM drmacct
@@ -19,20 +23,23 @@
 #include "drmacct_compat.h"
 
 TRACE_EVENT(drmacct_client_open,
-	TP_PROTO(u64 client_id, u32 device_id, const char *driver),
-	TP_ARGS(client_id, device_id, driver),
+	TP_PROTO(u64 client_id, u32 device_id, const char *driver, const char *dev),
+	TP_ARGS(client_id, device_id, driver, dev),
 	TP_STRUCT__entry(
 		__field(u64, client_id)
 		__field(u32, device_id)
 		__string(driver, driver)
+		__string(dev, dev)
 	),
 	TP_fast_assign(
 		__entry->client_id = client_id;
 		__entry->device_id = device_id;
 		DRMACCT_ASSIGN_STR(driver, driver);
+		DRMACCT_ASSIGN_STR(dev, dev);
 	),
-	TP_printk("client_id=%llu device_id=%u driver=%s",
-		  __entry->client_id, __entry->device_id, __get_str(driver))
+	TP_printk("client_id=%llu device_id=%u driver=%s dev=%s",
+		  __entry->client_id, __entry->device_id, __get_str(driver),
+		  __get_str(dev))
 );
 
 TRACE_EVENT(drmacct_client_close,
@@ -68,29 +75,31 @@ TRACE_EVENT(drmacct_client_close,
 );
 
 TRACE_EVENT(drmacct_job_begin,
-	TP_PROTO(u64 client_id, u32 engine, u64 ts_ns, u32 running),
-	TP_ARGS(client_id, engine, ts_ns, running),
+	TP_PROTO(u64 client_id, u32 engine, u64 ts_ns, u32 running, u32 device_id),
+	TP_ARGS(client_id, engine, ts_ns, running, device_id),
 	TP_STRUCT__entry(
 		__field(u64, client_id)
 		__field(u64, ts_ns)
 		__field(u32, engine)
 		__field(u32, running)
+		__field(u32, device_id)
 	),
 	TP_fast_assign(
 		__entry->client_id = client_id;
 		__entry->ts_ns = ts_ns;
 		__entry->engine = engine;
 		__entry->running = running;
+		__entry->device_id = device_id;
 	),
-	TP_printk("client_id=%llu engine=%u ts_ns=%llu running=%u",
+	TP_printk("client_id=%llu engine=%u ts_ns=%llu running=%u device_id=%u",
 		  __entry->client_id, __entry->engine, __entry->ts_ns,
-		  __entry->running)
+		  __entry->running, __entry->device_id)
 );
 
 TRACE_EVENT(drmacct_job_end,
 	TP_PROTO(u64 client_id, u32 engine, u64 ts_ns, u64 busy_ns, u64 cycles,
-		 u32 running),
-	TP_ARGS(client_id, engine, ts_ns, busy_ns, cycles, running),
+		 u32 running, u32 device_id),
+	TP_ARGS(client_id, engine, ts_ns, busy_ns, cycles, running, device_id),
 	TP_STRUCT__entry(
 		__field(u64, client_id)
 		__field(u64, ts_ns)
@@ -98,6 +107,7 @@ TRACE_EVENT(drmacct_job_end,
 		__field(u64, cycles)
 		__field(u32, engine)
 		__field(u32, running)
+		__field(u32, device_id)
 	),
 	TP_fast_assign(
 		__entry->client_id = client_id;
@@ -106,10 +116,12 @@ TRACE_EVENT(drmacct_job_end,
 		__entry->cycles = cycles;
 		__entry->engine = engine;
 		__entry->running = running;
+		__entry->device_id = device_id;
 	),
-	TP_printk("client_id=%llu engine=%u ts_ns=%llu busy_ns=%llu cycles=%llu running=%u",
+	TP_printk("client_id=%llu engine=%u ts_ns=%llu busy_ns=%llu cycles=%llu running=%u device_id=%u",
 		  __entry->client_id, __entry->engine, __entry->ts_ns,
-		  __entry->busy_ns, __entry->cycles, __entry->running)
+		  __entry->busy_ns, __entry->cycles, __entry->running,
+		  __entry->device_id)
 );
 
 /* The op names in the format file, for readers that only have that. */
@@ -122,21 +134,23 @@ TRACE_DEFINE_ENUM(DRMACCT_MEM_ACTIVE);
 TRACE_DEFINE_ENUM(DRMACCT_MEM_IDLE);
 
 TRACE_EVENT(drmacct_mem_change,
-	TP_PROTO(u64 client_id, u32 region, u32 op, u64 size),
-	TP_ARGS(client_id, region, op, size),
+	TP_PROTO(u64 client_id, u32 region, u32 op, u64 size, u32 device_id),
+	TP_ARGS(client_id, region, op, size, device_id),
 	TP_STRUCT__entry(
 		__field(u64, client_id)
 		__field(u64, size)
 		__field(u32, region)
 		__field(u32, op)
+		__field(u32, device_id)
 	),
 	TP_fast_assign(
 		__entry->client_id = client_id;
 		__entry->size = size;
 		__entry->region = region;
 		__entry->op = op;
+		__entry->device_id = device_id;
 	),
-	TP_printk("client_id=%llu region=%u op=%s size=%llu",
+	TP_printk("client_id=%llu region=%u op=%s size=%llu device_id=%u",
 		  __entry->client_id, __entry->region,
 		  __print_symbolic(__entry->op,
 				   { DRMACCT_MEM_CREATE, "create" },
@@ -146,7 +160,7 @@ TRACE_EVENT(drmacct_mem_change,
 				   { DRMACCT_MEM_WILLNEED, "willneed" },
 				   { DRMACCT_MEM_ACTIVE, "active" },
 				   { DRMACCT_MEM_IDLE, "idle" }),
-		  __entry->size)
+		  __entry->size, __entry->device_id)
 );
 
 #endif /* _DRMACCT_TRACE_H_ */

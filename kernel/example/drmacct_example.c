@@ -10,9 +10,11 @@
  * memory region ("vram", really shmem), a render node with two ioctls:
  * EXAMPLE_BO (create a buffer) and EXAMPLE_RUN (run a job of N ns on the
  * engine and wait for it; with EXAMPLE_RUN_HANG the job never ends and a
- * 50 ms watchdog resets the engine). The "hardware" is an hrtimer: the job
- * begins when the timer is armed and ends in its callback, in hard
- * interrupt context, as on a real GPU.
+ * 50 ms watchdog resets the engine). The "hardware" is a hard hrtimer (hard
+ * interrupt context also on PREEMPT_RT, as a GPU's interrupt is): arming it
+ * is the doorbell, the job begins just before, and ends in its callback.
+ * Every ioctl and the open run inside drm_dev_enter(), and remove unplugs
+ * the device first, so a hot-unplug with files open is safe.
  */
 #include <linux/completion.h>
 #include <linux/err.h>
@@ -84,19 +86,27 @@ static int example_acct_init(struct example_device *edev)
 /* guide: files */
 static int example_open(struct drm_device *drm, struct drm_file *file)
 {
-	struct example_file *efile = kzalloc(sizeof(*efile), GFP_KERNEL);
+	struct example_file *efile;
+	int idx, ret = 0;
 
-	if (!efile)
-		return -ENOMEM;
+	/* Not once the device is unplugged: its helper device is gone then. */
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	efile = kzalloc(sizeof(*efile), GFP_KERNEL);
+	if (!efile) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	efile->acct = drmacct_client_open(to_example(drm)->acct, file);
 	if (IS_ERR(efile->acct)) {
-		int ret = PTR_ERR(efile->acct);
-
+		ret = PTR_ERR(efile->acct);
 		kfree(efile);
-		return ret;
+		goto out;
 	}
 	file->driver_priv = efile;
-	return 0;
+out:
+	drm_dev_exit(idx);
+	return ret;
 }
 
 static void example_postclose(struct drm_device *drm, struct drm_file *file)
@@ -109,7 +119,7 @@ static void example_postclose(struct drm_device *drm, struct drm_file *file)
 /* guide: end */
 
 /* guide: jobs */
-/* The engine finished the job: in hard interrupt context. */
+/* The engine finished the job: in hard interrupt context, also on RT. */
 static enum hrtimer_restart example_irq(struct hrtimer *timer)
 {
 	struct example_device *edev = container_of(timer, struct example_device, timer);
@@ -134,11 +144,15 @@ static int example_run(struct example_device *edev, struct example_file *efile,
 	init_completion(&job.done);
 	mutex_lock(&edev->engine_lock);
 	edev->running = &job;
-	/* The hardware starts the job now: begin now, not at submission. */
+	/*
+	 * The hardware starts the job now: begin now, not at submission, and
+	 * before the doorbell (arming the timer here): once rung, the job may
+	 * complete on another CPU at once, and its end must find it begun.
+	 */
 	job.start_ns = drmacct_job_begin(&job.acct);
 	if (!job.hung)
 		hrtimer_start(&edev->timer, ns_to_ktime(job.start_ns + args->ns),
-			      HRTIMER_MODE_ABS);
+			      HRTIMER_MODE_ABS_HARD);
 	/* + 1 jiffy: the watchdog never fires before its time. */
 	if (!wait_for_completion_timeout(&job.done,
 					 nsecs_to_jiffies(args->ns + EXAMPLE_WATCHDOG_NS) + 1)) {
@@ -159,13 +173,23 @@ done:
 }
 /* guide: end */
 
+/*
+ * Inside drm_dev_enter(): an unplug waits for a RUN in progress, which
+ * ends within its 1 s limit plus the watchdog. A driver whose ioctls can
+ * wait without bound waits outside it, or the unplug would wait with them.
+ */
 static int example_ioctl_run(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct drm_example_run *args = data;
+	int idx, ret;
 
 	if (args->flags & ~EXAMPLE_RUN_HANG || !args->ns || args->ns > NSEC_PER_SEC)
 		return -EINVAL;
-	return example_run(to_example(drm), file->driver_priv, args);
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	ret = example_run(to_example(drm), file->driver_priv, args);
+	drm_dev_exit(idx);
+	return ret;
 }
 
 static int example_ioctl_bo(struct drm_device *drm, void *data, struct drm_file *file)
@@ -175,11 +199,17 @@ static int example_ioctl_bo(struct drm_device *drm, void *data, struct drm_file 
 	struct sg_table *sgt;
 	int ret;
 
+	int idx;
+
 	if (!args->size || args->size > SZ_64M || args->pad)
 		return -EINVAL;
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
 	shmem = drm_gem_shmem_create(drm, PAGE_ALIGN(args->size));
-	if (IS_ERR(shmem))
+	if (IS_ERR(shmem)) {
+		drm_dev_exit(idx);
 		return PTR_ERR(shmem);
+	}
 	/*
 	 * Resident at once, mapped for the device as a GPU's MMU would need
 	 * it; drm_gem_shmem_free() releases the pages with the table. (No pin
@@ -190,6 +220,7 @@ static int example_ioctl_bo(struct drm_device *drm, void *data, struct drm_file 
 	if (!ret)
 		ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
 	drm_gem_object_put(&shmem->base);
+	drm_dev_exit(idx);
 	return ret;
 }
 
@@ -253,7 +284,7 @@ static int example_probe(struct platform_device *pdev)
 		return PTR_ERR(edev);
 	mutex_init(&edev->engine_lock);
 	drmacct_compat_hrtimer_setup(&edev->timer, example_irq, CLOCK_MONOTONIC,
-				     HRTIMER_MODE_ABS);
+				     HRTIMER_MODE_ABS_HARD);
 	ret = example_acct_init(edev);
 	if (ret)
 		return ret;
@@ -271,8 +302,15 @@ static void example_remove(struct platform_device *pdev)
 {
 	struct example_device *edev = platform_get_drvdata(pdev);
 
-	drm_dev_unregister(&edev->drm);	/* no new job after this */
+	/*
+	 * Unplug, not just unregister: files may stay open and would go on
+	 * submitting. After this no open or ioctl is inside drm_dev_enter()
+	 * any more, so no job runs or will run.
+	 */
+	drm_dev_unplug(&edev->drm);
+	hrtimer_cancel(&edev->timer);		/* the engine is quiet */
 	drmacct_device_destroy(edev->acct);	/* no callback after this */
+	/* Files still open keep their clients; postclose closes them. */
 }
 /* guide: end */
 

@@ -39,8 +39,10 @@ struct drmacct_client;
 
 /**
  * struct drmacct_engine_desc - one engine class of a device
- * @name: the <e> in drm-engine-<e>; [a-z0-9_] only, at most
- *	%DRMACCT_NAME_MAX characters, unique within the device.
+ * @name: the <e> in drm-engine-<e>: a <str> of the spec, so printable
+ *	ASCII without whitespace or ':' (drmacct_device_create() refuses
+ *	anything else), at most %DRMACCT_NAME_MAX characters, unique within
+ *	the device. Upstream drivers use lower case, digits and '-' or '_'.
  * @flags: what the driver measures: %DRMACCT_ENGINE_TIME and/or
  *	%DRMACCT_ENGINE_CYCLES (at least one); only those keys are printed.
  * @capacity: number of identical instances (>= 1). Up to @capacity jobs

@@ -221,6 +221,14 @@ static inline bool drmacct_compat_shmem_madvise(struct drm_gem_shmem_object *shm
 
 /* ---- drm_sched ---------------------------------------------------------------- */
 
+/* Do schedulers run on a submission workqueue the driver passes? */
+#if defined(DRMACCT_HAVE_SCHED_INIT_ARGS_SUBMIT_WQ) || \
+	(!defined(DRMACCT_HAVE_SCHED_INIT_ARGS) && DRMACCT_SCHED_INIT_NARGS == 11)
+#define DRMACCT_SCHED_SHARES_SUBMIT_WQ	1
+#else
+#define DRMACCT_SCHED_SHARES_SUBMIT_WQ	0
+#endif
+
 /**
  * drmacct_compat_sched_init() - drm_sched_init() across kernels
  * @sched: scheduler to initialise
@@ -229,9 +237,13 @@ static inline bool drmacct_compat_shmem_madvise(struct drm_gem_shmem_object *shm
  * @timeout: job timeout in jiffies (MAX_SCHEDULE_TIMEOUT: none)
  * @name: scheduler name, must outlive the scheduler
  * @dev: device for diagnostics
+ * @submit_wq: the driver's workqueue for submission and job freeing, shared
+ *	by all its schedulers, where the scheduler runs on workqueues (6.8+):
+ *	no scheduler then allocates one of its own. Before, every scheduler
+ *	runs its own kthread and @submit_wq is not used
+ *	(%DRMACCT_SCHED_SHARES_SUBMIT_WQ says which).
  *
- * One run queue per priority where the scheduler lets the driver choose,
- * and the scheduler's own submission workqueue.
+ * One run queue per priority where the scheduler lets the driver choose.
  *
  * Return: 0 or a negative errno.
  */
@@ -239,11 +251,14 @@ static inline int
 drmacct_compat_sched_init(struct drm_gpu_scheduler *sched,
 			  const struct drm_sched_backend_ops *ops,
 			  u32 hw_limit, long timeout, const char *name,
-			  struct device *dev)
+			  struct device *dev, struct workqueue_struct *submit_wq)
 {
 #if defined(DRMACCT_HAVE_SCHED_INIT_ARGS)
 	const struct drm_sched_init_args args = {
 		.ops = ops,
+#ifdef DRMACCT_HAVE_SCHED_INIT_ARGS_SUBMIT_WQ
+		.submit_wq = submit_wq,
+#endif
 #ifdef DRMACCT_HAVE_SCHED_INIT_ARGS_NUM_RQS
 		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
 #endif
@@ -259,7 +274,7 @@ drmacct_compat_sched_init(struct drm_gpu_scheduler *sched,
 	return drm_sched_init(sched, ops, hw_limit, 0, timeout, NULL, NULL,
 			      name, dev);
 #elif DRMACCT_SCHED_INIT_NARGS == 11
-	return drm_sched_init(sched, ops, NULL, DRM_SCHED_PRIORITY_COUNT,
+	return drm_sched_init(sched, ops, submit_wq, DRM_SCHED_PRIORITY_COUNT,
 			      hw_limit, 0, timeout, NULL, NULL, name, dev);
 #else
 #error "drmacct: cannot tell drm_sched_init()'s form from the headers"

@@ -5,6 +5,8 @@
 #ifndef _SIMGPU_H_
 #define _SIMGPU_H_
 
+#include <linux/completion.h>
+#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -95,7 +97,15 @@ struct simgpu_device {
 	struct drmacct_device *acct;	/* NULL when accounting=0 */
 	bool legacy_memory;
 	bool per_client_queues;		/* queues=per_client */
-	struct workqueue_struct *wq;
+	struct workqueue_struct *wq;	/* FILL/COPY work, freeing a file's queues */
+	/*
+	 * Submission and job freeing of every scheduler of the device, the
+	 * device's and the files' own (where drm_sched takes a driver's
+	 * workqueue: DRMACCT_SCHED_SHARES_SUBMIT_WQ): opening files creates
+	 * no workqueue or kernel thread.
+	 */
+	struct workqueue_struct *sched_wq;
+	atomic_t client_queues;		/* files with their own schedulers */
 	struct simgpu_inst inst[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
 	struct drm_gpu_scheduler *sched_list[SIMGPU_NUM_ENGINES][SIMGPU_MAX_INSTANCES];
 	struct mutex files_lock;	/* @files */
@@ -104,6 +114,7 @@ struct simgpu_device {
 	unsigned int jobs;		/* jobs not yet freed */
 	wait_queue_head_t jobs_wq;	/* @jobs or a file's jobs dropped to 0 */
 	wait_queue_head_t done_wq;	/* some job result completed */
+	wait_queue_head_t flush_wq;	/* a file's queued jobs ran, or it is torn down */
 };
 
 static inline struct simgpu_device *to_simgpu(struct drm_device *drm)
@@ -162,8 +173,23 @@ struct simgpu_file {
 	struct kref ref;
 	struct simgpu_device *sdev;
 	struct list_head dev_node;	/* in simgpu_device.files while open */
-	bool entities_gone;		/* torn down (close, or device unplug) */
+	/*
+	 * The teardown of the file's entities (its close, or a device unplug,
+	 * whichever comes first claims it under files_lock): fast, it never
+	 * waits for the hardware; whoever comes second waits for @torn_down.
+	 */
+	bool entities_gone;		/* files_lock */
+	bool unplug_seen;		/* files_lock: the unplug took care of it */
+	struct completion torn_down;
+	atomic_t queued;		/* jobs pushed, not yet run or dropped */
 	struct simgpu_queues *queues;	/* NULL: the device's schedulers */
+	/*
+	 * Per-client queues go once the file is torn down and its last job
+	 * freed (a free_job() cannot stop its own scheduler: @queues_work
+	 * does, on sdev->wq).
+	 */
+	bool queues_release;		/* sdev->jobs_lock */
+	struct work_struct queues_work;
 	unsigned int jobs;		/* jobs not yet freed (sdev->jobs_lock) */
 	struct drmacct_client *acct;	/* NULL when accounting=0 */
 	struct mutex submit_lock;	/* job arm + push order */
@@ -222,6 +248,12 @@ struct simgpu_job {
 /* simgpu_drv.c */
 extern long simgpu_job_timeout;		/* drm_sched job timeout, jiffies */
 extern u64 simgpu_max_pinned;		/* bytes a file may have pinned */
+extern unsigned int simgpu_max_client_queues;	/* files with own schedulers */
+int simgpu_flush(struct file *f, fl_owner_t id);
+#define SIMGPU_FOPS_COMMON						\
+	.owner = THIS_MODULE,						\
+	DRM_GEM_FOPS,							\
+	.flush = simgpu_flush
 extern bool simgpu_per_client_queues;	/* queues=per_client */
 
 /* simgpu_engine.c */
@@ -242,9 +274,11 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 		      struct drm_file *file);
 int simgpu_file_entities_init(struct simgpu_file *sfile);
-void simgpu_file_entities_fini(struct simgpu_file *sfile, bool flush);
+void simgpu_file_entities_fini(struct simgpu_file *sfile);
 int simgpu_file_queues_init(struct simgpu_file *sfile);
-void simgpu_file_queues_fini(struct simgpu_file *sfile);
+void simgpu_file_queues_free(struct simgpu_file *sfile);
+void simgpu_file_queues_release(struct simgpu_file *sfile);
+void simgpu_file_queues_work(struct work_struct *work);
 
 /* simgpu_gem.c */
 struct drm_gem_object *simgpu_gem_create_object(struct drm_device *drm,

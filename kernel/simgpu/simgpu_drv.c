@@ -59,6 +59,11 @@ MODULE_PARM_DESC(max_pinned_mb,
 		 "MiB of buffer pages one open file may keep pinned (default 512): a GEM_CREATE past it fails with ENOSPC");
 u64 simgpu_max_pinned;
 
+unsigned int simgpu_max_client_queues = 64;
+module_param_named(max_client_queues, simgpu_max_client_queues, uint, 0444);
+MODULE_PARM_DESC(max_client_queues,
+		 "With queues=per_client, files of one device that may have their own schedulers at once (default 64): another open fails with ENOSPC");
+
 /* queues=shared|per_client: who owns the drm_gpu_schedulers. */
 static const char * const simgpu_queues_names[] = { "shared", "per_client" };
 bool simgpu_per_client_queues;
@@ -155,9 +160,9 @@ void simgpu_file_put(struct simgpu_file *sfile)
 	kref_put(&sfile->ref, simgpu_file_release);
 }
 
-static int simgpu_open(struct drm_device *drm, struct drm_file *file)
+/* simgpu_open(), inside drm_dev_enter(). */
+static int simgpu_open_entered(struct simgpu_device *sdev, struct drm_file *file)
 {
-	struct simgpu_device *sdev = to_simgpu(drm);
 	struct simgpu_file *sfile;
 	int ret;
 
@@ -172,7 +177,10 @@ static int simgpu_open(struct drm_device *drm, struct drm_file *file)
 	spin_lock_init(&sfile->done_lock);
 	INIT_LIST_HEAD(&sfile->done);
 	atomic_set(&sfile->inflight, 0);
+	atomic_set(&sfile->queued, 0);
 	atomic64_set(&sfile->pinned, 0);
+	init_completion(&sfile->torn_down);
+	INIT_WORK(&sfile->queues_work, simgpu_file_queues_work);
 
 	if (sdev->acct) {
 		sfile->acct = drmacct_client_open(sdev->acct, file);
@@ -197,7 +205,7 @@ static int simgpu_open(struct drm_device *drm, struct drm_file *file)
 	return 0;
 
 err_queues:
-	simgpu_file_queues_fini(sfile);
+	simgpu_file_queues_free(sfile);
 err_acct:
 	drmacct_client_close(sfile->acct);
 err_free:
@@ -207,28 +215,100 @@ err_free:
 	return ret;
 }
 
+/*
+ * Inside drm_dev_enter(): an open racing an unplug either finishes before
+ * the unplug looks at the open files (drm_dev_unplug() waits for it), so
+ * the unplug tears its entities down too, or fails with ENODEV; it never
+ * sets up entities on schedulers that are going away.
+ */
+static int simgpu_open(struct drm_device *drm, struct drm_file *file)
+{
+	int idx, ret;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	ret = simgpu_open_entered(to_simgpu(drm), file);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/*
+ * Claims the teardown of @sfile's entities for the caller, unless a close
+ * or an unplug did so first. Wakes a close waiting in simgpu_flush().
+ */
+static bool simgpu_file_claim(struct simgpu_device *sdev, struct simgpu_file *sfile,
+			      bool unplug)
+{
+	bool claim;
+
+	mutex_lock(&sdev->files_lock);
+	claim = !sfile->entities_gone;
+	sfile->entities_gone = true;
+	if (unplug)
+		sfile->unplug_seen = true;
+	mutex_unlock(&sdev->files_lock);
+	wake_up_all(&sdev->flush_wq);
+	return claim;
+}
+
+/*
+ * The teardown itself, by whoever claimed it: the entities go (queued jobs
+ * dropped), the file's own schedulers follow its last job. Never waits for
+ * the hardware, and holds no lock another close, open or unplug needs.
+ */
+static void simgpu_file_teardown(struct simgpu_file *sfile)
+{
+	simgpu_file_entities_fini(sfile);
+	simgpu_file_queues_release(sfile);
+	complete_all(&sfile->torn_down);
+}
+
+/**
+ * simgpu_flush() - file_operations.flush: a close(2) of a simgpu fd
+ * @f: the file
+ * @id: the closing owner (unused)
+ *
+ * A process that closes its file cleanly gets the jobs it queued run, as
+ * with any GPU driver: the close waits until the scheduler has handed them
+ * all to the engines (it does not wait for them to finish). The wait holds
+ * no lock, a fatal signal ends it (as does a pending one: a killed
+ * process's queued jobs are dropped when the file is released), and so
+ * does an unplug, which tears the file's entities down. Like amdgpu's
+ * flush, it runs for every close of a descriptor of the file.
+ *
+ * Return: 0 (a close is never refused).
+ */
+int simgpu_flush(struct file *f, fl_owner_t id)
+{
+	struct drm_file *file = f->private_data;
+	struct simgpu_file *sfile = file ? file->driver_priv : NULL;
+	struct simgpu_device *sdev;
+
+	if (!sfile || fatal_signal_pending(current))
+		return 0;
+	sdev = sfile->sdev;
+	wait_event_killable(sdev->flush_wq, !atomic_read(&sfile->queued) ||
+			    READ_ONCE(sfile->entities_gone));
+	return 0;
+}
+
+/*
+ * The file's last reference went (in whatever task dropped it: the
+ * closing process, or a reader of its fdinfo). Only the fast teardown:
+ * nothing here waits for a job, and files_lock is held only to claim the
+ * teardown and to leave the device's list.
+ */
 static void simgpu_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct simgpu_file *sfile = file->driver_priv;
 	struct simgpu_device *sdev = to_simgpu(drm);
-	bool gone;
 
-	/*
-	 * After an unplug the device already tore them down. Otherwise the
-	 * teardown runs under files_lock: an unplug meanwhile waits for it
-	 * before it stops the schedulers (drm_sched_fini() frees the run
-	 * queues these entities leave). Opens and closes of other files wait
-	 * for this one's queued jobs; only an unplug needs that, but the
-	 * lock is the device's only order between the two.
-	 */
+	if (simgpu_file_claim(sdev, sfile, false))
+		simgpu_file_teardown(sfile);
+	else
+		wait_for_completion(&sfile->torn_down);	/* an unplug's, short */
 	mutex_lock(&sdev->files_lock);
 	list_del(&sfile->dev_node);
-	gone = sfile->entities_gone;
-	sfile->entities_gone = true;
-	if (!gone) {
-		simgpu_file_entities_fini(sfile, true);
-		simgpu_file_queues_fini(sfile);
-	}
 	mutex_unlock(&sdev->files_lock);
 	if (simgpu_fault_active())
 		simgpu_fault_close(sfile);
@@ -376,15 +456,13 @@ static const struct drm_ioctl_desc simgpu_ioctls[] = {
 };
 
 static const struct file_operations simgpu_fops = {
-	.owner = THIS_MODULE,
-	DRM_GEM_FOPS,
+	SIMGPU_FOPS_COMMON,
 	DRMACCT_FOPS_SHOW_FDINFO(simgpu_show_fdinfo)
 };
 
 /* accounting=0: a driver without usage stats prints no fdinfo at all. */
 static const struct file_operations simgpu_fops_plain = {
-	.owner = THIS_MODULE,
-	DRM_GEM_FOPS,
+	SIMGPU_FOPS_COMMON,
 };
 
 /*
@@ -537,14 +615,21 @@ static int simgpu_device_create(struct device *parent)
 	sdev->jobs = 0;
 	init_waitqueue_head(&sdev->jobs_wq);
 	init_waitqueue_head(&sdev->done_wq);
+	init_waitqueue_head(&sdev->flush_wq);
+	atomic_set(&sdev->client_queues, 0);
 
-	/* It signals fences, so memory reclaim may wait for it. */
+	/* They signal fences, so memory reclaim may wait for them. */
 	sdev->wq = alloc_workqueue("simgpu", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!sdev->wq)
 		return -ENOMEM;
+	sdev->sched_wq = alloc_workqueue("simgpu-sched", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!sdev->sched_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
 	ret = simgpu_engines_init(sdev);
 	if (ret)
-		goto err_wq;
+		goto err_sched_wq;
 	if (accounting) {
 		ret = simgpu_acct_init(sdev);
 		if (ret)
@@ -560,6 +645,8 @@ err_acct:
 	drmacct_device_destroy(sdev->acct);
 err_engines:
 	simgpu_engines_fini(sdev);
+err_sched_wq:
+	destroy_workqueue(sdev->sched_wq);
 err_wq:
 	destroy_workqueue(sdev->wq);
 	return ret;
@@ -576,23 +663,37 @@ static void simgpu_device_destroy(struct device *parent)
 	unsigned int e, i;
 
 	/*
-	 * Unplug: no new ioctl gets in, and every one in progress has left
-	 * (the waits are outside drm_dev_enter()). Files may stay open.
+	 * Unplug: no new ioctl or open gets in, and every one in progress has
+	 * left (the long waits are outside drm_dev_enter()). Files may stay
+	 * open.
 	 */
 	drm_dev_unplug(&sdev->drm);
 	/*
-	 * The open files' queued jobs go: their device is gone. files_lock
-	 * stays held until their own schedulers (per-client queues) are gone
-	 * too: a close meanwhile finds entities_gone and leaves them to us.
+	 * Every open file's entities go, their queued jobs with them; a close
+	 * that claimed a file's teardown first is waited for (it is short).
+	 * files_lock is only held to pick the next file, never across a wait.
 	 */
-	mutex_lock(&sdev->files_lock);
-	list_for_each_entry(sfile, &sdev->files, dev_node) {
-		if (sfile->entities_gone)
-			continue;
-		sfile->entities_gone = true;
-		simgpu_file_entities_fini(sfile, false);
+	for (;;) {
+		bool found = false;
+
+		mutex_lock(&sdev->files_lock);
+		list_for_each_entry(sfile, &sdev->files, dev_node) {
+			if (!sfile->unplug_seen) {
+				kref_get(&sfile->ref);
+				found = true;
+				break;
+			}
+		}
+		mutex_unlock(&sdev->files_lock);
+		if (!found)
+			break;
+		if (simgpu_file_claim(sdev, sfile, true))
+			simgpu_file_teardown(sfile);
+		else
+			wait_for_completion(&sfile->torn_down);
+		simgpu_file_put(sfile);
 	}
-	/* A hung job would only end at the timeout: reset it now. */
+	/* A hung job would only end at the timeout, or never: reset it now. */
 	for (e = 0; e < SIMGPU_NUM_ENGINES; e++)
 		for (i = 0; i < simgpu_engines[e].capacity; i++)
 			simgpu_engine_reset(&sdev->inst[e][i]);
@@ -600,10 +701,10 @@ static void simgpu_device_destroy(struct device *parent)
 	spin_lock_irq(&sdev->jobs_lock);
 	wait_event_lock_irq(sdev->jobs_wq, !sdev->jobs, sdev->jobs_lock);
 	spin_unlock_irq(&sdev->jobs_lock);
-	list_for_each_entry(sfile, &sdev->files, dev_node)
-		simgpu_file_queues_fini(sfile);
-	mutex_unlock(&sdev->files_lock);
+	/* The files' own schedulers went after their last jobs (sdev->wq). */
+	flush_workqueue(sdev->wq);
 	simgpu_engines_fini(sdev);
+	destroy_workqueue(sdev->sched_wq);
 	destroy_workqueue(sdev->wq);
 	drmacct_device_destroy(sdev->acct);
 	sdev->acct = NULL;

@@ -418,7 +418,8 @@ int simgpu_engines_init(struct simgpu_device *sdev)
 							SIMGPU_HW_QUEUE_DEPTH,
 							simgpu_job_timeout,
 							inst->name,
-							sdev->drm.dev);
+							sdev->drm.dev,
+							sdev->sched_wq);
 			if (ret) {
 				simgpu_engines_fini(sdev);
 				return ret;
@@ -475,10 +476,14 @@ static bool simgpu_inst_nth(unsigned int k, unsigned int *e, unsigned int *i)
  *
  * One drm_gpu_scheduler per engine instance, named like the instance it
  * feeds (so ring names repeat across files, as "panthor-queue" does), with
- * the device's queue depth and job timeout. Without per-client queues
- * nothing happens.
+ * the device's queue depth and job timeout, all on the device's one
+ * submission workqueue where drm_sched takes one (no workqueue or kernel
+ * thread per file; before 6.8 each scheduler runs a kthread of its own).
+ * At most max_client_queues files of a device have their own schedulers
+ * at once. Without per-client queues nothing happens.
  *
- * Return: 0 or a negative errno; on error no scheduler is left.
+ * Return: 0, -ENOSPC when max_client_queues files already have theirs, or
+ * another negative errno; on error no scheduler is left.
  */
 int simgpu_file_queues_init(struct simgpu_file *sfile)
 {
@@ -489,19 +494,26 @@ int simgpu_file_queues_init(struct simgpu_file *sfile)
 
 	if (!sdev->per_client_queues)
 		return 0;
+	if (atomic_inc_return(&sdev->client_queues) > simgpu_max_client_queues) {
+		atomic_dec(&sdev->client_queues);
+		return -ENOSPC;
+	}
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
-	if (!q)
+	if (!q) {
+		atomic_dec(&sdev->client_queues);
 		return -ENOMEM;
+	}
 	for (k = 0; simgpu_inst_nth(k, &e, &i); k++) {
 		ret = drmacct_compat_sched_init(&q->sched[e][i], &simgpu_sched_ops,
 						SIMGPU_HW_QUEUE_DEPTH,
 						simgpu_job_timeout,
 						sdev->inst[e][i].name,
-						sdev->drm.dev);
+						sdev->drm.dev, sdev->sched_wq);
 		if (ret) {
 			while (k-- && simgpu_inst_nth(k, &e, &i))
 				drm_sched_fini(&q->sched[e][i]);
 			kfree(q);
+			atomic_dec(&sdev->client_queues);
 			return ret;
 		}
 		q->list[e][i] = &q->sched[e][i];
@@ -511,32 +523,66 @@ int simgpu_file_queues_init(struct simgpu_file *sfile)
 }
 
 /**
- * simgpu_file_queues_fini() - tear down a file's own schedulers
- * @sfile: the file, its entities already torn down
+ * simgpu_file_queues_free() - stop and free a file's own schedulers
+ * @sfile: the file; its entities are torn down and none of its jobs is
+ *	left (or it never had queues)
  *
- * Waits until every job of the file is freed: its queued jobs ran or were
- * dropped with the entities, but the jobs already handed to an engine
- * still hold a callback on their hardware fence that ends in this file's
- * schedulers (free_job). Those end within their own run time, a hung one
- * at the job timeout (with job_timeout_ms=0 only an unplug ends it). Then
  * drm_sched_fini() finds the schedulers idle; it waits for a free_job()
- * still returning in the scheduler's own thread or work item.
+ * still returning in the submission workqueue (or the scheduler's kthread).
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; never from the file's own
+ * schedulers' work.
  */
-void simgpu_file_queues_fini(struct simgpu_file *sfile)
+void simgpu_file_queues_free(struct simgpu_file *sfile)
 {
-	struct simgpu_device *sdev = sfile->sdev;
 	struct simgpu_queues *q = sfile->queues;
 	unsigned int k, e, i;
 
 	if (!q)
 		return;
-	spin_lock_irq(&sdev->jobs_lock);
-	wait_event_lock_irq(sdev->jobs_wq, !sfile->jobs, sdev->jobs_lock);
-	spin_unlock_irq(&sdev->jobs_lock);
 	for (k = 0; simgpu_inst_nth(k, &e, &i); k++)
 		drm_sched_fini(&q->sched[e][i]);
 	sfile->queues = NULL;
 	kfree(q);
+	atomic_dec(&sfile->sdev->client_queues);
+}
+
+/**
+ * simgpu_file_queues_release() - let a torn-down file's schedulers go
+ * @sfile: the file, its entities just torn down
+ *
+ * Now when no job of the file is left; else the free_job() of its last job
+ * queues @sfile->queues_work (simgpu_jobs_put()). Never waits for the
+ * hardware: a file's close and a device unplug stay fast however long its
+ * jobs on the engines still run (a hung one ends at the timeout, with
+ * job_timeout_ms=0 at the unplug's reset).
+ *
+ * Context: process context, may sleep.
+ */
+void simgpu_file_queues_release(struct simgpu_file *sfile)
+{
+	struct simgpu_device *sdev = sfile->sdev;
+	bool now;
+
+	if (!sfile->queues)
+		return;
+	spin_lock_irq(&sdev->jobs_lock);
+	sfile->queues_release = true;
+	now = !sfile->jobs;
+	spin_unlock_irq(&sdev->jobs_lock);
+	if (now)
+		simgpu_file_queues_free(sfile);
+}
+
+/**
+ * simgpu_file_queues_work() - @sfile->queues_work: the queues of a file
+ *	whose last job was freed
+ * @work: the work, in a file whose reference it holds
+ */
+void simgpu_file_queues_work(struct work_struct *work)
+{
+	struct simgpu_file *sfile = container_of(work, struct simgpu_file, queues_work);
+
+	simgpu_file_queues_free(sfile);
+	simgpu_file_put(sfile);
 }

@@ -383,7 +383,6 @@ out:
 
 /* The file operations of simgpu while a fault is injected. */
 const struct file_operations simgpu_fault_fops = {
-	.owner = THIS_MODULE,
-	DRM_GEM_FOPS,
+	SIMGPU_FOPS_COMMON,
 	.show_fdinfo = simgpu_fault_show_fdinfo,
 };

@@ -125,8 +125,8 @@ static void simgpu_results_prune(struct simgpu_file *sfile)
 
 /*
  * Counts a job that is not freed yet, on the device and its file:
- * simgpu_remove() waits for the device's, simgpu_file_queues_fini() for
- * the file's.
+ * simgpu_remove() waits for the device's; the file's schedulers (per-client
+ * queues) go when the file's drops to 0 after its teardown.
  */
 static void simgpu_jobs_get(struct simgpu_device *sdev, struct simgpu_file *sfile)
 {
@@ -150,9 +150,26 @@ static void simgpu_jobs_put(struct simgpu_device *sdev, struct simgpu_file *sfil
 
 	spin_lock_irqsave(&sdev->jobs_lock, flags);
 	idle = !--sfile->jobs;
+	/*
+	 * The last job of a torn-down file with schedulers of its own: they
+	 * can go now, though not from here (this may be their free_job()).
+	 * Queued under jobs_lock, so an unplug that sees no job left and then
+	 * drains sdev->wq finds the work queued.
+	 */
+	if (idle && sfile->queues_release) {
+		kref_get(&sfile->ref);
+		queue_work(sdev->wq, &sfile->queues_work);
+	}
 	if (!--sdev->jobs || idle)
 		wake_up_all(&sdev->jobs_wq);
 	spin_unlock_irqrestore(&sdev->jobs_lock, flags);
+}
+
+/* A queued job was handed to the hardware, or dropped without running. */
+static void simgpu_job_dequeued(struct simgpu_job *job)
+{
+	if (atomic_dec_and_test(&job->sfile->queued))
+		wake_up_all(&job->sdev->flush_wq);
 }
 
 static struct dma_fence *simgpu_sched_run_job(struct drm_sched_job *sched_job)
@@ -160,8 +177,10 @@ static struct dma_fence *simgpu_sched_run_job(struct drm_sched_job *sched_job)
 	struct simgpu_job *job = to_simgpu_job(sched_job);
 
 	/* A resubmission after a reset keeps the first hand-off time. */
-	if (!job->result->run_ns)
+	if (!job->result->run_ns) {
 		job->result->run_ns = ktime_get_ns();
+		simgpu_job_dequeued(job);
+	}
 	/* The device's instance, whichever scheduler (its own or the file's). */
 	return simgpu_engine_run(job->inst, job);
 }
@@ -208,6 +227,7 @@ static void simgpu_sched_free_job(struct drm_sched_job *sched_job)
 	} else {
 		/* Dropped by the scheduler (its file was closed) before it ran. */
 		simgpu_job_retire(job, SIMGPU_JOB_ERROR);
+		simgpu_job_dequeued(job);
 		kfree(job->hw_fence);
 	}
 	if (job->src)
@@ -283,27 +303,21 @@ int simgpu_file_entities_init(struct simgpu_file *sfile)
 /**
  * simgpu_file_entities_fini() - tear down a file's entities
  * @sfile: the file
- * @flush: let queued jobs run first (a closing file), or drop them (the
- *	device is going away)
  *
- * With @flush, a process that closes its file (or exits) cleanly gets its
- * queued jobs run, as it would with any GPU driver; the close waits for
- * them. A process that is being killed does not: its queued jobs are
- * dropped (their results are errors nobody can collect any more). Jobs the
- * scheduler already handed to an engine finish normally either way and
- * keep their statistics alive.
+ * The jobs still queued in them are dropped (their results are errors
+ * nobody can collect any more); jobs the scheduler already handed to an
+ * engine finish normally and keep their statistics alive. Fast: it never
+ * waits for the hardware. A process that closes its file cleanly had its
+ * queued jobs run before, in simgpu_flush(), as with any GPU driver.
  */
-void simgpu_file_entities_fini(struct simgpu_file *sfile, bool flush)
+void simgpu_file_entities_fini(struct simgpu_file *sfile)
 {
 	struct drm_gpu_scheduler **list;
 	struct drm_sched_entity *entity;
 	unsigned int k;
 
-	for (k = 0; (entity = simgpu_file_entity(sfile, k, &list)); k++) {
-		if (flush)
-			drm_sched_entity_flush(entity, MAX_WAIT_SCHED_ENTITY_Q_EMPTY);
+	for (k = 0; (entity = simgpu_file_entity(sfile, k, &list)); k++)
 		drm_sched_entity_fini(entity);
-	}
 }
 
 /*
@@ -479,6 +493,22 @@ static void simgpu_job_publish(struct simgpu_job *job, struct ww_acquire_ctx *ww
 	drm_gem_unlock_reservations(objs, n, ww);
 }
 
+/*
+ * The DRM client id the scheduler records for a job (6.17+ puts it in its
+ * tracepoints): the helper's, which is the core's where the core has one;
+ * without accounting the core's, and 0 only where neither exists (6.1).
+ */
+static u64 simgpu_file_client_id(struct drm_file *file)
+{
+	struct simgpu_file *sfile = file->driver_priv;
+	u64 id = 0;
+
+	if (sfile->acct)
+		return drmacct_client_id(sfile->acct);
+	drmacct_compat_file_client_id(file, &id);
+	return id;
+}
+
 static void simgpu_job_free_unsubmitted(struct simgpu_job *job)
 {
 	if (job->src)
@@ -590,8 +620,7 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 	entity = &sfile->entity[args->engine][instance];
 	job->inst = &sdev->inst[args->engine][instance];
 	ret = drmacct_compat_sched_job_init(&job->base, entity, file,
-					    sfile->acct ?
-					    drmacct_client_id(sfile->acct) : 0);
+					    simgpu_file_client_id(file));
 	if (ret)
 		goto err_erase;
 	ret = simgpu_job_sync(job, &ww);
@@ -611,6 +640,7 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 	kref_get(&result->ref);			/* the job's */
 	atomic_inc(&simgpu_live_jobs);
 	atomic_inc(&sfile->inflight);
+	atomic_inc(&sfile->queued);
 	atomic_inc(&job->inst->load);
 	simgpu_jobs_get(sdev, sfile);
 	simgpu_job_objects_active(job, true);

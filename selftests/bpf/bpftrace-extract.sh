@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # bpftrace-extract.sh RST OUTDIR — write each bpftrace one-liner of RST to
 # OUTDIR/NAME.bt, so the VM test runs the documented text itself.
 #

@@ -48,6 +48,13 @@ DT_SETUP(pinned)
 	sg_sh(DRMACCT " bpf stop >/dev/null 2>&1");
 	sg_need_btf();
 	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf start >/tmp/bpf-start.out 2>&1"), 0);
+	{
+		struct dac_bpf *b = NULL;
+
+		DT_ASSERT_EQ(dac_bpf_open_pinned(NULL, &b), 0);
+		sg_bpf_label(b);
+		dac_bpf_close(b);
+	}
 }
 
 DT_TEARDOWN(pinned)
@@ -700,10 +707,15 @@ DT_TEST_F_TIMEOUT(pinned, status_maps_and_stale_layout, 60)
 	out = sg_read_file("/tmp/st.out", NULL);
 	DT_ASSERT_TRUE(out != NULL);
 	dt_info("bpf status:\n%s", out);
-	DT_EXPECT_TRUE(strstr(out, "scheduler program set:     6.1") != NULL);
+	DT_ASSERT_NE(sg_sched_events(), 0);
+	DT_EXPECT_TRUE(strstr(out, sg_sched_events() == 617 ?
+			      "scheduler program set:     6.17+ (drm_sched_job_queue/_run/_done)\n" :
+			      "scheduler program set:     6.1 (drm_sched_job, drm_run_job, "
+			      "drm_sched_process_job)\n") != NULL);
 	DT_EXPECT_TRUE(strstr(out, "process exits:             sched_process_exit") != NULL);
-	/* The unpinned join maps too, found through the programs. */
-	DT_EXPECT_TRUE(strstr(out, " inflight ") != NULL);
+	/* The unpinned join maps too (of this set), found through the programs. */
+	DT_EXPECT_TRUE(strstr(out, sg_sched_events() == 617 ? " inflight617 " : " inflight ") !=
+		       NULL);
 	DT_EXPECT_TRUE(strstr(out, " ring_ids ") != NULL);
 	DT_EXPECT_TRUE(strstr(out, "lru_hash") != NULL);
 	DT_EXPECT_TRUE(strstr(out, "memlock used:") != NULL);
@@ -782,8 +794,8 @@ static struct jd *run_json(const char *args, int *rc)
 }
 
 /*
- * status --json says how the collection runs, as the text does: the 6.1
- * scheduler set (both kernels are older than 6.17), the exit program, every
+ * status --json says how the collection runs, as the text does: the
+ * scheduler set of the events this kernel's tracefs has, the exit program, every
  * map with a memlock summing to the total; dump --json has a client this
  * test opened after start with its pid, comm and driver, the one job it ran
  * (busy time exactly simgpu's WAIT), the exact bytes it holds, the
@@ -834,7 +846,8 @@ DT_TEST_F_TIMEOUT(pinned, status_and_dump_json_match_what_happened, 90)
 	DT_EXPECT_TRUE(info.drmacct && info.sched);
 	DT_EXPECT_STREQ(jd_str(st, "drmacct"), info.drmacct_btf ? "tp_btf" : "tracepoint");
 	DT_EXPECT_STREQ(jd_str(st, "sched"), info.sched_btf ? "tp_btf" : "tracepoint");
-	DT_EXPECT_STREQ(jd_str(st, "sched_set"), "6.1");
+	DT_ASSERT_NE(sg_sched_events(), 0);
+	DT_EXPECT_STREQ(jd_str(st, "sched_set"), sg_sched_events() == 617 ? "6.17" : "6.1");
 	/* every target kernel lets the programs read the scheduler's address */
 	DT_EXPECT_STREQ(jd_str(st, "ring_identity"), "scheduler");
 	DT_EXPECT_TRUE(jd_path(st, "proc_exit") && jd_path(st, "proc_exit")->b);
@@ -849,7 +862,8 @@ DT_TEST_F_TIMEOUT(pinned, status_and_dump_json_match_what_happened, 90)
 		DT_ASSERT_TRUE(name && *name && jd_str(e, "type"));
 		DT_EXPECT_GT(jd_u64(e, "max_entries", 0), (uint64_t)0);
 		memlock += jd_u64(e, "memlock", 0);
-		if (!strcmp(name, "inflight")) {
+		/* the join map of this kernel's set, unpinned, found all the same */
+		if (!strcmp(name, sg_sched_events() == 617 ? "inflight617" : "inflight")) {
 			inflight = true;
 			DT_EXPECT_STREQ(jd_str(e, "type"), "lru_hash");
 		}

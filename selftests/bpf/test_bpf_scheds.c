@@ -300,12 +300,17 @@ static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach, bool fill)
 		for (int k = 0; k < PROCS; k++)
 			if (pid[k] == t.pid)
 				truth[k] = t;
-		rings = map_entries(b, "rings", NULL);
-		if (rings > peak)
-			peak = rings;
 	}
 	close(pfd[0]);
-	/* All done, none exited: sched_usage holds each one's rings. */
+	/*
+	 * All done, none exited: sched_usage holds each one's rings. No map
+	 * is read before this: a bpf() map call holds the CPU's
+	 * bpf_prog_active, and where it can be preempted (7.3) the plain
+	 * tracepoint programs there skip events meanwhile (bpf.rst).
+	 */
+	rings = map_entries(b, "rings", NULL);
+	if (rings > peak)
+		peak = rings;
 	for (int p = 0; p < PROCS; p++) {
 		uint64_t busy, jobs;
 		double err;

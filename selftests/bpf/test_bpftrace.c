@@ -13,7 +13,16 @@
  *                           on each ring, exactly;
  *   client-busy-per-engine  @busy_ns[client id, engine] = Σ (end_ns -
  *                           start_ns) of the client's jobs on the engine,
- *                           exactly, and equal to its fdinfo delta.
+ *                           exactly, and equal to its fdinfo delta;
+ *   sched-time-per-client   (6.17 events only) @gpu_ns[client id] = Σ
+ *                           (end_ns - run_ns) of the client's jobs, within
+ *                           1% + SG_SCHED_SLACK_NS per job, keyed by the
+ *                           drm-client-id fdinfo prints.
+ * The scheduler one-liners exist for both event sets: NAME for the 6.1
+ * names (drm_sched_job, drm_run_job, drm_sched_process_job), NAME-617 for
+ * the 6.17 renames (drm_sched_job_queue/_run/_done, jobs named by fence
+ * context and seqno); each test runs the one of the events this kernel's
+ * tracefs has, and its TAP line says which.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -137,6 +146,14 @@ static void bt_start(struct bt *b, const char *name)
 
 	if (access(BPFTRACE, X_OK))
 		DT_SKIP("no bpftrace in the guest: the build machine has none (install bpftrace)");
+	/*
+	 * bpftrace types tracepoint arguments from BTF, else from kernel
+	 * headers, which the guest has not: a kernel built without BTF (the
+	 * debug kernel's default) leaves it nothing to attach with.
+	 */
+	if (access("/sys/kernel/btf/vmlinux", F_OK))
+		DT_SKIP("this kernel has no BTF (CONFIG_DEBUG_INFO_BTF off) and the guest no "
+			"kernel headers: bpftrace cannot type the tracepoints' arguments");
 	snprintf(path, sizeof(path), BTDIR "/%s.bt", name);
 	/* bpftrace is there, so the one-liners were extracted with it */
 	if (access(path, R_OK))
@@ -316,12 +333,28 @@ static void run_procs(struct proc_truth *t)
 	sg_dev_free(&dev);
 }
 
+/*
+ * The one-liner @name of this kernel's gpu_scheduler events: @name itself
+ * for the 6.1 set, @name-617 for the 6.17 set; labels the TAP line.
+ */
+static const char *sched_oneliner(const char *name, char *buf, size_t len)
+{
+	int ev = sg_sched_events();
+
+	if (!ev)
+		DT_SKIP("no gpu_scheduler events in tracefs (gpu_sched not loaded)");
+	dt_label("%s events", ev == 617 ? "6.17" : "6.1");
+	snprintf(buf, len, "%s%s", name, ev == 617 ? "-617" : "");
+	return buf;
+}
+
 DT_TEST_TIMEOUT(sched_time_per_process, 600)
 {
 	struct proc_truth t[NPROCS] = { 0 };
+	char name[64];
 	struct bt b;
 
-	bt_start(&b, "sched-time-per-process");
+	bt_start(&b, sched_oneliner("sched-time-per-process", name, sizeof(name)));
 	run_procs(t);
 	bt_stop(&b);
 	for (int i = 0; i < NPROCS; i++) {
@@ -345,9 +378,10 @@ DT_TEST_TIMEOUT(sched_time_per_process, 600)
 DT_TEST_TIMEOUT(sched_jobs_per_ring, 600)
 {
 	struct proc_truth t[NPROCS] = { 0 };
+	char name[64];
 	struct bt b;
 
-	bt_start(&b, "sched-jobs-per-ring");
+	bt_start(&b, sched_oneliner("sched-jobs-per-ring", name, sizeof(name)));
 	run_procs(t);
 	bt_stop(&b);
 	for (int i = 0; i < NPROCS; i++) {
@@ -422,6 +456,61 @@ DT_TEST_TIMEOUT(client_busy_per_engine, 600)
 		close(fd[c]);
 	}
 	DT_EXPECT_EQ(bt_entries(&b, "busy_ns"), 4u);
+	sg_dev_free(&dev);
+	free(b.buf);
+}
+
+/*
+ * 6.17 events only: two clients of this process, 3 and 2 jobs one after
+ * the other on the simple engine; @gpu_ns[drm-client-id] per client.
+ */
+DT_TEST_TIMEOUT(sched_time_per_client, 600)
+{
+	const struct sg_engine *eng;
+	uint64_t truth[2] = { 0 }, id[2];
+	unsigned int jobs[2] = { 3, 2 };
+	struct sg_dev dev;
+	struct bt b;
+	int fd[2];
+
+	if (sg_sched_events() != 617)
+		DT_SKIP("this kernel's gpu_scheduler events (6.1 set) carry no DRM client id");
+	dt_label("6.17 events");
+	for (int c = 0; c < 2; c++) {
+		struct sg_fdinfo fi;
+
+		fd[c] = sg_open();
+		sg_fdinfo_read(fd[c], &fi);
+		id[c] = sg_fdinfo_u64(&fi, "drm-client-id", "");
+		sg_fdinfo_free(&fi);
+	}
+	sg_query(fd[0], &dev);
+	eng = sg_engine_simple(&dev);
+	DT_ASSERT_TRUE(eng != NULL);
+	bt_start(&b, "sched-time-per-client");
+	for (int c = 0; c < 2; c++)
+		for (unsigned int j = 0; j < jobs[c]; j++) {
+			struct drm_simgpu_wait w;
+
+			sg_wait(fd[c], sg_submit_busy(fd[c], eng->index, SIMGPU_INSTANCE_ANY,
+						      (25 + 10 * (c + j)) * NSEC_PER_MSEC), &w);
+			truth[c] += w.end_ns - w.run_ns;
+		}
+	bt_stop(&b);
+	for (int c = 0; c < 2; c++) {
+		char key[32];
+		int64_t v;
+
+		snprintf(key, sizeof(key), "%" PRIu64, id[c]);
+		v = bt_value(&b, "gpu_ns", key);
+		dt_info("drm-client-id %" PRIu64 ": bpftrace %" PRId64 " ns, WAIT run..end %" PRIu64
+			" ns over %u jobs", id[c], v, truth[c], jobs[c]);
+		DT_EXPECT_GE(v, (int64_t)(truth[c] - truth[c] / 100));
+		DT_EXPECT_LE(v, (int64_t)(truth[c] + truth[c] / 100 + jobs[c] * SG_SCHED_SLACK_NS));
+		close(fd[c]);
+	}
+	DT_EXPECT_EQ(bt_entries(&b, "gpu_ns"), 2u);
+	DT_EXPECT_EQ(bt_entries(&b, "run") + bt_entries(&b, "cid"), 0u);
 	sg_dev_free(&dev);
 	free(b.buf);
 }

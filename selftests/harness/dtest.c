@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,6 +25,11 @@ static jmp_buf dt_jmp;
 static bool dt_failed;
 static bool dt_skipped;
 static int dt_skip_fd = -1;
+/*
+ * The running test's TAP label (dt_label()): a shared page, so that the
+ * runner reads what the test's process wrote however that process ended.
+ */
+static char *dt_label_buf;
 
 void dt_register(struct dt_case *c)
 {
@@ -71,6 +77,38 @@ void dt_info(const char *fmt, ...)
 	va_start(ap, fmt);
 	dt_vline("", fmt, ap);
 	va_end(ap);
+}
+
+void dt_label(const char *fmt, ...)
+{
+	char note[DT_LABEL_MAX + 1];
+	size_t have, len;
+	const char *p;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
+	/* Characters that would end the name in a TAP line, or the line. */
+	for (char *c = note; *c; c++)
+		if (*c == '#' || *c == '\n' || *c == '[' || *c == ']')
+			*c = ' ';
+	len = strlen(note);
+	if (!dt_label_buf || !len)
+		return;
+	for (p = dt_label_buf; *p; p += strcspn(p, ","), p += *p ? 2 : 0)
+		if (!strncmp(p, note, len) && (p[len] == ',' || !p[len]))
+			return;		/* already there */
+	have = strlen(dt_label_buf);
+	if (have + (have ? 2 : 0) + len > DT_LABEL_MAX) {
+		dt_info("dt_label: no room for '%s'", note);
+		return;
+	}
+	if (have) {
+		memcpy(dt_label_buf + have, ", ", 2);
+		have += 2;
+	}
+	memcpy(dt_label_buf + have, note, len + 1);	/* fits: checked above */
 }
 
 void dt__end_now(void)
@@ -254,6 +292,8 @@ static int dt_run_one(struct dt_case *c, double scale, char *why, size_t whylen)
 	pid_t pid, r;
 
 	why[0] = '\0';
+	if (dt_label_buf)
+		dt_label_buf[0] = '\0';
 	if (pipe(pfd)) {
 		snprintf(why, whylen, "pipe: %s", strerror(errno));
 		return DT_RC_FAIL;
@@ -355,7 +395,7 @@ int dt_main(int argc, char **argv)
 	char **only = calloc((size_t)argc + 1, sizeof(*only));
 	bool list = false;
 	double scale;
-	char full[512], why[1024];
+	char full[512], name[512 + DT_LABEL_MAX + 4], why[1024];
 
 	if (!only) {
 		fprintf(stderr, "out of memory\n");
@@ -405,6 +445,12 @@ int dt_main(int argc, char **argv)
 	}
 	/* Children must not inherit buffered output. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	dt_label_buf = mmap(NULL, DT_LABEL_MAX + 1, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (dt_label_buf == MAP_FAILED) {
+		printf("# no shared page for labels: %s\n", strerror(errno));
+		dt_label_buf = NULL;
+	}
 	scale = dt_timeout_scale();
 	printf("TAP version 13\n1..%d\n", planned);
 	for (struct dt_case *c = dt_head; c; c = c->next) {
@@ -416,17 +462,23 @@ int dt_main(int argc, char **argv)
 		dt_full_name(c, full, sizeof(full));
 		printf("# RUN %s\n", full);
 		rc = dt_run_one(c, scale, why, sizeof(why));
+		if (dt_label_buf && dt_label_buf[0]) {
+			dt_label_buf[DT_LABEL_MAX] = '\0';
+			snprintf(name, sizeof(name), "%s [%s]", full, dt_label_buf);
+		} else {
+			snprintf(name, sizeof(name), "%s", full);
+		}
 		if (rc == DT_RC_PASS) {
 			pass++;
-			printf("ok %d %s\n", n, full);
+			printf("ok %d %s\n", n, name);
 		} else if (rc == DT_RC_SKIP) {
 			skip++;
-			printf("ok %d %s # SKIP %s\n", n, full, why);
+			printf("ok %d %s # SKIP %s\n", n, name, why);
 		} else {
 			fail++;
 			if (why[0])
 				printf("# %s: %s\n", full, why);
-			printf("not ok %d %s\n", n, full);
+			printf("not ok %d %s\n", n, name);
 		}
 	}
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",

@@ -41,6 +41,16 @@ void dt__skip(const char *file, int line, const char *fmt, ...)
 void dt__end_now(void) __attribute__((noreturn));
 void dt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
+ * dt_label() - a note for the test's TAP line, printed after its name in
+ * brackets ("ok 3 name [6.17 set, tp_btf]"): what the test ran where that
+ * depends on the machine, so the result line itself says it. Each distinct
+ * note is kept once, in the order given, up to DT_LABEL_MAX bytes in all;
+ * a note set before a failure or a skip stays. Callable from the test and
+ * from processes it forks.
+ */
+#define DT_LABEL_MAX 200
+void dt_label(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
  * dt_timeout_scale() - DT_TIMEOUT_SCALE (1 when unset or bad): how much
  * slower than usual this run's machine is. Every timeout is multiplied by
  * it; a test whose workload must outlast some sampling can scale it too.

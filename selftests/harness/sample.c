@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dtest.h"
@@ -105,6 +106,29 @@ DT_TEST_F(fx, body_need_not_use_self)
 DT_TEST_F(fx, assert_fails_teardown_runs)
 {
 	DT_ASSERT_EQ(self->v, 41);
+}
+
+/* Notes for the TAP line: each once, in order, also from a child process. */
+DT_TEST(labelled)
+{
+	pid_t pid;
+
+	dt_label("6.17 set");
+	dt_label("tp_btf");
+	dt_label("6.17 set");
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		dt_label("from #child");
+		_exit(0);
+	}
+	DT_ASSERT_EQ(waitpid(pid, NULL, 0), pid);
+}
+
+DT_TEST(labelled_skip)
+{
+	dt_label("6.1 set");
+	DT_SKIP("no 6.17 events");
 }
 
 DT_MAIN

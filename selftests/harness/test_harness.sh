@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # test_harness.sh SAMPLE_BINARY — the harness's own test: every outcome of
 # selftests/harness/sample.c must be reported as TAP exactly as expected.
 set -u
@@ -14,9 +15,9 @@ t() { # t NAME COMMAND...
 has() { grep -qxF -- "$1" <<<"$out"; }
 echo "# drmacct-vm: begin test_harness"
 echo "TAP version 13"
-echo "1..15"
+echo "1..17"
 t "exit status 1 when a test failed" [ "$rc" = 1 ]
-t "plan line" has "1..11"
+t "plan line" has "1..13"
 t "pass reported" has "ok 1 passes"
 t "EXPECT failure reported, test continues" \
 	bash -c 'grep -q "EXPECT: 2u == 3u: 2 vs 3" <<<"$0" && grep -q "reached after two failed" <<<"$0" && grep -qx "not ok 4 expect_fails_and_continues" <<<"$0"' "$out"
@@ -33,6 +34,8 @@ t "crash reported with its signal" bash -c 'grep -q "crashes: killed by signal 1
 t "errno mismatch names both errnos" bash -c 'grep -q "expected -1/EINVAL, got -1/EBADF" <<<"$0"' "$out"
 t "teardown runs after a failed ASSERT" \
 	bash -c 'grep -qx "# teardown saw v=42" <<<"$0" && grep -qx "not ok 11 fx.assert_fails_teardown_runs" <<<"$0"' "$out"
+t "labels on the TAP line, each once, from children too" has "ok 12 labelled [6.17 set, tp_btf, from  child]"
+t "a label stays on a skip" has "ok 13 labelled_skip [6.1 set] # SKIP no 6.17 events"
 only=$("$bin" -t skips 2>/dev/null); orc=$?
 t "-t selects one test; all-skipped exits 4" bash -c '[ "$0" = 4 ] && grep -qx "1..1" <<<"$1"' "$orc" "$only"
 echo "# drmacct-vm: end test_harness rc=$([ $fails = 0 ] && echo 0 || echo 1)"

@@ -743,7 +743,32 @@ struct dac_bpf *sg_bpf_load(const struct dac_bpf_load_opts *o)
 	if (err)
 		DT_FAIL("dac_bpf_load: %s (%s); libbpf said:\n%s", dac_bpf_load_strerror(err),
 			strerror(-err), dac_bpf_load_log());
+	sg_bpf_label(b);
 	return b;
+}
+
+int sg_sched_events(void)
+{
+	const char *ev = "/sys/kernel/tracing/events/gpu_scheduler";
+	char p[128];
+
+	snprintf(p, sizeof(p), "%s/drm_sched_job_run", ev);
+	if (!access(p, F_OK))
+		return 617;
+	snprintf(p, sizeof(p), "%s/drm_run_job", ev);
+	return access(p, F_OK) ? 0 : 61;
+}
+
+void sg_bpf_label(struct dac_bpf *b)
+{
+	struct dac_bpf_info info;
+
+	if (dac_bpf_info(b, &info))
+		DT_FAIL("dac_bpf_info failed");
+	if (!info.sched)
+		return;
+	dt_label("%s set", info.sched_617 ? "6.17" : "6.1");
+	dt_label("%s", info.sched_btf ? "tp_btf" : "tracepoint");
 }
 
 int sg_parse_u64_list(const char *s, uint64_t *out, unsigned int max)

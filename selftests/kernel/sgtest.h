@@ -236,6 +236,19 @@ struct dac_bpf_load_opts;
  * Return: the collection (never NULL).
  */
 struct dac_bpf *sg_bpf_load(const struct dac_bpf_load_opts *o);
+/**
+ * sg_sched_events() - which gpu_scheduler events this kernel has, from
+ * tracefs (the tests' own look, beside the loader's): 617 for the renamed
+ * set (drm_sched_job_queue/_run/_done), 61 for drm_sched_job, drm_run_job,
+ * drm_sched_process_job, 0 for neither (gpu_sched not loaded, no tracefs).
+ */
+int sg_sched_events(void);
+/**
+ * sg_bpf_label() - name the gpu_scheduler program set @b runs, and its
+ * kind, on the test's TAP line (dt_label(): "6.17 set, tp_btf"); nothing
+ * when @b has no scheduler programs. sg_bpf_load() calls it.
+ */
+void sg_bpf_label(struct dac_bpf *b);
 
 /** sg_reap() - wait for the @n children in @pid; each must exit with status 0. */
 void sg_reap(const pid_t *pid, int n);

@@ -5,7 +5,11 @@
  * every kernel: its fdinfo has exactly the keys its descriptor asks for,
  * busy time equals the sum of the jobs' own (end - start) to the
  * nanosecond, cycles follow its fixed clock, a hung job is reset with its
- * time charged, memory counts its buffers, and it unloads.
+ * time charged, memory counts its buffers, and it unloads. Where the DRM
+ * core names files (6.13+), DRM_IOCTL_SET_CLIENT_NAME names the example's
+ * too, printed once. And its teardown is a hot-unplug: an unbind with a
+ * file open and a job running waits only for that job, then every ioctl
+ * of the file says ENODEV, and the file closes and the module unloads.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -16,8 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "drm_client.h"
 #include "drmacct_example.h"
 #include "dtest.h"
 #include "sgtest.h"
@@ -111,7 +117,67 @@ DT_TEST_TIMEOUT(example_driver_follows_the_guide, 60)
 	dt_info("busy %" PRIu64 " ns over 3 jobs and a hang, cycles %" PRIu64,
 		sg_fdinfo_engine_ns(&fi, "gfx"), sg_fdinfo_cycles(&fi, "gfx"));
 	sg_fdinfo_free(&fi);
+
+	/* The core's name ioctl works for any driver where the core has it. */
+	if (sg_core_client_name(fd)) {
+		DT_ASSERT_EQ(dac_drm_set_client_name(fd, "example-client", 14), 0);
+		sg_fdinfo_read(fd, &fi);
+		DT_EXPECT_EQ(sg_fdinfo_count_prefix(&fi, "drm-client-name"), (size_t)1);
+		DT_EXPECT_STREQ(sg_fdinfo_find(&fi, "drm-client-name")->val, "example-client");
+		sg_fdinfo_free(&fi);
+	}
 	close(fd);
+	DT_EXPECT_EQ(sg_sh("rmmod drmacct_example"), 0);
+}
+
+#define EXAMPLE_DRV "/sys/bus/platform/drivers/drmacct_example"
+
+DT_TEST_TIMEOUT(unplug_with_a_file_open_and_a_job_running, 60)
+{
+	struct drm_example_bo bo = { .size = 4096 };
+	struct drm_example_run r;
+	uint64_t t0, t1;
+	int fd, st, pfd[2];
+	pid_t pid;
+	char c;
+
+	if (!sg_is_root())
+		DT_SKIP("needs root to load the module");
+	DT_ASSERT_EQ(sg_sh("modprobe drmacct_example"), 0);
+	fd = open_example();
+	DT_ASSERT_EQ(pipe(pfd), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		/* A 500 ms job on the shared file, running when the unbind comes. */
+		memset(&r, 0, sizeof(r));
+		r.ns = 500 * NSEC_PER_MSEC;
+		if (write(pfd[1], "r", 1) != 1)
+			_exit(2);
+		_exit(ioctl(fd, DRM_IOCTL_EXAMPLE_RUN, &r) ? 3 : 0);
+	}
+	DT_ASSERT_EQ(read(pfd[0], &c, 1), 1);
+	sg_sleep_ns(100 * NSEC_PER_MSEC);
+	t0 = sg_now_ns();
+	DT_ASSERT_EQ(sg_write_file(EXAMPLE_DRV "/unbind", "drmacct_example"), 0);
+	t1 = sg_now_ns();
+	dt_info("unbind took %.1f ms with a 500 ms job running", (t1 - t0) / 1e6);
+	/*
+	 * It waited for the running job (the RUN ioctl is inside
+	 * drm_dev_enter()), and for nothing else: at most the job's 400 ms
+	 * left; 5 s admits a guest 12 times slower.
+	 */
+	DT_EXPECT_LT(t1 - t0, 5 * NSEC_PER_SEC);
+	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	DT_EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* Gone: every ioctl of the open file says so; the file closes. */
+	memset(&r, 0, sizeof(r));
+	r.ns = 1000;
+	DT_EXPECT_ERRNO(ioctl(fd, DRM_IOCTL_EXAMPLE_RUN, &r), ENODEV);
+	DT_EXPECT_ERRNO(ioctl(fd, DRM_IOCTL_EXAMPLE_BO, &bo), ENODEV);
+	DT_EXPECT_EQ(close(fd), 0);
+	close(pfd[0]);
+	close(pfd[1]);
 	DT_EXPECT_EQ(sg_sh("rmmod drmacct_example"), 0);
 }
 

@@ -80,6 +80,18 @@ DT_TEST_TIMEOUT(writers_race_readers, 60)
 	run_case("writers_race_readers");
 }
 
+/*
+ * Job begin/end, usage reads and a client's last put from a hard
+ * interrupt (an HRTIMER_MODE_REL_HARD timer, hard also on PREEMPT_RT)
+ * while threads write: the helper's "any context but NMI". A reader that
+ * waited for the writer it interrupted would hang here; the VM runner
+ * fails the run on any splat.
+ */
+DT_TEST_TIMEOUT(hard_irq_context, 60)
+{
+	run_case("hard_irq_context");
+}
+
 DT_TEST(device_ids_grow)
 {
 	run_case("device_ids_grow");

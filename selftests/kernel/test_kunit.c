@@ -40,6 +40,7 @@
 /* The suite's cases, in its order (kernel/drmacct/drmacct_kunit.c). */
 #define DRMACCT_KUNIT_CASES(X)			\
 	X(writers_race_readers)			\
+	X(hard_irq_context)			\
 	X(create_rejects_bad_descriptors)	\
 	X(engine_flags_choose_keys)		\
 	X(mem_keys_choose_keys)			\

@@ -3,9 +3,12 @@
  * simgpu with queues=per_client: every open file has its own
  * drm_gpu_scheduler per engine instance, created at open and torn down at
  * close. What the teardown must get right:
- *   1. a close with jobs still queued and running: they all run (the
- *      close waits), their times are charged to the file (fdinfo before
- *      the close == Σ WAIT), and nothing is left (debugfs simgpu/objects);
+ *   1. a close with jobs still queued: they all run (the close waits
+ *      until every one was handed to the engine, not until it ends: a
+ *      close never waits for the hardware), their times are charged to
+ *      the file (fdinfo == Σ WAIT), and once they end nothing is left
+ *      (debugfs simgpu/objects: the file's schedulers went after its last
+ *      job);
  *   2. a process killed with jobs queued: its file's teardown (queued
  *      jobs dropped, running ones finished) leaves nothing;
  *   3. a hung job of one file ahead of another file's job on the same
@@ -35,6 +38,19 @@ static long jobs_drained(void)
 	long n = -1;
 
 	for (int i = 0; i < 1000 && (n = sg_simgpu_live("jobs ")) != 0; i++)
+		usleep(10000);
+	return n;
+}
+
+/*
+ * Wait up to 10 s for no live result: a closed file's results go with
+ * the file, after its last job and its schedulers (a work item).
+ */
+static long results_drained(void)
+{
+	long n = -1;
+
+	for (int i = 0; i < 1000 && (n = sg_simgpu_live("results ")) != 0; i++)
 		usleep(10000);
 	return n;
 }
@@ -72,7 +88,6 @@ DT_TEST_F_TIMEOUT(q, close_runs_queued_jobs, 60)
 	uint64_t ids[12], sum = 0, busy;
 	struct sg_fdinfo fi;
 	int fd = sg_open();
-	int dup_fd;
 
 	/* 12 jobs of 5 ms: 4 on the instance, 8 in the file's scheduler. */
 	for (int i = 0; i < 12; i++)
@@ -89,16 +104,71 @@ DT_TEST_F_TIMEOUT(q, close_runs_queued_jobs, 60)
 	sg_fdinfo_free(&fi);
 	DT_EXPECT_EQ(busy, sum);
 
-	/* Now close with 12 more queued: the close waits for all of them. */
+	/*
+	 * Now close with 12 more queued, of 20 ms: 4 fit on the engine, the
+	 * other 8 wait in the file's scheduler. A child keeps the file open
+	 * (its close is not the last) to collect their results afterwards.
+	 */
+	struct close_report {
+		uint32_t status[12];
+		uint64_t run_ns[12];
+	} rep;
+	uint64_t t0, t1;
+	int pfd[2], go[2], st;
+	pid_t pid;
+	char c = 0;
+
 	for (int i = 0; i < 12; i++)
-		sg_submit_busy(fd, self->e->index, 0, 5 * NSEC_PER_MSEC);
-	dup_fd = dup(fd);
-	DT_ASSERT_GE(dup_fd, 0);
-	close(fd);			/* the file is still open (dup) */
-	close(dup_fd);			/* the real close: waits for the 12 */
-	/* Freed before the close returned: the schedulers are gone. */
-	DT_EXPECT_EQ(sg_simgpu_live("jobs "), 0);
-	DT_EXPECT_EQ(sg_simgpu_live("results "), 0);
+		ids[i] = sg_submit_busy(fd, self->e->index, 0, 20 * NSEC_PER_MSEC);
+	DT_ASSERT_EQ(pipe(pfd), 0);
+	DT_ASSERT_EQ(pipe(go), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		memset(&rep, 0, sizeof(rep));
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (int i = 0; i < 12; i++) {
+			struct drm_simgpu_wait w;
+
+			if (sg_wait_raw(fd, ids[i], 10 * NSEC_PER_SEC, &w))
+				_exit(2);
+			rep.status[i] = w.status;
+			rep.run_ns[i] = w.run_ns;
+		}
+		_exit(write(pfd[1], &rep, sizeof(rep)) == (ssize_t)sizeof(rep) ? 0 : 3);
+	}
+	/*
+	 * Every close of a descriptor waits for the queue (a flush), also
+	 * this one, which is not the file's last (the child's is).
+	 */
+	t0 = sg_now_ns();
+	close(fd);
+	t1 = sg_now_ns();
+	DT_ASSERT_EQ(write(go[1], &c, 1), 1);
+	DT_ASSERT_EQ(read(pfd[0], &rep, sizeof(rep)), (ssize_t)sizeof(rep));
+	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	DT_EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	dt_info("close took %.1f ms; last job handed to the engine %.1f ms after it began",
+		(t1 - t0) / 1e6, ((double)rep.run_ns[11] - (double)t0) / 1e6);
+	for (int i = 0; i < 12; i++) {
+		DT_EXPECT_EQ(rep.status[i], (uint32_t)SIMGPU_JOB_DONE);
+		/* every queued job was on its way to the engine when close returned */
+		DT_EXPECT_LE(rep.run_ns[i], t1);
+	}
+	/*
+	 * ... and the close did wait: the 12th can only be handed over once
+	 * 8 others ended (160 ms after the first started). Wrong only if
+	 * submitting the 12 took more than those 160 ms.
+	 */
+	DT_EXPECT_GT(rep.run_ns[11], t0);
+	/* The child's exit was the real close: nothing is left once they end. */
+	DT_EXPECT_EQ(jobs_drained(), 0);
+	DT_EXPECT_EQ(results_drained(), 0);
+	close(pfd[0]);
+	close(pfd[1]);
+	close(go[0]);
+	close(go[1]);
 }
 
 DT_TEST_F_TIMEOUT(q, killed_process_drops_queued_jobs, 60)
@@ -130,7 +200,7 @@ DT_TEST_F_TIMEOUT(q, killed_process_drops_queued_jobs, 60)
 	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
 	DT_EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 	DT_EXPECT_EQ(jobs_drained(), 0);
-	DT_EXPECT_EQ(sg_simgpu_live("results "), 0);
+	DT_EXPECT_EQ(results_drained(), 0);
 }
 
 DT_TEST_F_TIMEOUT(q, hang_of_one_file_ends_for_the_next, 60)

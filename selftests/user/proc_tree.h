@@ -2,7 +2,7 @@
 /*
  * proc_tree.h - build synthetic /proc trees for discovery tests.
  *
- * Layout (see user/lib/discover.h): ROOT/PID/comm, ROOT/PID/fd/N,
+ * Layout (see include/drmacct/discover.h): ROOT/PID/comm, ROOT/PID/fd/N,
  * ROOT/PID/fdinfo/N. A DRM fd is marked either with a symlink to a char
  * device node made with mknod (PROC_TREE_MKNOD, needs CAP_MKNOD) or with a
  * symlink to the literal "/dev/char/M:m" (PROC_TREE_DEVCHAR, unprivileged).

@@ -30,17 +30,19 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-int prom_start_exporter(struct prom_child *c, const char *proc_root)
+int prom_start_exporter_argv(struct prom_child *c, char *const args[])
 {
 	const char *bin = cli_bin();
 	char buf[4096];
-	size_t n = 0;
+	size_t n = 0, nargs = 0;
 	uint64_t end;
 	int p[2];
 
 	c->pid = 0;
 	c->errfd = -1;
 	c->port = 0;
+	while (args[nargs])
+		nargs++;
 	if (pipe2(p, O_CLOEXEC))
 		return -errno;
 	c->pid = fork();
@@ -53,11 +55,17 @@ int prom_start_exporter(struct prom_child *c, const char *proc_root)
 		return -e;
 	}
 	if (c->pid == 0) {
+		char **argv = calloc(nargs + 3, sizeof(*argv));
+
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(p[1], 2);
 		cli_child_env();
-		execl(bin, bin, "export", "--listen", "127.0.0.1:0", "--proc-root", proc_root,
-		      (char *)NULL);
+		if (!argv)
+			_exit(127);
+		argv[0] = (char *)bin;
+		argv[1] = "export";
+		memcpy(argv + 2, args, nargs * sizeof(*argv));
+		execv(bin, argv);
 		_exit(127);
 	}
 	close(p[1]);
@@ -66,7 +74,7 @@ int prom_start_exporter(struct prom_child *c, const char *proc_root)
 	while (n < sizeof(buf) - 1) {
 		struct pollfd pfd = { .fd = c->errfd, .events = POLLIN };
 		uint64_t now = mono_ms();
-		const char *at;
+		const char *at, *nl, *colon;
 		ssize_t r;
 
 		if (now >= end || poll(&pfd, 1, (int)(end - now)) <= 0)
@@ -76,13 +84,26 @@ int prom_start_exporter(struct prom_child *c, const char *proc_root)
 			return -EPIPE;	/* it exited */
 		n += (size_t)r;
 		buf[n] = 0;
-		at = strstr(buf, "listening on http://127.0.0.1:");
-		if (at && strchr(at, '\n')) {
-			c->port = atoi(at + strlen("listening on http://127.0.0.1:"));
+		/* "listening on http[s]://ADDR:PORT/metrics" */
+		at = strstr(buf, "listening on ");
+		if (at && (nl = strchr(at, '\n'))) {
+			const char *m = strstr(at, "/metrics");
+
+			if (!m || m > nl)
+				return -EINVAL;
+			for (colon = m; colon > at && *colon != ':'; colon--)
+				;
+			c->port = atoi(colon + 1);
 			return c->port > 0 ? 0 : -EINVAL;
 		}
 	}
 	return -EINVAL;
+}
+
+int prom_start_exporter(struct prom_child *c, const char *proc_root)
+{
+	return prom_start_exporter_argv(c, (char *const[]){ "--listen", "127.0.0.1:0",
+							   "--proc-root", (char *)proc_root, NULL });
 }
 
 int prom_spawn(struct prom_child *c, char *const argv[], const char *log)

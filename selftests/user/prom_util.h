@@ -26,6 +26,14 @@ struct prom_child {
 int prom_start_exporter(struct prom_child *c, const char *proc_root);
 
 /*
+ * Start `drmacct export ARGS...` (@args NULL-terminated; a --listen among
+ * them), wait up to 10 s for its "listening on SCHEME://ADDR:PORT" line and
+ * fill @c with that PORT. 0 or -errno (-EPIPE: it exited, its stderr is
+ * left to read on c->errfd).
+ */
+int prom_start_exporter_argv(struct prom_child *c, char *const args[]);
+
+/*
  * Start any program (argv[0] a path) with stdout and stderr to @log
  * (a file path, truncated). 0 or -errno.
  */

@@ -293,6 +293,109 @@ DT_TEST_F(tree, btf_with_neither_typedef_uses_tracefs)
 	DT_EXPECT_EQ(p.sched_set, DAC_SCHED_SET_617);
 }
 
+static const char *const sched_types[][4] = {
+	/* vmlinux */
+	{ "task_struct", "worker_private", "flags", NULL },
+	{ "kthread", "data", NULL, NULL },
+	{ "worker", "current_work", NULL, NULL },
+	/* gpu_sched */
+	{ "drm_gpu_scheduler", "work_run_job", "name", NULL },
+	{ "drm_sched_entity", "rq", NULL, NULL },
+	{ "drm_sched_rq", "sched", NULL, NULL },
+};
+
+/*
+ * Structs sched_types[@from..@to) into @btf, each member a pointer to
+ * type @ptr, but member @drop ("struct.member", NULL for none).
+ */
+static void add_structs(struct btf *btf, int ptr, int from, int to, const char *drop)
+{
+	for (int t = from; t < to; t++) {
+		const char *m[4] = { NULL };
+		char full[96];
+		int k = 0;
+
+		for (int i = 1; sched_types[t][i]; i++) {
+			snprintf(full, sizeof(full), "%s.%s", sched_types[t][0], sched_types[t][i]);
+			if (!drop || strcmp(drop, full))
+				m[k++] = sched_types[t][i];
+		}
+		DT_ASSERT_GT(btf__add_struct(btf, sched_types[t][0], 8 * (k ? k : 1)), 0);
+		for (int i = 0; i < k; i++)
+			DT_ASSERT_EQ(btf__add_field(btf, m[i], ptr, 64 * i, 0), 0);
+	}
+}
+
+/*
+ * vmlinux and gpu_sched BTF with the members the plain programs read a
+ * job's scheduler through: 6.17 (task_struct.worker_private, kthread.data,
+ * worker.current_work, drm_gpu_scheduler.work_run_job and .name), 6.1
+ * (drm_sched_entity.rq, drm_sched_rq.sched), but @drop.
+ */
+static void write_sched_btf(const char *dir, const char *drop)
+{
+	struct btf *base = btf__new_empty(), *mod;
+	const void *raw;
+	__u32 size;
+	int ptr;
+
+	DT_ASSERT_TRUE(base != NULL);
+	ptr = btf__add_ptr(base, 0);
+	DT_ASSERT_GT(ptr, 0);
+	add_structs(base, ptr, 0, 3, drop);
+	raw = btf__raw_data(base, &size);
+	DT_ASSERT_TRUE(raw != NULL);
+	write_file(dir, "vmlinux", raw, size);
+	mod = btf__new_empty_split(base);
+	DT_ASSERT_TRUE(mod != NULL);
+	add_structs(mod, ptr, 3, 6, drop);
+	raw = btf__raw_data(mod, &size);
+	DT_ASSERT_TRUE(raw != NULL);
+	write_file(dir, "gpu_sched", raw, size);
+	btf__free(mod);
+	btf__free(base);
+}
+
+/*
+ * What plain tracepoint programs know a ring by: its scheduler where the
+ * BTF describes every member on the way to it (6.17: through the current
+ * workqueue worker; 6.1: through the record's entity), else its name
+ * (6.1) or its device and name (6.17). Any one member missing is enough
+ * to lose the scheduler; tp_btf always has it.
+ */
+DT_TEST_F(tree, ring_identity_follows_the_btf)
+{
+	static const char *const need617[] = {
+		"task_struct.worker_private", "kthread.data", "worker.current_work",
+		"drm_gpu_scheduler.work_run_job", "drm_gpu_scheduler.name",
+	};
+	struct dac_bpf_env env = { .btf_dir = self->btf };
+
+	write_sched_btf(self->btf, NULL);
+	DT_EXPECT_EQ(dac_bpf_ring_identity_of(&env, 0, DAC_SCHED_SET_617), DAC_BPF_RING_SCHED);
+	DT_EXPECT_EQ(dac_bpf_ring_identity_of(&env, 0, DAC_SCHED_SET_61), DAC_BPF_RING_SCHED);
+	DT_EXPECT_EQ(dac_bpf_ring_identity_of(&env, 1, DAC_SCHED_SET_617), DAC_BPF_RING_SCHED);
+	DT_EXPECT_EQ(dac_bpf_ring_identity_of(&env, -ENOENT, DAC_SCHED_SET_617),
+		     DAC_BPF_RING_NONE);
+	for (size_t i = 0; i < sizeof(need617) / sizeof(need617[0]); i++) {
+		write_sched_btf(self->btf, need617[i]);
+		dt_info("without %s", need617[i]);
+		DT_EXPECT_EQ(dac_bpf_ring_identity_of(&env, 0, DAC_SCHED_SET_617),
+			     DAC_BPF_RING_DEV_NAME);
+		DT_EXPECT_EQ(dac_bpf_ring_identity_of(&env, 0, DAC_SCHED_SET_61),
+			     DAC_BPF_RING_SCHED);
+		DT_EXPECT_EQ(dac_bpf_ring_identity_of(&env, 1, DAC_SCHED_SET_617),
+			     DAC_BPF_RING_SCHED);
+	}
+	write_sched_btf(self->btf, "drm_sched_rq.sched");
+	DT_EXPECT_EQ(dac_bpf_ring_identity_of(&env, 0, DAC_SCHED_SET_61), DAC_BPF_RING_NAME);
+	DT_EXPECT_EQ(dac_bpf_ring_identity_of(&env, 0, DAC_SCHED_SET_617), DAC_BPF_RING_SCHED);
+	/* No BTF at all. */
+	env.btf_dir = "/nonexistent/btf";
+	DT_EXPECT_EQ(dac_bpf_ring_identity_of(&env, 0, DAC_SCHED_SET_617), DAC_BPF_RING_DEV_NAME);
+	DT_EXPECT_EQ(dac_bpf_ring_identity_of(&env, 0, DAC_SCHED_SET_61), DAC_BPF_RING_NAME);
+}
+
 DT_TEST_F(tree, layout_refuses_other_offsets)
 {
 	struct dac_bpf_env env = { .events_root = self->events };

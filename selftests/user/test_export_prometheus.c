@@ -8,7 +8,8 @@
  * and checks through /api/v1/query that the series exist with the exact
  * values the fdinfo text says (ns -> s, MiB -> bytes), that escaped label
  * values arrive intact, and that a counter increase is seen on the next
- * scrape. Everything started is stopped in the teardown (also on failure,
+ * scrape, and (second test) that it scrapes over TLS with basic auth while
+ * the same target without credentials is down with a 401. Everything started is stopped in the teardown (also on failure,
  * and children die with the test through PR_SET_PDEATHSIG). Skips when
  * /usr/bin/prometheus (or $DRMACCT_PROMETHEUS) is absent.
  */
@@ -18,6 +19,7 @@
 #include "proc_tree.h"
 #include "prom_util.h"
 
+#include <crypt.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,20 +178,14 @@ static char *wait_query(const struct dt_fx_pr *self, const char *q, int want, co
 	return NULL;
 }
 
-DT_TEST_F_TIMEOUT(pr, scraped_series_and_values, 180)
+/* Start Prometheus on a free loopback port with @scrape_configs; wait until ready. */
+static void start_prometheus(struct dt_fx_pr *self, const char *scrape_configs)
 {
 	char cfg[300], data[300], log[300], listen[64], cfgarg[320], dataarg[320];
-	char *argv[8], *b;
+	char *argv[8];
 	int status = 0, ret;
 	time_t end;
 	FILE *f;
-
-	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 100, "game"), 0);
-	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 100, 9, 226, 128, FDINFO_7("1234567890")), 0);
-	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 200, "we\"ird\\name"), 0);
-	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 200, 3, 226, 129, FDINFO_8), 0);
-	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
-	dt_info("exporter on 127.0.0.1:%d", self->exp.port);
 
 	snprintf(cfg, sizeof(cfg), "%s/prometheus.yml", self->dir);
 	snprintf(data, sizeof(data), "%s/data", self->dir);
@@ -197,8 +193,7 @@ DT_TEST_F_TIMEOUT(pr, scraped_series_and_values, 180)
 	f = fopen(cfg, "w");
 	DT_ASSERT_NE(f, NULL);
 	fprintf(f, "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-		   "scrape_configs:\n  - job_name: drmacct\n    static_configs:\n"
-		   "      - targets: ['127.0.0.1:%d']\n", self->exp.port);
+		   "scrape_configs:\n%s", scrape_configs);
 	DT_ASSERT_EQ(fclose(f), 0);
 	self->port = prom_free_port();
 	DT_ASSERT_GT(self->port, 0);
@@ -231,6 +226,22 @@ DT_TEST_F_TIMEOUT(pr, scraped_series_and_values, 180)
 		usleep(200000);
 	} while (time(NULL) < end);
 	DT_ASSERT_EQ(status, 200);
+}
+
+DT_TEST_F_TIMEOUT(pr, scraped_series_and_values, 180)
+{
+	char jobs[256], *b;
+	int ret;
+
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 100, "game"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 100, 9, 226, 128, FDINFO_7("1234567890")), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 200, "we\"ird\\name"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 200, 3, 226, 129, FDINFO_8), 0);
+	DT_ASSERT_EQ(prom_start_exporter(&self->exp, self->pt.root), 0);
+	dt_info("exporter on 127.0.0.1:%d", self->exp.port);
+	snprintf(jobs, sizeof(jobs), "  - job_name: drmacct\n    static_configs:\n"
+		 "      - targets: ['127.0.0.1:%d']\n", self->exp.port);
+	start_prometheus(self, jobs);
 
 	/* The scrape target is up, and every series is there with its value. */
 	b = wait_query(self, "up{job=\"drmacct\"}", 1, ",\"1\"]", 60);
@@ -272,6 +283,10 @@ DT_TEST_F_TIMEOUT(pr, scraped_series_and_values, 180)
 	free(b);
 	b = wait_query(self, "sum(drmacct_clients)", 1, ",\"2\"]", 10);
 	free(b);
+	/* the device total of renderD128: only client 7 there */
+	b = wait_query(self, "drmacct_device_engine_busy_seconds_total{device=\"renderD128\","
+			     "engine=\"render\"}", 1, ",\"1.23456789\"]", 10);
+	free(b);
 	/* the escaped comm arrives as it was: JSON shows we\"ird\\name */
 	b = wait_query(self, "drmacct_client_info{client_id=\"8\"}", 1, ",\"1\"]", 10);
 	EXPECT_HAS(b, "\"comm\":\"we\\\"ird\\\\name\"");
@@ -295,6 +310,98 @@ DT_TEST_F_TIMEOUT(pr, scraped_series_and_values, 180)
 	DT_ASSERT_EQ(proc_tree_set_fdinfo(&self->pt, 100, 9, FDINFO_7("3000000000")), 0);
 	b = wait_query(self, "drmacct_client_engine_busy_seconds_total{client_id=\"7\","
 			     "engine=\"render\"}", 1, ",\"3\"]", 30);
+	free(b);
+
+	ret = prom_stop(&self->prom);
+	DT_EXPECT_TRUE(WIFEXITED(ret) && WEXITSTATUS(ret) == 0);
+	ret = prom_stop(&self->exp);
+	DT_EXPECT_TRUE(WIFEXITED(ret) && WEXITSTATUS(ret) == 0);
+}
+
+/*
+ * The exporter as a fleet runs it: TLS (a certificate signed by a CA the
+ * test makes with openssl) and basic auth (a bcrypt hash). Prometheus,
+ * given the CA and the credentials, scrapes it; the same target without
+ * credentials is down with a 401, and plain HTTP to it is down too.
+ */
+DT_TEST_F_TIMEOUT(pr, scraped_over_tls_with_basic_auth, 180)
+{
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	char cmd[1500], web[600], salt[64], jobs[2048], *b;
+	const char *hash;
+	FILE *f;
+	int ret;
+
+	DT_ASSERT_NE(cd, NULL);
+	if (system("command -v openssl >/dev/null"))
+		DT_SKIP("openssl not installed");
+	DT_ASSERT_EQ(proc_tree_add_proc(&self->pt, 100, "game"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&self->pt, 100, 9, 226, 128, FDINFO_7("1234567890")), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && exec 2>openssl.log && "
+		 "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+		 "-keyout ca.key -out ca.crt -days 2 -subj /CN=drmacct-test-ca && "
+		 "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+		 "-keyout tls.key -out tls.csr -subj /CN=localhost && "
+		 "printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > san.ext && "
+		 "openssl x509 -req -in tls.csr -CA ca.crt -CAkey ca.key -CAcreateserial "
+		 "-out tls.crt -days 2 -extfile san.ext", self->dir);
+	DT_ASSERT_EQ(system(cmd), 0);
+	hash = crypt_gensalt_rn("$2y$", 10, NULL, 0, salt, sizeof(salt));
+	DT_ASSERT_NE(hash, NULL);
+	hash = crypt_rn("fleet-pass", salt, cd, (int)sizeof(*cd));
+	DT_ASSERT_TRUE(hash && hash[0] == '$');
+	snprintf(web, sizeof(web), "%s/web.yml", self->dir);
+	f = fopen(web, "w");
+	DT_ASSERT_NE(f, NULL);
+	fprintf(f, "tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n"
+		   "basic_auth_users:\n  prometheus: %s\n", hash);
+	DT_ASSERT_EQ(fclose(f), 0);
+	free(cd);
+	DT_ASSERT_EQ(prom_start_exporter_argv(&self->exp, (char *const[]){
+		"--listen", "127.0.0.1:0", "--web-config", web, "--proc-root", self->pt.root,
+		NULL }), 0);
+	dt_info("exporter on https://127.0.0.1:%d", self->exp.port);
+	snprintf(jobs, sizeof(jobs),
+		 "  - job_name: tls\n    scheme: https\n    tls_config:\n      ca_file: %s/ca.crt\n"
+		 "    basic_auth:\n      username: prometheus\n      password: fleet-pass\n"
+		 "    static_configs:\n      - targets: ['127.0.0.1:%d']\n"
+		 "  - job_name: noauth\n    scheme: https\n    tls_config:\n      ca_file: %s/ca.crt\n"
+		 "    static_configs:\n      - targets: ['127.0.0.1:%d']\n"
+		 "  - job_name: plain\n    static_configs:\n      - targets: ['127.0.0.1:%d']\n",
+		 self->dir, self->exp.port, self->dir, self->exp.port, self->exp.port);
+	start_prometheus(self, jobs);
+
+	b = wait_query(self, "up{job=\"tls\"}", 1, ",\"1\"]", 60);
+	free(b);
+	b = wait_query(self, "drmacct_client_engine_busy_seconds_total{job=\"tls\","
+			     "client_id=\"7\",engine=\"render\"}", 1, ",\"1.23456789\"]", 30);
+	free(b);
+	b = wait_query(self, "up{job=\"noauth\"}", 1, ",\"0\"]", 30);
+	free(b);
+	b = wait_query(self, "up{job=\"plain\"}", 1, ",\"0\"]", 30);
+	free(b);
+	/* why: Prometheus says 401 for the job without credentials */
+	{
+		char *body = NULL;
+		int status = 0;
+		time_t end = time(NULL) + 30;
+
+		do {
+			free(body);
+			body = NULL;
+			DT_ASSERT_EQ(prom_http(self->port, "GET", "/api/v1/targets", &status,
+					       &body), 0);
+			if (body && strstr(body, "401 Unauthorized"))
+				break;
+			usleep(250000);
+		} while (time(NULL) < end);
+		DT_ASSERT_NE(body, NULL);
+		EXPECT_HAS(body, "401 Unauthorized");
+		free(body);
+	}
+	/* none of the series came in through the jobs that were refused */
+	b = wait_query(self, "count(drmacct_client_info{job=~\"noauth|plain\"})", 0, NULL, 5);
 	free(b);
 
 	ret = prom_stop(&self->prom);

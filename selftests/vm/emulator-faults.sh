@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # emulator-faults.sh CONSOLE [STRIPPED] — find kernel reports in a guest's console log
 # that only an emulator fault can cause, so the log check can set them aside
 # and name them instead of failing on them.

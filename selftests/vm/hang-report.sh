@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # hang-report.sh — where a guest that did not finish in time is.
 #
 #   hang-report.sh probe MONITOR

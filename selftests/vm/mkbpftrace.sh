@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mkbpftrace.sh OUT.cpio.zst BTDIR — an initramfs piece with the build
 # machine's bpftrace, for the guest's bpftrace tests.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mkinitramfs.sh — build the guest's initramfs.
 #
 #   mkinitramfs.sh --kver KVER [--kroot DIR] --out FILE.cpio.gz --modules DIR

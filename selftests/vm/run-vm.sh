@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # run-vm.sh — boot the target kernel in QEMU and run one guest job.
 #
 #   run-vm.sh --kernel VMLINUZ --initrd CPIO --mode test|run|bench|shell|hang

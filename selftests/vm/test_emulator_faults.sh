@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # test_emulator_faults.sh — emulator-faults.sh sets aside exactly the
 # reports no CPU can cause and leaves every other report for the log check.
 # The fixture is the report a 6.12 guest printed under TCG (make test,

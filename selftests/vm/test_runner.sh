@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # test_runner.sh VMLINUZ INITRD LOG — the VM runner's own failure paths.
 #
 # 1. A failing guest test fails the run, and the summary names it.

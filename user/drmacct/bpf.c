@@ -254,6 +254,14 @@ static int status_json(const char *dir, const struct dac_bpf_info *info,
 	dac_json_u64(&j, "nested_job_begin", st->nested_job_begin);
 	dac_json_u64(&j, "nested_job_end", st->nested_job_end);
 	dac_json_u64(&j, "nested_sched_done", st->nested_sched_done);
+	dac_json_u64(&j, "nested_client_open", st->nested_client_open);
+	dac_json_u64(&j, "nested_client_close", st->nested_client_close);
+	dac_json_u64(&j, "nested_mem_change", st->nested_mem_change);
+	dac_json_u64(&j, "nested_sched_queue", st->nested_sched_queue);
+	dac_json_u64(&j, "nested_sched_run", st->nested_sched_run);
+	dac_json_u64(&j, "nested_fork", st->nested_fork);
+	dac_json_u64(&j, "nested_exit", st->nested_exit);
+	dac_json_u64(&j, "scratch_full", st->scratch_full);
 	dac_json_u64(&j, "proc_late", st->proc_late);
 	dac_json_obj_end(&j);
 	if (nm < 0) {
@@ -323,6 +331,15 @@ static void status_text(const char *dir, const struct dac_bpf_info *info,
 		printf("  taken by _nested programs: %" PRIu64 " job begins, %" PRIu64
 		       " job ends, %" PRIu64 " scheduler completions\n", st->nested_job_begin,
 		       st->nested_job_end, st->nested_sched_done);
+	if (st->nested_client_open || st->nested_client_close || st->nested_mem_change ||
+	    st->nested_sched_queue || st->nested_sched_run || st->nested_fork || st->nested_exit)
+		printf("  ... and: %" PRIu64 " client opens, %" PRIu64 " closes, %" PRIu64
+		       " memory changes, %" PRIu64 " scheduler queues, %" PRIu64 " runs, %" PRIu64
+		       " forks, %" PRIu64 " exits\n", st->nested_client_open,
+		       st->nested_client_close, st->nested_mem_change, st->nested_sched_queue,
+		       st->nested_sched_run, st->nested_fork, st->nested_exit);
+	if (st->scratch_full)
+		printf("  records dropped, no scratch slot free: %" PRIu64 "\n", st->scratch_full);
 	if (st->proc_late)
 		printf("  charges after tgid reuse:  %" PRIu64 " (dropped)\n", st->proc_late);
 	/* full: inserts refused; busy: refused, bucket locked (recursion) */
@@ -409,9 +426,10 @@ struct dump_data {
 	struct dac_bpf_client *c;
 	struct dac_bpf_usage *u;
 	struct dac_bpf_sched *s;
+	struct dac_bpf_sched_client *sc;
 	struct dac_bpf_total *t;
 	struct dac_bpf_mem *m;
-	size_t nc, nu, ns, nt, nm;
+	size_t nc, nu, ns, nsc, nt, nm;
 	uint64_t now;
 };
 
@@ -453,6 +471,14 @@ static void dump_text(const struct dump_data *d)
 		       cli_printable(s[i].comm, b1, sizeof(b1)),
 		       cli_printable(s[i].ring, b2, sizeof(b2)), s[i].busy_ns, s[i].jobs,
 		       s[i].cgroup_id);
+	if (!d->nsc)
+		return;
+	printf("\ngpu_scheduler per client (%zu):\n%8s %8s %-16s %16s %10s\n", d->nsc, "ID",
+	       "TGID", "RING", "BUSY_NS", "JOBS");
+	for (size_t i = 0; i < d->nsc; i++)
+		printf("%8" PRIu64 " %8u %-16s %16" PRIu64 " %10" PRIu64 "\n", d->sc[i].client_id,
+		       d->sc[i].tgid, cli_printable(d->sc[i].ring, b1, sizeof(b1)),
+		       d->sc[i].busy_ns, d->sc[i].jobs);
 }
 
 static int dump_json(const char *dir, const struct dump_data *d)
@@ -543,6 +569,20 @@ static int dump_json(const char *dir, const struct dump_data *d)
 		dac_json_obj_end(&j);
 	}
 	dac_json_arr_end(&j);
+	dac_json_arr_begin(&j, "sched_clients");
+	for (size_t i = 0; i < d->nsc; i++) {
+		const struct dac_bpf_sched_client *c = &d->sc[i];
+
+		dac_json_obj_begin(&j, NULL);
+		dac_json_u64(&j, "client_id", c->client_id);
+		dac_json_u64(&j, "tgid", c->tgid);
+		dac_json_u64(&j, "ring_id", c->ring_id);
+		json_name(&j, "ring", c->ring, sizeof(c->ring));
+		dac_json_u64(&j, "busy_ns", c->busy_ns);
+		dac_json_u64(&j, "jobs", c->jobs);
+		dac_json_obj_end(&j);
+	}
+	dac_json_arr_end(&j);
 	dac_json_obj_end(&j);
 	return cli_output_done("bpf", dac_json_finish(&j)) ? -EIO : 0;
 }
@@ -559,7 +599,8 @@ static int do_dump(const char *dir, bool json)
 	    (err = dac_bpf_read_usage(b, &d.now, &d.u, &d.nu)) ||
 	    (err = dac_bpf_read_mem(b, &d.m, &d.nm)) ||
 	    (err = dac_bpf_read_totals(b, &d.t, &d.nt)) ||
-	    (err = dac_bpf_read_sched(b, &d.s, &d.ns))) {
+	    (err = dac_bpf_read_sched(b, &d.s, &d.ns)) ||
+	    (err = dac_bpf_read_sched_clients(b, &d.sc, &d.nsc))) {
 		cli_error("bpf", "cannot read the maps: %s", strerror(-err));
 		goto out;
 	}
@@ -573,6 +614,7 @@ out:
 	free(d.m);
 	free(d.t);
 	free(d.s);
+	free(d.sc);
 	dac_bpf_close(b);
 	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
@@ -675,6 +717,12 @@ static int cmd_bpf(int argc, char **argv)
 	if (json && !(sub->opts & BO_JSON))
 		return cli_usage_error("bpf", "--json is for `bpf status` and `bpf dump`; "
 				       "`bpf %s` prints one line", sub->name);
+#ifdef DRMACCT_NO_BPF
+	/* make BPF=0: the collection is not in this binary (bpf_none.c). */
+	cli_error("bpf", "this drmacct was built without BPF support (BPF=0): no `bpf %s`",
+		  sub->name);
+	return CLI_EXIT_FAIL;
+#endif
 	if (debug)
 		dac_bpf_set_verbose(true);
 	if (!strcmp(sub->name, "start"))

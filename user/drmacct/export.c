@@ -1,51 +1,247 @@
 // SPDX-License-Identifier: MIT
 /*
- * export.c - `drmacct export`: Prometheus text exposition, printed once
- * (--prometheus) or served over HTTP on a loopback address (--listen).
+ * export.c - `drmacct export`: the Prometheus text exposition, printed once
+ * (--prometheus), served over HTTP or HTTPS (--listen, http.c, with a web
+ * configuration: webconfig.c) or written for node_exporter's textfile
+ * collector (--textfile), one tracker for the whole run.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <getopt.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "http.h"
 #include "output.h"
 #include "prom.h"
 #include "tracker.h"
+#include "webconfig.h"
 
 static const char *const CMD = "export";
+
+/* The file the textfile collector reads, in --textfile DIR. */
+#define TEXTFILE_NAME	"drmacct.prom"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: drmacct export --prometheus [OPTIONS]\n"
-		"       drmacct export --listen ADDR:PORT [OPTIONS]\n\n"
+		"       drmacct export --listen ADDR:PORT [--web-config FILE | --insecure] [OPTIONS]\n"
+		"       drmacct export --textfile DIR [--interval DUR] [--state FILE] [OPTIONS]\n\n"
 		"Per-client GPU usage in the Prometheus text format (Documentation/exporter.rst):\n"
 		"busy seconds, cycles and jobs per engine as counters, memory bytes by region\n"
-		"and kind as gauges, keyed by driver, device and client id; pid, comm and\n"
-		"every holder in drmacct_client_info.\n\n"
+		"and kind as gauges, keyed by driver, device and client id; pid, comm, every\n"
+		"holder and the cgroup in drmacct_client_info; totals per device.\n\n"
 		"Options:\n"
 		"      --prometheus       print the exposition once to stdout\n"
-		"  -l, --listen=ADDR:PORT serve it at http://ADDR:PORT/metrics until SIGINT or\n"
-		"                         SIGTERM; ADDR must be a loopback address (127.x.x.x\n"
-		"                         or [::1]); PORT 0 picks a free port. The address\n"
+		"  -l, --listen=ADDR:PORT serve it at http(s)://ADDR:PORT/metrics until SIGINT\n"
+		"                         or SIGTERM; :PORT is every address. Beyond loopback\n"
+		"                         (127.x.x.x, [::1], localhost) only with --web-config\n"
+		"                         or --insecure. PORT 0 picks a free port; the address\n"
 		"                         is printed on stderr.\n"
+		"      --web-config=FILE  TLS certificate and key, client certificates, basic\n"
+		"                         auth users (bcrypt) and headers, in the Prometheus\n"
+		"                         exporter-toolkit's web configuration format\n"
+		"      --insecure         serve plain HTTP without auth beyond loopback\n"
+		"      --textfile=DIR     write DIR/" TEXTFILE_NAME " for node_exporter's textfile\n"
+		"                         collector, replaced atomically (a rename)\n"
+		"  -i, --interval=DUR     with --textfile: write every DUR (1ms..1h) until\n"
+		"                         SIGINT or SIGTERM, with one tracker; without it, once\n"
+		"      --state=FILE       with --textfile: read the series and device totals\n"
+		"                         the last run left in FILE, and save them there, so\n"
+		"                         that runs started by a timer keep counters counters\n"
+		"      --drop-after=N     drop the series of a client gone from N scrapes in a\n"
+		"                         row (default %d; its counters stay in the device totals)\n"
 		"      --pid=PID          only this process\n"
 		"      --spec=PROFILE     parse fdinfo as 'current' (default) or '2022'\n"
 		"      --proc-root=DIR    read DIR instead of /proc (testing)\n"
 		"  -h, --help             this text\n\n"
-		"Exit status: 0 success (--listen: after SIGINT/SIGTERM), 1 /proc, the\n"
-		"--pid process or the port cannot be used, or the output failed, 2 usage\n"
-		"error (also a non-loopback ADDR), 141 the reader of the output went away.\n");
+		"Exit status: 0 success (--listen, --textfile --interval: after SIGINT or\n"
+		"SIGTERM), 1 /proc, the --pid process, the web configuration, the port or the\n"
+		"textfile cannot be used, or the output failed, 2 usage error (also a\n"
+		"non-loopback ADDR without --web-config or --insecure), 141 the reader of the\n"
+		"output went away.\n", DAC_PROM_DROP_AFTER);
+}
+
+/*
+ * "127.0.0.1:9400", "[::1]:9400", "localhost:9400" or ":9400" (every
+ * address, IPv6 and IPv4) -> a socket address; *@loopback says whether it
+ * is one. 0 or -EINVAL.
+ */
+static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *len,
+			bool *loopback)
+{
+	const char *colon = strrchr(arg, ':'), *host = arg;
+	size_t hlen = colon ? (size_t)(colon - arg) : 0;
+	char *h;
+	uint64_t port;
+	int ret = 0;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!colon || cli_parse_u64(colon + 1, &port) || port > 65535)
+		return -EINVAL;
+	if (arg[0] == '[') {
+		if (hlen < 2 || arg[hlen - 1] != ']')
+			return -EINVAL;
+		host = arg + 1;
+		hlen -= 2;
+	}
+	h = strndup(host, hlen);
+	if (!h)
+		return -ENOMEM;
+	if (!*h && arg[0] != '[') {		/* ":PORT": every address */
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = in6addr_any;
+		s6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*s6);
+		*loopback = false;
+	} else if (arg[0] == '[') {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		if (inet_pton(AF_INET6, h, &s6->sin6_addr) != 1)
+			ret = -EINVAL;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*s6);
+		*loopback = IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		if (inet_pton(AF_INET, strcmp(h, "localhost") ? h : "127.0.0.1",
+			      &s4->sin_addr) != 1)
+			ret = -EINVAL;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		*len = sizeof(*s4);
+		*loopback = (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
+	}
+	free(h);
+	return ret;
+}
+
+/* The socket, bound and listening, its address printed; -1 (said why). */
+static int open_listener(const char *arg, const struct sockaddr_storage *ss, socklen_t len,
+			 bool tls)
+{
+	int lfd, one = 1, zero = 0;
+	struct sockaddr_storage got;
+	socklen_t glen = sizeof(got);
+	char a[INET6_ADDRSTRLEN], shown[INET6_ADDRSTRLEN + 16];
+
+	lfd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0) {
+		cli_error(CMD, "socket: %s", strerror(errno));
+		return -1;
+	}
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ss->ss_family == AF_INET6)	/* [::] takes IPv4 too */
+		setsockopt(lfd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if (bind(lfd, (const struct sockaddr *)ss, len) || listen(lfd, 64)) {
+		cli_error(CMD, "cannot listen on %s: %s", arg, strerror(errno));
+		close(lfd);
+		return -1;
+	}
+	getsockname(lfd, (struct sockaddr *)&got, &glen);
+	if (got.ss_family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&got;
+
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		snprintf(shown, sizeof(shown), "%s:%u", a, ntohs(s4->sin_port));
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&got;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		snprintf(shown, sizeof(shown), "[%s]:%u", a, ntohs(s6->sin6_port));
+	}
+	fprintf(stderr, "drmacct export: listening on %s://%s/metrics\n", tls ? "https" : "http",
+		shown);
+	fflush(stderr);
+	return lfd;
+}
+
+static int scrape_to_buffer(void *arg, char **body, size_t *len)
+{
+	FILE *m = open_memstream(body, len);
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	ret = dac_prom_scrape(arg, m);
+	if (fclose(m) && !ret)
+		ret = -ENOMEM;
+	if (ret) {
+		free(*body);
+		*body = NULL;
+	}
+	return ret;
+}
+
+static int serve(const char *arg, const char *web_config, bool insecure, struct dac_prom *p)
+{
+	struct sockaddr_storage ss;
+	struct web_config wc;
+	socklen_t len = 0;
+	bool loopback, tls;
+	char *err = NULL;
+	int lfd, ret;
+
+#ifdef DRMACCT_NO_HTTP
+	(void)web_config, (void)insecure, (void)p, (void)wc, (void)err, (void)tls, (void)lfd;
+	(void)open_listener, (void)scrape_to_buffer;
+	cli_error(CMD, "--listen: this drmacct was built without the web server (HTTP=0)");
+	return CLI_EXIT_FAIL;
+#endif
+	ret = parse_listen(arg, &ss, &len, &loopback);
+	if (ret == -ENOMEM) {
+		cli_error(CMD, "%s", strerror(ENOMEM));
+		return CLI_EXIT_FAIL;
+	}
+	if (ret)
+		return cli_usage_error(CMD, "bad --listen '%s' (ADDR:PORT, [ADDR]:PORT or :PORT)",
+				       arg);
+	if (!loopback && !web_config && !insecure)
+		return cli_usage_error(CMD, "'%s' is not a loopback address (127.0.0.1:PORT, "
+				       "[::1]:PORT): beyond loopback give --web-config FILE "
+				       "(TLS, basic auth) or --insecure", arg);
+	if (web_config) {
+		if (web_config_load(web_config, &wc, &err)) {
+			cli_error(CMD, "--web-config: %s", err ? err : strerror(ENOMEM));
+			free(err);
+			return CLI_EXIT_FAIL;
+		}
+		if (!loopback && !insecure && !wc.cert_pem && !wc.nusers) {
+			cli_error(CMD, "--web-config: %s sets neither TLS nor basic auth: beyond "
+				  "loopback that is --insecure", web_config);
+			web_config_free(&wc);
+			return CLI_EXIT_FAIL;
+		}
+		if (wc.nusers && !wc.cert_pem)
+			fprintf(stderr, "drmacct export: note: basic auth without TLS: passwords "
+				"cross the network in clear text\n");
+	}
+	tls = web_config && wc.cert_pem;
+	lfd = open_listener(arg, &ss, len, tls);
+	if (lfd < 0) {
+		ret = CLI_EXIT_FAIL;
+	} else {
+		signal(SIGPIPE, SIG_IGN);
+		ret = http_serve(CMD, lfd, web_config ? &wc : NULL, scrape_to_buffer, p);
+	}
+	if (web_config)
+		web_config_free(&wc);
+	return ret;
 }
 
 static volatile sig_atomic_t stop_sig;
@@ -55,409 +251,159 @@ static void on_stop(int sig)
 	stop_sig = sig;
 }
 
-/* "127.0.0.1:9400" or "[::1]:9400" -> a loopback socket address. */
-static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *len)
+/*
+ * One scrape into DIR/drmacct.prom: written to a hidden temporary file
+ * beside it (not *.prom, so the collector never reads it half-written),
+ * flushed to disk, then renamed over the old one. 0, or the exit status.
+ */
+static int write_textfile(const char *dir, struct dac_prom *p)
 {
-	char host[64];
-	const char *colon;
-	uint64_t port;
+	char *tmp = NULL, *dst = NULL;
+	FILE *f = NULL;
+	int fd = -1, ret;
 
-	memset(ss, 0, sizeof(*ss));
-	if (arg[0] == '[') {
-		const char *end = strchr(arg, ']');
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	if (asprintf(&tmp, "%s/.%s.%d.tmp", dir, TEXTFILE_NAME, (int)getpid()) < 0 ||
+	    asprintf(&dst, "%s/%s", dir, TEXTFILE_NAME) < 0) {
+		cli_error(CMD, "%s", strerror(ENOMEM));
+		ret = CLI_EXIT_FAIL;
+		goto out;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		cli_error(CMD, "cannot write %s: %s", tmp, strerror(errno));
+		ret = CLI_EXIT_FAIL;
+		goto out;
+	}
+	fd = -1;
+	ret = dac_prom_scrape(p, f);
+	if (ret == -EIO || (!ret && (fflush(f) || fsync(fileno(f))))) {
+		cli_error(CMD, "cannot write %s: %s", tmp, strerror(errno ? errno : EIO));
+		ret = CLI_EXIT_FAIL;
+	} else if (ret) {
+		cli_error(CMD, "scrape failed: %s", strerror(-ret));
+		ret = CLI_EXIT_FAIL;
+	}
+	if (fclose(f) && !ret) {
+		cli_error(CMD, "cannot write %s: %s", tmp, strerror(errno));
+		ret = CLI_EXIT_FAIL;
+	}
+	f = NULL;
+	if (!ret && rename(tmp, dst)) {
+		cli_error(CMD, "cannot rename %s to %s: %s", tmp, dst, strerror(errno));
+		ret = CLI_EXIT_FAIL;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tmp && ret)
+		unlink(tmp);
+	free(tmp);
+	free(dst);
+	return ret;
+}
 
-		if (!end || end[1] != ':' || (size_t)(end - arg - 1) >= sizeof(host))
-			return -EINVAL;
-		memcpy(host, arg + 1, (size_t)(end - arg - 1));
-		host[end - arg - 1] = 0;
-		if (cli_parse_u64(end + 2, &port) || port > 65535)
-			return -EINVAL;
-		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
-			return -EINVAL;
-		if (!IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr))
-			return -EPERM;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)port);
-		*len = sizeof(*s6);
+/* --state FILE: what the last run left (none the first time). 0 or 1. */
+static int load_state(const char *path, struct dac_prom *p)
+{
+	FILE *f = fopen(path, "re");
+	size_t bad = 0;
+	int ret;
+
+	if (!f && errno == ENOENT)
+		return 0;
+	if (!f) {
+		cli_error(CMD, "--state: cannot read %s: %s", path, strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	ret = dac_prom_load(p, f, &bad);
+	fclose(f);
+	if (ret == -EINVAL) {
+		/* a broken file must not stop every later run: said, then replaced */
+		fprintf(stderr, "drmacct export: --state: %s:%zu: not a state this drmacct "
+			"wrote; starting afresh (device counters restart)\n", path, bad);
 		return 0;
 	}
-	colon = strrchr(arg, ':');
-	if (!colon || (size_t)(colon - arg) >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, arg, (size_t)(colon - arg));
-	host[colon - arg] = 0;
-	if (cli_parse_u64(colon + 1, &port) || port > 65535)
-		return -EINVAL;
-	{
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		if (!strcmp(host, "localhost"))
-			strcpy(host, "127.0.0.1");
-		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
-			return -EINVAL;
-		if ((ntohl(s4->sin_addr.s_addr) >> 24) != 127)
-			return -EPERM;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)port);
-		*len = sizeof(*s4);
+	if (ret) {
+		cli_error(CMD, "--state: cannot read %s: %s", path, strerror(-ret));
+		return CLI_EXIT_FAIL;
 	}
 	return 0;
 }
 
-/*
- * The server: one poll() loop, every socket non-blocking, so an idle or slow
- * client never holds up another. Each connection carries one request:
- * its head must arrive within CONN_TIMEOUT_MS of the accept and the answer
- * must be taken within CONN_TIMEOUT_MS of being ready, else the connection
- * is closed (408 when the head was late). At most MAX_CONNS are open; one
- * more evicts the one open longest.
- */
-#define MAX_CONNS	64
-#define REQ_MAX		8192
-#define CONN_TIMEOUT_MS	10000
-
-struct conn {
-	int fd;			/* -1: slot free */
-	size_t n;		/* bytes of the request head so far */
-	char req[REQ_MAX + 1];	/* NUL-terminated */
-	char *out;		/* the whole answer once decided, NULL while reading */
-	size_t outlen, outoff;
-	uint64_t opened_ms, deadline_ms;
-};
-
-static uint64_t now_ms(void)
+/* Write the state to a temporary file beside @path, then rename it. */
+static int save_state(const char *path, const struct dac_prom *p)
 {
-	return dac_now_ns() / 1000000;
-}
+	char *tmp = NULL;
+	FILE *f;
+	int ret = CLI_EXIT_OK;
 
-/* Queue the answer on @c; the loop sends it and closes. */
-static void respond(struct conn *c, int code, const char *reason, const char *type,
-		    const char *extra, const char *body, size_t len, bool head)
-{
-	char hdr[320];
-	int n = snprintf(hdr, sizeof(hdr),
-			 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-			 "%sConnection: close\r\n\r\n", code, reason, type, len, extra);
-	size_t blen = head ? 0 : len;
-
-	c->out = malloc((size_t)n + blen + 1);
-	if (!c->out) {
-		c->deadline_ms = 0;	/* out of memory: the caller closes */
-		return;
-	}
-	memcpy(c->out, hdr, (size_t)n);
-	if (blen)
-		memcpy(c->out + n, body, blen);
-	c->outlen = (size_t)n + blen;
-	c->outoff = 0;
-	c->deadline_ms = now_ms() + CONN_TIMEOUT_MS;
-}
-
-static void bad_request(struct conn *c, const char *why)
-{
-	char msg[128];
-	int l = snprintf(msg, sizeof(msg), "bad request: %s\n", why);
-
-	respond(c, 400, "Bad Request", "text/plain", "", msg, (size_t)l, false);
-}
-
-/*
- * "METHOD SP /target SP HTTP/1.x" ending in LF or CRLF. Returns the length of
- * the line (with its end) or 0 when it is not one; fills @method, @path.
- */
-static size_t request_line(const char *s, size_t n, char *method, size_t mlen, char *path,
-			   size_t plen)
-{
-	size_t i = 0, m, t;
-
-	while (i < n && s[i] >= 'A' && s[i] <= 'Z')
-		i++;
-	if (!i || i >= mlen || i >= n || s[i] != ' ')
-		return 0;
-	memcpy(method, s, i);
-	method[i] = 0;
-	m = ++i;
-	while (i < n && (unsigned char)s[i] > ' ' && (unsigned char)s[i] < 0x7f)
-		i++;
-	t = i - m;
-	if (!t || t >= plen || s[m] != '/' || i >= n || s[i] != ' ')
-		return 0;
-	memcpy(path, s + m, t);
-	path[t] = 0;
-	i++;
-	if (n - i < 8 || memcmp(s + i, "HTTP/1.", 7) || s[i + 7] < '0' || s[i + 7] > '9')
-		return 0;
-	i += 8;
-	if (i < n && s[i] == '\r')
-		i++;
-	if (i >= n || s[i] != '\n')
-		return 0;
-	return i + 1;
-}
-
-static void answer(struct conn *c, struct dac_prom *p, const char *method, const char *path)
-{
-	bool head = !strcmp(method, "HEAD");
-
-	if (strcmp(method, "GET") && !head) {
-		respond(c, 405, "Method Not Allowed", "text/plain", "Allow: GET, HEAD\r\n",
-			"GET or HEAD only\n", 17, false);
-		return;
-	}
-	if (!strcmp(path, "/")) {
-		static const char idx[] = "drmacct exporter: see /metrics\n";
-
-		respond(c, 200, "OK", "text/plain; charset=utf-8", "", idx, sizeof(idx) - 1,
-			head);
-		return;
-	}
-	if (strcmp(path, "/metrics") && strncmp(path, "/metrics?", 9)) {
-		respond(c, 404, "Not Found", "text/plain", "", "not found\n", 10, false);
-		return;
-	}
-	{
-		char *body = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&body, &len);
-		int ret = m ? dac_prom_scrape(p, m) : -ENOMEM;
-
-		if (m)
-			fclose(m);
-		if (ret) {
-			char msg[128];
-			int l = snprintf(msg, sizeof(msg), "scrape failed: %s\n", strerror(-ret));
-
-			respond(c, 500, "Internal Server Error", "text/plain", "", msg,
-				(size_t)l, head);
-			fprintf(stderr, "drmacct export: %s", msg);
-		} else {
-			respond(c, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", "", body,
-				len, head);
-		}
-		free(body);
-	}
-}
-
-/* Decide once the head is complete (or is already known to be bad). */
-static void parse_request(struct conn *c, struct dac_prom *p)
-{
-	char method[16], path[1024];
-	const char *nl = memchr(c->req, '\n', c->n);
-	size_t l;
-
-	if (!nl) {
-		if (c->n == REQ_MAX)
-			bad_request(c, "request line too long");
-		return;
-	}
-	l = request_line(c->req, c->n, method, sizeof(method), path, sizeof(path));
-	if (!l) {
-		bad_request(c, "not an HTTP/1.x request line");
-		return;
-	}
-	/* The head ends with an empty line right after the request line or later. */
-	c->req[c->n] = 0;
-	if (!(c->req[l] == '\n' || (c->req[l] == '\r' && c->req[l + 1] == '\n')) &&
-	    !memmem(c->req, c->n, "\r\n\r\n", 4) && !memmem(c->req, c->n, "\n\n", 2)) {
-		if (c->n == REQ_MAX)
-			bad_request(c, "request head too long");
-		return;
-	}
-	answer(c, p, method, path);
-}
-
-static void conn_close(struct conn *c)
-{
-	if (c->fd >= 0)
-		close(c->fd);
-	free(c->out);
-	c->fd = -1;
-	c->out = NULL;
-	c->n = 0;
-}
-
-/* Readable: take what is there, answer when the head is complete. */
-static void conn_read(struct conn *c, struct dac_prom *p)
-{
-	while (c->n < REQ_MAX) {
-		ssize_t r = recv(c->fd, c->req + c->n, REQ_MAX - c->n, MSG_DONTWAIT);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		if (r <= 0) {	/* closed before a whole request: nothing to answer */
-			conn_close(c);
-			return;
-		}
-		c->n += (size_t)r;
-	}
-	parse_request(c, p);
-	if (c->out == NULL && c->deadline_ms == 0)
-		conn_close(c);
-}
-
-/* Writable: send what the socket takes; close when all is out. */
-static void conn_write(struct conn *c)
-{
-	while (c->outoff < c->outlen) {
-		ssize_t w = send(c->fd, c->out + c->outoff, c->outlen - c->outoff,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
-		if (w <= 0)
-			break;	/* the scraper went away */
-		c->outoff += (size_t)w;
-	}
-	conn_close(c);
-}
-
-static void conn_accept(int lfd, struct conn *conns)
-{
-	for (;;) {
-		int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		struct conn *c = NULL, *oldest = NULL;
-
-		if (cfd < 0)
-			return;	/* EAGAIN, or a connection that went away meanwhile */
-		for (size_t i = 0; i < MAX_CONNS && !c; i++) {
-			if (conns[i].fd < 0)
-				c = &conns[i];
-			else if (!oldest || conns[i].opened_ms < oldest->opened_ms)
-				oldest = &conns[i];
-		}
-		if (!c) {
-			conn_close(oldest);
-			c = oldest;
-		}
-		c->fd = cfd;
-		c->n = 0;
-		c->out = NULL;
-		c->opened_ms = now_ms();
-		c->deadline_ms = c->opened_ms + CONN_TIMEOUT_MS;
-	}
-}
-
-/* Serve on @lfd until SIGINT/SIGTERM. */
-static int serve_loop(int lfd, struct dac_prom *p)
-{
-	struct conn *conns = calloc(MAX_CONNS, sizeof(*conns));
-	struct pollfd pfd[MAX_CONNS + 1];
-	size_t idx[MAX_CONNS + 1];
-
-	if (!conns) {
+	if (asprintf(&tmp, "%s.%d.tmp", path, (int)getpid()) < 0) {
 		cli_error(CMD, "%s", strerror(ENOMEM));
 		return CLI_EXIT_FAIL;
 	}
-	for (size_t i = 0; i < MAX_CONNS; i++)
-		conns[i].fd = -1;
-	while (!stop_sig) {
-		uint64_t now = now_ms(), next = now + 1000;
-		nfds_t n = 1;
-		int r;
-
-		pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-		for (size_t i = 0; i < MAX_CONNS; i++) {
-			struct conn *c = &conns[i];
-
-			if (c->fd < 0)
-				continue;
-			if (c->deadline_ms <= now) {
-				if (!c->out) {
-					static const char late[] = "request head not received "
-								   "in time\n";
-
-					respond(c, 408, "Request Timeout", "text/plain", "", late,
-						sizeof(late) - 1, false);
-					/* best effort, once: the client was idle anyway */
-					if (c->out)
-						conn_write(c);
-				}
-				conn_close(c);
-				continue;
-			}
-			if (c->deadline_ms < next)
-				next = c->deadline_ms;
-			pfd[n] = (struct pollfd){ .fd = c->fd, .events = c->out ? POLLOUT : POLLIN };
-			idx[n++] = i;
-		}
-		r = poll(pfd, n, (int)(next - now));
-		if (r <= 0)
-			continue;
-		for (nfds_t k = 1; k < n; k++) {
-			struct conn *c = &conns[idx[k]];
-
-			if (!pfd[k].revents)
-				continue;
-			if (!c->out)
-				conn_read(c, p);
-			if (c->fd >= 0 && c->out)
-				conn_write(c);
-		}
-		if (pfd[0].revents & POLLIN)
-			conn_accept(lfd, conns);
+	f = fopen(tmp, "we");
+	if (!f || dac_prom_save(p, f) || fsync(fileno(f))) {
+		cli_error(CMD, "--state: cannot write %s: %s", tmp, strerror(errno ? errno : EIO));
+		ret = CLI_EXIT_FAIL;
 	}
-	for (size_t i = 0; i < MAX_CONNS; i++)
-		conn_close(&conns[i]);
-	free(conns);
-	return CLI_EXIT_OK;
+	if (f && fclose(f) && !ret) {
+		cli_error(CMD, "--state: cannot write %s: %s", tmp, strerror(errno));
+		ret = CLI_EXIT_FAIL;
+	}
+	if (!ret && rename(tmp, path)) {
+		cli_error(CMD, "--state: cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		ret = CLI_EXIT_FAIL;
+	}
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	return ret;
 }
 
-static int serve(const char *arg, struct dac_prom *p)
+/*
+ * --textfile DIR [--interval DUR] [--state FILE]: once, or every DUR until
+ * a signal; the state read before the first write and saved after each.
+ */
+static int textfile(const char *dir, uint64_t interval_ns, const char *state,
+		    struct dac_prom *p)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = 0;
 	struct sigaction sa;
-	int lfd, one = 1, ret;
-	char shown[80];
+	struct timespec next;
+	struct stat st;
+	int ret;
 
-	ret = parse_listen(arg, &ss, &len);
-	if (ret == -EPERM)
-		return cli_usage_error(CMD, "'%s' is not a loopback address (use 127.0.0.1:PORT "
-				       "or [::1]:PORT)", arg);
-	if (ret)
-		return cli_usage_error(CMD, "bad --listen '%s' (ADDR:PORT)", arg);
-	lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (lfd < 0) {
-		cli_error(CMD, "socket: %s", strerror(errno));
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		cli_error(CMD, "--textfile: %s is not a directory", dir);
 		return CLI_EXIT_FAIL;
 	}
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(lfd, (struct sockaddr *)&ss, len) || listen(lfd, MAX_CONNS)) {
-		cli_error(CMD, "cannot listen on %s: %s", arg, strerror(errno));
-		close(lfd);
+	if (state && load_state(state, p))
 		return CLI_EXIT_FAIL;
+	if (!interval_ns) {
+		ret = write_textfile(dir, p);
+		return !ret && state ? save_state(state, p) : ret;
 	}
-	len = sizeof(ss);
-	getsockname(lfd, (struct sockaddr *)&ss, &len);
-	if (ss.ss_family == AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-		char a[INET_ADDRSTRLEN];
-
-		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-		snprintf(shown, sizeof(shown), "%s:%u", a, ntohs(s4->sin_port));
-	} else {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-		char a[INET6_ADDRSTRLEN];
-
-		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
-		snprintf(shown, sizeof(shown), "[%s]:%u", a, ntohs(s6->sin6_port));
-	}
-	fprintf(stderr, "drmacct export: listening on http://%s/metrics\n", shown);
-	fflush(stderr);
-
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	ret = serve_loop(lfd, p);
-	close(lfd);
-	return ret;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!stop_sig) {
+		ret = write_textfile(dir, p);
+		if (!ret && state)
+			ret = save_state(state, p);
+		if (ret)
+			return ret;
+		next.tv_sec += (time_t)(interval_ns / 1000000000u);
+		next.tv_nsec += (long)(interval_ns % 1000000000u);
+		if (next.tv_nsec >= 1000000000L) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000L;
+		}
+		/* a signal ends the wait early (EINTR): stop_sig is set then */
+		while (!stop_sig && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+			;
+	}
+	return CLI_EXIT_OK;
 }
 
 static int cmd_export(int argc, char **argv)
@@ -465,6 +411,12 @@ static int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "prometheus", no_argument, NULL, 'M' },
 		{ "listen", required_argument, NULL, 'l' },
+		{ "web-config", required_argument, NULL, 'W' },
+		{ "insecure", no_argument, NULL, 'I' },
+		{ "textfile", required_argument, NULL, 'T' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "drop-after", required_argument, NULL, 'D' },
+		{ "state", required_argument, NULL, 'F' },
 		{ "pid", required_argument, NULL, 'P' },
 		{ "spec", required_argument, NULL, 'S' },
 		{ "proc-root", required_argument, NULL, 'R' },
@@ -473,8 +425,9 @@ static int cmd_export(int argc, char **argv)
 	};
 	struct dac_discover_opts dopts = { .proc_root = NULL, .pid = 0, .fd = -1 };
 	enum dac_profile profile = DAC_PROFILE_CURRENT;
-	const char *listen_at = NULL;
-	bool once = false;
+	const char *listen_at = NULL, *web_config = NULL, *textdir = NULL, *state = NULL;
+	bool once = false, insecure = false;
+	uint64_t interval = 0, drop_after = DAC_PROM_DROP_AFTER;
 	struct dac_prom *p;
 	const struct cli_common_opts co = {
 		.pid = &dopts.pid, .profile = &profile, .proc_root = &dopts.proc_root,
@@ -484,13 +437,36 @@ static int cmd_export(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":l:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":l:i:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'M':
 			once = true;
 			break;
 		case 'l':
 			listen_at = optarg;
+			break;
+		case 'W':
+			web_config = optarg;
+			break;
+		case 'I':
+			insecure = true;
+			break;
+		case 'T':
+			textdir = optarg;
+			break;
+		case 'F':
+			state = optarg;
+			break;
+		case 'i':
+			opt = cli_opt_interval(CMD, optarg, false, &interval);
+			if (opt)
+				return opt;
+			break;
+		case 'D':
+			if (cli_parse_u64(optarg, &drop_after) || drop_after < 1 ||
+			    drop_after > 1000000)
+				return cli_usage_error(CMD, "--drop-after: '%s' is not a number of "
+						       "scrapes from 1 to 1000000", optarg);
 			break;
 		default:
 			opt = cli_common_opt(CMD, &co, argv, c);
@@ -501,8 +477,16 @@ static int cmd_export(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	if (once == !!listen_at)
-		return cli_usage_error(CMD, "give exactly one of --prometheus and --listen");
+	if (once + !!listen_at + !!textdir != 1)
+		return cli_usage_error(CMD, "give exactly one of --prometheus, --listen and "
+				       "--textfile");
+	if ((web_config || insecure) && !listen_at)
+		return cli_usage_error(CMD, "--%s is for --listen",
+				       web_config ? "web-config" : "insecure");
+	if (web_config && insecure)
+		return cli_usage_error(CMD, "--web-config and --insecure exclude each other");
+	if ((interval || state) && !textdir)
+		return cli_usage_error(CMD, "--%s is for --textfile", interval ? "interval" : "state");
 	if (dopts.pid) {
 		/* As list and top: a --pid that does not exist at the start fails. */
 		char path[PATH_MAX];
@@ -521,13 +505,16 @@ static int cmd_export(int argc, char **argv)
 			  strerror(errno));
 		return CLI_EXIT_FAIL;
 	}
-	if (dac_prom_set_version(p, DRMACCT_VERSION)) {
+	if (dac_prom_set_version(p, DRMACCT_VERSION) ||
+	    dac_prom_set_drop_after(p, (unsigned int)drop_after)) {
 		cli_error(CMD, "%s", strerror(ENOMEM));
 		dac_prom_free(p);
 		return CLI_EXIT_FAIL;
 	}
 	if (listen_at) {
-		rc = serve(listen_at, p);
+		rc = serve(listen_at, web_config, insecure, p);
+	} else if (textdir) {
+		rc = textfile(textdir, interval, state, p);
 	} else {
 		ret = dac_prom_scrape(p, stdout);
 		rc = ret ? CLI_EXIT_FAIL : CLI_EXIT_OK;
@@ -542,4 +529,4 @@ static int cmd_export(int argc, char **argv)
 	return rc;
 }
 
-DRMACCT_COMMAND(export, cmd_export, "Prometheus metrics, once or served on a loopback port");
+DRMACCT_COMMAND(export, cmd_export, "Prometheus metrics: once, over HTTP(S), or to a textfile");

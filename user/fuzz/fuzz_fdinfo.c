@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 /*
  * fuzz_fdinfo.c - libFuzzer target for the fdinfo parser/validator.
  *

@@ -44,7 +44,8 @@ static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 	struct bpf_program *btf[] = {
 		s->progs.btf_client_open, s->progs.btf_client_close, s->progs.btf_job_begin,
 		s->progs.btf_job_end, s->progs.btf_mem_change, s->progs.btf_job_begin_nested,
-		s->progs.btf_job_end_nested,
+		s->progs.btf_job_end_nested, s->progs.btf_client_open_nested,
+		s->progs.btf_client_close_nested, s->progs.btf_mem_change_nested,
 	};
 	struct bpf_program *tp[] = {
 		s->progs.tp_client_open, s->progs.tp_client_close, s->progs.tp_job_begin,
@@ -59,7 +60,11 @@ static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 	};
 	struct bpf_program *s617btf[] = {
 		s->progs.btf617_job_queue, s->progs.btf617_job_run, s->progs.btf617_job_done,
-		s->progs.btf617_job_done_nested,
+		s->progs.btf617_job_queue_nested, s->progs.btf617_job_run_nested,
+		s->progs.btf617_job_done_nested, s->progs.btf617_job_queue_nested2,
+		s->progs.btf617_job_run_nested2, s->progs.btf617_job_done_nested2,
+		s->progs.btf617_job_queue_nested3, s->progs.btf617_job_run_nested3,
+		s->progs.btf617_job_done_nested3,
 	};
 	struct bpf_program *s617tp[] = {
 		s->progs.tp617_job_queue, s->progs.tp617_job_run, s->progs.tp617_job_done,
@@ -86,9 +91,10 @@ static bool prog_in(const struct bpf_program *p, const struct bpf_program *const
  * Attach every loaded program of the skeleton that has no link yet; with
  * @first only the ones that place clients (client open/close) and follow
  * their memory, which must run before the loader seeds the open clients.
- * The "_nested" programs go last: a tracepoint runs its programs in the
- * order they were attached, and each must run after the program whose
- * missed events it takes (so that it finds nothing left to do otherwise).
+ * The "_nested" programs go after the others of their call: a tracepoint
+ * runs its programs in the order they were attached, and each must run
+ * after the program whose missed events it takes (so that it finds nothing
+ * left to do otherwise).
  */
 static int attach_progs(struct drmacct_bpf *s, bool first)
 {
@@ -98,10 +104,21 @@ static int attach_progs(struct drmacct_bpf *s, bool first)
 	const struct bpf_program *early[] = {
 		s->progs.btf_client_open, s->progs.btf_client_close, s->progs.btf_mem_change,
 		s->progs.tp_client_open, s->progs.tp_client_close, s->progs.tp_mem_change,
+		s->progs.btf_client_open_nested, s->progs.btf_client_close_nested,
+		s->progs.btf_mem_change_nested,
 	};
 	const struct bpf_program *late[] = {
 		s->progs.btf_job_begin_nested, s->progs.btf_job_end_nested,
 		s->progs.btf_process_job_nested, s->progs.btf617_job_done_nested,
+		s->progs.btf_client_open_nested, s->progs.btf_client_close_nested,
+		s->progs.btf_mem_change_nested, s->progs.btf617_job_queue_nested,
+		s->progs.btf617_job_run_nested, s->progs.btf617_job_queue_nested2,
+		s->progs.btf617_job_run_nested2, s->progs.btf617_job_done_nested2,
+		s->progs.btf617_job_queue_nested3, s->progs.btf617_job_run_nested3,
+		s->progs.btf617_job_done_nested3, s->progs.track_fork_nested,
+		s->progs.track_exit_nested, s->progs.track_fork_nested2,
+		s->progs.track_exit_nested2, s->progs.track_fork_nested3,
+		s->progs.track_exit_nested3,
 	};
 
 	for (int pass = 0; pass < 2; pass++) {

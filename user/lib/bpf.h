@@ -348,6 +348,22 @@ struct dac_bpf_sched {
 };
 int dac_bpf_read_sched(struct dac_bpf *b, struct dac_bpf_sched **out, size_t *n);
 
+/*
+ * gpu_scheduler path per DRM client: busy time per (client id, ring), from
+ * the client id the 6.17+ scheduler events carry (the drm-client-id of
+ * core fdinfo). Empty with the 6.1 set, whose events have none, and for
+ * jobs whose driver gave none (0).
+ */
+struct dac_bpf_sched_client {
+	uint64_t client_id;		/* drm_sched_fence.drm_client_id */
+	uint32_t ring_id;
+	uint32_t tgid;			/* the process that queued its first job here */
+	char ring[DAC_BPF_NAME_LEN];	/* drm_gpu_scheduler name */
+	uint64_t busy_ns, jobs;
+};
+int dac_bpf_read_sched_clients(struct dac_bpf *b, struct dac_bpf_sched_client **out,
+			       size_t *n);
+
 /* Counters the programs keep about themselves. */
 struct dac_bpf_stats {
 	uint64_t exit_records;		/* CLIENT_EXIT records attempted */
@@ -365,6 +381,21 @@ struct dac_bpf_stats {
 	uint64_t nested_job_begin;
 	uint64_t nested_job_end;
 	uint64_t nested_sched_done;
+	/*
+	 * More of them, where tp_btf programs run preemptible (7.x): another
+	 * task was preempted inside the first program on that CPU. Forks and
+	 * exits count only those that had something to do (a tracked parent,
+	 * a process with scheduler jobs or tracked).
+	 */
+	uint64_t nested_client_open;
+	uint64_t nested_client_close;
+	uint64_t nested_mem_change;
+	uint64_t nested_sched_queue;
+	uint64_t nested_sched_run;
+	uint64_t nested_fork;
+	uint64_t nested_exit;
+	/* records dropped because every scratch slot of the CPU was taken */
+	uint64_t scratch_full;
 	/*
 	 * Charges for a process whose tgid a later process already has (the
 	 * charge's process start is older than the entry's): dropped.

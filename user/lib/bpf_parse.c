@@ -115,12 +115,12 @@ static bool btf_struct_has(const struct btf *btf, const char *sname, const char 
 }
 
 /*
- * Can the plain 6.1 programs read a job's scheduler from its entity
- * (entity->rq->sched)? Only where the kernel's BTF (vmlinux, or gpu_sched's
- * module BTF on top of it) describes those types: CO-RE relocates the reads
- * against it, and without it the programs fall back to the ring's name.
+ * Does the kernel's BTF (vmlinux, or gpu_sched's module BTF on top of it)
+ * describe every member of @want ("struct.member" pairs, NULL-ended)? The
+ * plain tracepoint programs find a job's scheduler through CO-RE reads of
+ * those members; without them they fall back to the ring's name.
  */
-static bool btf_entity_sched(const struct dac_bpf_env *env)
+static bool btf_has_all(const struct dac_bpf_env *env, const char *const (*want)[2])
 {
 	char base_p[4096], mod_p[4096];
 	libbpf_print_fn_t quiet;
@@ -134,14 +134,32 @@ static bool btf_entity_sched(const struct dac_bpf_env *env)
 	base = btf__parse(base_p, NULL);
 	if (base) {
 		mod = btf__parse_split(mod_p, base);
-		yes = btf_struct_has(mod ? mod : base, "drm_sched_entity", "rq") &&
-		      btf_struct_has(mod ? mod : base, "drm_sched_rq", "sched");
+		yes = true;
+		for (; yes && (*want)[0]; want++)
+			yes = btf_struct_has(mod ? mod : base, (*want)[0], (*want)[1]);
 		btf__free(mod);
 		btf__free(base);
 	}
 	libbpf_set_print(quiet);
 	return yes;
 }
+
+/* The plain 6.1 programs: the record's entity, entity->rq->sched. */
+static const char *const entity_sched_path[][2] = {
+	{ "drm_sched_entity", "rq" }, { "drm_sched_rq", "sched" }, { NULL, NULL }
+};
+
+/*
+ * The plain 6.17 programs: drm_sched_job_run fires in the scheduler's
+ * run-job work item, which the current workqueue worker names
+ * (task->worker_private is its struct kthread, whose data is the struct
+ * worker, whose current_work is &sched->work_run_job).
+ */
+static const char *const worker_sched_path[][2] = {
+	{ "task_struct", "worker_private" }, { "kthread", "data" },
+	{ "worker", "current_work" }, { "drm_gpu_scheduler", "work_run_job" },
+	{ "drm_gpu_scheduler", "name" }, { NULL, NULL }
+};
 
 enum dac_bpf_ring_identity dac_bpf_ring_identity_of(const struct dac_bpf_env *env, int sched,
 						    int set)
@@ -151,8 +169,9 @@ enum dac_bpf_ring_identity dac_bpf_ring_identity_of(const struct dac_bpf_env *en
 	if (sched == 1)
 		return DAC_BPF_RING_SCHED;
 	if (set == DAC_SCHED_SET_617)
-		return DAC_BPF_RING_DEV_NAME;
-	return btf_entity_sched(env) ? DAC_BPF_RING_SCHED : DAC_BPF_RING_NAME;
+		return btf_has_all(env, worker_sched_path) ? DAC_BPF_RING_SCHED :
+							     DAC_BPF_RING_DEV_NAME;
+	return btf_has_all(env, entity_sched_path) ? DAC_BPF_RING_SCHED : DAC_BPF_RING_NAME;
 }
 
 const char *dac_bpf_ring_identity_name(enum dac_bpf_ring_identity id)

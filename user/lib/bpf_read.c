@@ -59,6 +59,14 @@ int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st)
 	st->nested_job_begin = v[DAC_STAT_NESTED_JOB_BEGIN];
 	st->nested_job_end = v[DAC_STAT_NESTED_JOB_END];
 	st->nested_sched_done = v[DAC_STAT_NESTED_SCHED_DONE];
+	st->nested_client_open = v[DAC_STAT_NESTED_CLIENT_OPEN];
+	st->nested_client_close = v[DAC_STAT_NESTED_CLIENT_CLOSE];
+	st->nested_mem_change = v[DAC_STAT_NESTED_MEM_CHANGE];
+	st->nested_sched_queue = v[DAC_STAT_NESTED_SCHED_QUEUE];
+	st->nested_sched_run = v[DAC_STAT_NESTED_SCHED_RUN];
+	st->nested_fork = v[DAC_STAT_NESTED_FORK];
+	st->nested_exit = v[DAC_STAT_NESTED_EXIT];
+	st->scratch_full = v[DAC_STAT_SCRATCH_FULL];
 	st->proc_late = v[DAC_STAT_PROC_LATE];
 	for (int i = 0; i < DAC_MAP__COUNT; i++) {
 		st->full += v[DAC_STAT_FULL + i];
@@ -732,6 +740,33 @@ int dac_bpf_read_sched(struct dac_bpf *b, struct dac_bpf_sched **out, size_t *n)
 
 	return finish(&a.v, map_walk(b->fd[M_SCHED], sizeof(struct dac_sched_key),
 				     sizeof(struct dac_sched_val), sched_cb, &a), out, n);
+}
+
+static int sched_client_cb(const void *key, const void *val, void *arg)
+{
+	struct mem_arg *a = arg;
+	const struct dac_sched_client_key *k = key;
+	const struct dac_sched_client_val *s = val;
+	struct dac_bpf_sched_client *o = vec_push(&a->v);
+
+	if (!o)
+		return -ENOMEM;
+	o->client_id = k->client_id;
+	o->ring_id = k->ring_id;
+	o->tgid = s->tgid;
+	ring_name(a->b, k->ring_id, o->ring, sizeof(o->ring));
+	o->busy_ns = s->busy_ns;
+	o->jobs = s->jobs;
+	return 0;
+}
+
+int dac_bpf_read_sched_clients(struct dac_bpf *b, struct dac_bpf_sched_client **out, size_t *n)
+{
+	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
+
+	return finish(&a.v, map_walk(b->fd[M_SCHED_CLIENTS], sizeof(struct dac_sched_client_key),
+				     sizeof(struct dac_sched_client_val), sched_client_cb, &a),
+		      out, n);
 }
 
 static int prog_stats_fd(int fd, const char *name, struct vec *v)

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 /*
  * conformance.c - the checks of `drmacct conformance`, run on recorded reads.
  *

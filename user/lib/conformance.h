@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: MIT */
 /*
  * conformance.h - driver-agnostic conformance checks of DRM client usage
  * stats (fdinfo), the library behind `drmacct conformance`.

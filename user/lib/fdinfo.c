@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 /*
  * fdinfo.c - DRM client usage stats (fdinfo) parser and validator: the
  * parse of one text and its result.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 /*
  * fdinfo_lex.c - the fdinfo tokeniser: lines, "key:value", the key's family.
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: MIT */
 /*
  * fdinfo_priv.h - internals shared by the fdinfo*.c files of libdrmacct.
  * Not installed, not part of the API.

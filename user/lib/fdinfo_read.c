@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 /*
  * fdinfo_read.c - reading fdinfo texts for the parser: by path, at a
  * directory fd (the /proc walker's hot path) and from any fd.

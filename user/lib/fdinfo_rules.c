@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 /*
  * fdinfo_rules.c - the spec's rules, applied to the tokens of fdinfo_lex.c.
  *

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 /*
  * fdinfo_units.c - units, names and allocation helpers for the fdinfo parser.
  */

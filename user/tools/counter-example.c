@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * counter-example.c - how to use libdrmacct's KD_KHR_perfcounter-style
- * counter API (user/lib/counters.h): list the counters, activate the ones
+ * counter API (include/drmacct/counters.h): list the counters, activate the ones
  * asked for (all by default), sample, print raw and scaled values.
  *
  *   counter-example [-i SEC] [-n COUNT] [--proc-root DIR] [--pid PID]

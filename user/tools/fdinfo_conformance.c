@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 /*
  * fdinfo_conformance - the checks of `drmacct conformance` as a
  * kselftest-style program for kernel CI: TAP 13 on stdout, one test point

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR MIT) */
 /*
  * drmacct_example — the helper guide's example driver (kernel/example).
  * Userspace ABI: a buffer ioctl and a synchronous job ioctl.

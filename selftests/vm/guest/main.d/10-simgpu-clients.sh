@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # make run demo: several simgpu clients on different engines, some with
 # buffers, running in the background; while they run, print the DRM keys of
 # every simgpu file descriptor they hold (/proc/PID/fdinfo/FD), the live

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: MIT */
 /*
  * fdinfo.h - DRM client usage stats (fdinfo) parser and validator.
  *
