@@ -644,6 +644,12 @@ REL_CONFIG := CC=$(CC) CFLAGS=$(CFLAGS) CPPFLAGS=$(CPPFLAGS) LDFLAGS=$(LDFLAGS) 
 	BPF=$(BPF) HTTP=$(HTTP) WERROR=$(WERROR)
 $(REL)/.config: FORCE
 	@mkdir -p $(@D); echo '$(REL_CONFIG)' | cmp -s - $@ || echo '$(REL_CONFIG)' > $@
+# The installation paths written into libdrmacct.pc and the systemd units:
+# a make install with another PREFIX must not install the last one's.
+REL_PATHS := PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) BINDIR=$(BINDIR) \
+	SYSCONFDIR=$(SYSCONFDIR)
+$(REL)/.paths: FORCE
+	@mkdir -p $(@D); echo '$(REL_PATHS)' | cmp -s - $@ || echo '$(REL_PATHS)' > $@
 $(REL)/.version: FORCE
 	@test -n '$(VERSION)' || { echo "no VERSION: not a git checkout and no" \
 		".tarball-version; give VERSION=..." >&2; exit 1; }
@@ -671,7 +677,7 @@ $(REL_SO): $(REL_PIC) $(LIB_MAP)
 		$(REL_PIC) $(LIB_LIBS) -o $@
 	ln -sf $(notdir $@) $(REL)/$(REL_SONAME)
 	ln -sf $(REL_SONAME) $(REL)/libdrmacct.so
-$(REL_PC): user/lib/libdrmacct.pc.in $(REL)/.config
+$(REL_PC): user/lib/libdrmacct.pc.in $(REL)/.config $(REL)/.paths
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIB_VERSION)|' $< > $@
 $(REL_CLI): $(REL_OBJ) $(REL_A)
@@ -688,7 +694,7 @@ $(REL)/completion/_drmacct: user/drmacct/options.tab user/drmacct/gen-completion
 $(REL)/completion/drmacct.fish: user/drmacct/options.tab user/drmacct/gen-completion.sh
 	@mkdir -p $(dir $@)
 	user/drmacct/gen-completion.sh fish $< > $@.tmp && mv $@.tmp $@
-$(REL)/systemd/%: systemd/%.in $(REL)/.config
+$(REL)/systemd/%: systemd/%.in $(REL)/.config $(REL)/.paths
 	@mkdir -p $(dir $@)
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
 
