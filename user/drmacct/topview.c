@@ -379,10 +379,24 @@ oom:
 	return NULL;
 }
 
-/* One device's line at row @r. */
+/* Columns of " +@n". */
+static int plus_width(size_t n)
+{
+	char b[32];
+
+	return snprintf(b, sizeof(b), " +%zu", n);
+}
+
+/*
+ * One device's line at row @r: its name and driver, GPU (the busiest
+ * engine), then every engine's utilisation and every memory region, each
+ * item whole or not at all; " +N" says how many items did not fit, and
+ * there is always room left for it.
+ */
 static void device_line(struct tv_grid *g, int r, const struct dev_sum *d)
 {
-	char dev[32], pct[16], mem[32];
+	char dev[32], val[32];
+	size_t total = d->ne + d->nm;
 	int c = 0;
 
 	clear_row(g, r, 0);
@@ -397,18 +411,33 @@ static void device_line(struct tv_grid *g, int r, const struct dev_sum *d)
 		put_util(g, r, c, 6, d->busiest);
 		c += 6;
 	}
-	for (size_t i = 0; i < d->ne && c < g->cols; i++) {
-		if (isnan(d->e[i].util))
-			snprintf(pct, sizeof(pct), "-");
-		else
-			snprintf(pct, sizeof(pct), "%.0f%%", d->e[i].util * 100.0);
-		c += put_fmt(g, r, c, g->cols - c, 0, " %s ", d->e[i].name);
-		c += put_text(g, r, c, g->cols - c, pct, level(d->e[i].util));
+	for (size_t i = 0; i < total; i++) {
+		bool eng = i < d->ne;
+		const char *name = eng ? d->e[i].name : d->m[i - d->ne].name;
+		double u = eng ? d->e[i].util : NAN;
+		size_t left = total - i - 1;
+		int w;
+
+		if (!eng)
+			cli_fmt_bytes(d->m[i - d->ne].bytes, val, sizeof(val));
+		if (eng && isnan(u))
+			snprintf(val, sizeof(val), "-");
+		else if (eng)
+			snprintf(val, sizeof(val), "%.0f%%", u * 100.0);
+		else if (!d->m[i - d->ne].printed)
+			snprintf(val, sizeof(val), "-");
+		/* "  name value" (engines) or " name value" (memory) */
+		w = (eng ? 2 : 1) + (int)cli_text_width(name) + 1 + (int)strlen(val);
+		if (c + w + (left ? plus_width(left) : 0) > g->cols) {
+			if (c + plus_width(total - i) <= g->cols)
+				put_fmt(g, r, c, g->cols - c, TV_REVERSE, " +%zu", total - i);
+			break;
+		}
+		c += put_text(g, r, c, g->cols - c, eng ? "  " : " ", 0);
+		c += put_text(g, r, c, g->cols - c, name, 0);
 		c += put_text(g, r, c, g->cols - c, " ", 0);
+		c += put_text(g, r, c, g->cols - c, val, eng ? level(u) : 0);
 	}
-	for (size_t i = 0; i < d->nm && c < g->cols; i++)
-		c += put_fmt(g, r, c, g->cols - c, 0, " %s %s", d->m[i].name,
-			     d->m[i].printed ? cli_fmt_bytes(d->m[i].bytes, mem, sizeof(mem)) : "-");
 }
 
 void top_print_devices(FILE *f, const struct dac_tracker *t)
