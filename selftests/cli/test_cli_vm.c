@@ -781,27 +781,27 @@ DT_TEARDOWN(restats)
 
 /*
  * "renderD129" of the first render node whose driver is @drv, in @out; 0
- * or -1. vgem's platform device has no driver in sysfs: then the device's
- * own name.
+ * or -1. The driver's name as DRM_IOCTL_VERSION gives it: sysfs does not
+ * name it everywhere (vgem's platform device has no driver link; on 7.x
+ * vgem is a faux device, whose driver link says "faux_driver").
  */
 static int node_of_driver(const char *drv, char *out, size_t len)
 {
 	for (unsigned int m = 128; m < 192; m++) {
-		char link[96], target[256];
-		const char *b;
-		ssize_t n;
+		char path[64], name[64] = "";
+		struct drm_version v = { .name = name, .name_len = sizeof(name) - 1 };
+		int fd, ret;
 
-		snprintf(link, sizeof(link), "/sys/class/drm/renderD%u/device/driver", m);
-		n = readlink(link, target, sizeof(target) - 1);
-		if (n <= 0) {
-			snprintf(link, sizeof(link), "/sys/class/drm/renderD%u/device", m);
-			n = readlink(link, target, sizeof(target) - 1);
-		}
-		if (n <= 0)
+		snprintf(path, sizeof(path), "/dev/dri/renderD%u", m);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
 			continue;
-		target[n] = '\0';
-		b = strrchr(target, '/');
-		if (!strcmp(b ? b + 1 : target, drv)) {
+		ret = ioctl(fd, DRM_IOCTL_VERSION, &v);
+		close(fd);
+		if (ret)
+			continue;
+		name[v.name_len < sizeof(name) ? v.name_len : sizeof(name) - 1] = '\0';
+		if (!strcmp(name, drv)) {
 			snprintf(out, len, "renderD%u", m);
 			return 0;
 		}

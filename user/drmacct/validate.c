@@ -127,8 +127,9 @@ static int parse_pidfd(const char *s, long *pid, long *fd)
 
 /*
  * "renderD129" and, on this machine's /proc, ", vgem": the device's driver
- * in sysfs or, for a device no driver is bound to (vgem's platform device),
- * the device's own name.
+ * in sysfs or, for a device no driver is bound to (vgem's platform device)
+ * or one on the faux bus (vgem from 6.15 on: every faux device's driver is
+ * "faux_driver"), the device's own name.
  */
 static void dev_label(const struct vstate *vs, dev_t rdev, char *buf, size_t len)
 {
@@ -140,6 +141,8 @@ static void dev_label(const struct vstate *vs, dev_t rdev, char *buf, size_t len
 		snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device/driver", major(rdev),
 			 minor(rdev));
 		n = readlink(link, target, sizeof(target) - 1);
+		if (n > 0 && n >= 12 && !memcmp(target + n - 12, "/faux_driver", 12))
+			n = -1;
 		if (n <= 0) {
 			snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device", major(rdev),
 				 minor(rdev));
