@@ -720,7 +720,7 @@ do-install: do-drmacct
 	$(INSTALL) -m 0644 $(REL)/completion/drmacct.fish $(DESTDIR)$(FISHCOMPDIR)/drmacct.fish
 	$(INSTALL) -m 0644 $(REL_UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/
 	$(INSTALL) -m 0644 COPYING Documentation/libdrmacct.rst Documentation/exporter.rst \
-		$(DESTDIR)$(DOCDIR)/
+		Documentation/json-schema.rst Documentation/record-format.rst $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 0644 LICENSES/preferred/* LICENSES/exceptions/* $(DESTDIR)$(DOCDIR)/LICENSES/
 	$(INSTALL) -m 0644 user/examples/*.c systemd/web-config.yml $(DESTDIR)$(DOCDIR)/examples/
 install-strip:

@@ -69,7 +69,8 @@ want="./usr/bin/drmacct ./usr/include/drmacct/counters.h ./usr/include/drmacct/d
 ./usr/share/doc/drmacct/LICENSES/GPL-2.0 ./usr/share/doc/drmacct/LICENSES/LGPL-2.1 \
 ./usr/share/doc/drmacct/LICENSES/Linux-syscall-note ./usr/share/doc/drmacct/LICENSES/MIT \
 ./usr/share/doc/drmacct/examples/drmacct-clients.c ./usr/share/doc/drmacct/examples/web-config.yml \
-./usr/share/doc/drmacct/exporter.rst ./usr/share/doc/drmacct/libdrmacct.rst \
+./usr/share/doc/drmacct/exporter.rst ./usr/share/doc/drmacct/json-schema.rst \
+./usr/share/doc/drmacct/libdrmacct.rst ./usr/share/doc/drmacct/record-format.rst \
 ./usr/share/fish/vendor_completions.d/drmacct.fish ./usr/share/man/man1/drmacct.1 \
 ./usr/share/zsh/site-functions/_drmacct "
 eq "the installed files" "$got" "$want"

@@ -38,7 +38,7 @@ static void usage(FILE *f)
 		"Usage: drmacct export --prometheus [OPTIONS]\n"
 		"       drmacct export --listen ADDR:PORT [--web-config FILE | --insecure] [OPTIONS]\n"
 		"       drmacct export --textfile DIR [--interval DUR] [--state FILE] [OPTIONS]\n\n"
-		"Per-client GPU usage in the Prometheus text format (Documentation/exporter.rst):\n"
+		"Per-client GPU usage in the Prometheus text format (see drmacct(1)):\n"
 		"busy seconds, cycles and jobs per engine as counters, memory bytes by region\n"
 		"and kind as gauges, keyed by driver, device and client id; pid, comm, every\n"
 		"holder and the cgroup in drmacct_client_info; totals per device.\n\n"

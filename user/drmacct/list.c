@@ -26,7 +26,7 @@ static void usage(FILE *f)
 		"dup'd or inherited fds are shown once, with every process holding them.\n"
 		"Utilisation is measured over --interval (two samples).\n\n"
 		"Options:\n"
-		"  -j, --json             JSON in --sort order (Documentation/json-schema.rst)\n"
+		"  -j, --json             JSON in --sort order (drmacct-list/1, see drmacct(1))\n"
 		"  -p, --processes        one entry per process instead of per client\n"
 		"  -i, --interval=DUR     sampling interval (default 500ms; 1ms..1h;\n"
 		"                         500ms, 2s, 1m; a bare number is seconds;\n"

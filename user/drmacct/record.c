@@ -30,7 +30,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: drmacct record [OPTIONS] [-- COMMAND [ARGS...]]\n\n"
-		"Write a binary record stream (Documentation/record-format.rst): one SAMPLE\n"
+		"Write a binary record stream (its format: see drmacct(1)): one SAMPLE\n"
 		"record per DRM client every interval and, when BPF collection runs\n"
 		"('drmacct bpf start'), a CLIENT_EXIT record with the final totals of every\n"
 		"client that closes and LOST records for events the ring buffer dropped.\n"
