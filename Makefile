@@ -224,7 +224,7 @@ HTEST_SRCS := $(wildcard selftests/user/test_*.c)
 # completions, licences, the release tarball. The install test builds the
 # distribution build (build/release), the licence test checks it.
 PKG_TESTS := selftests/pkg/test_install.sh selftests/pkg/test_licences.sh \
-	selftests/pkg/test_dist.sh
+	selftests/pkg/test_dist.sh selftests/pkg/test_doc_examples.sh
 HBENCH_SRCS := $(wildcard selftests/user/bench_*.c)
 HSUP_SRCS := $(filter-out $(HTEST_SRCS) $(HBENCH_SRCS),$(wildcard selftests/user/*.c))
 KTEST_SRCS := $(wildcard selftests/kernel/test_*.c)
