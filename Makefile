@@ -29,7 +29,8 @@
 # release tarball (scripts/version.sh); VERSION=... overrides both.
 #
 # Developer targets: deps, all, modules, bpf, host, guest, initramfs,
-# host-test, vm-test [T=prog] [REPEAT=n], vm-shell, runner-test.
+# host-test, vm-test [T=prog] [REPEAT=n], vm-shell, runner-test,
+# bpf-insn-table (bpf.rst's verifier table from the last make test's logs).
 #
 # Target kernels: Debian's 6.1 and 6.12 LTS, both installed by `make deps`.
 # KVERS is every installed kernel with headers and image, the newest of each
@@ -765,6 +766,12 @@ spdx-check: $(REL_ALL) host $(BPF_SRCS:bpf/%.bpf.c=$(BB)/%.bpf.d)
 	@$(foreach t,$(HOST_TOOLS),scripts/spdx-check.py link $(notdir $(t)) GPL-2.0 \
 		$(HB)/obj/user/tools/$(notdir $(t)).o $(HLIB_OBJS) $(filter -l%,$(HOST_LIBS)) \
 		&& ) true
+# Documentation/bpf.rst's table of verified instructions, from the logs the
+# last make test left (test_bpf_sets in each guest, test_bpf_verify here).
+.PHONY: bpf-insn-table
+bpf-insn-table:
+	@scripts/bpf-insn-table.py $(B)/test
+
 # ----------------------------------------------------------------------------
 # The debug kernel: lockdep, KASAN, kmemleak, debug objects, atomic-sleep,
 # UBSAN (kernel/configs/debug.config). Built once from Debian's linux-source-6.12 and cached

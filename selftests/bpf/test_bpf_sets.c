@@ -170,8 +170,8 @@ static void check_loaded(enum dac_bpf_attach mode)
 	 * What the kernel holds: exactly three scheduler programs of this
 	 * set, with tp_btf their _nested twins (6.1 set: one, the
 	 * completion's; 6.17 set: three each, its events run preemptible on
-	 * 7.x), and the process programs track_fork, track_exit and a twin
-	 * each.
+	 * 7.x), and the process programs track_fork, track_exit and three
+	 * twins each (their events run preemptible on 7.x too).
 	 */
 	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf_process_job_nested", NULL),
 		     !is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
@@ -183,6 +183,8 @@ static void check_loaded(enum dac_bpf_attach mode)
 		     is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
 	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf617_job_done_nested3", NULL),
 		     is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "track_exit_nested3", NULL), 2);
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "track_fork_nested3", NULL), 2);
 	DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &st, &n), 0);
 	for (size_t i = 0; i < n; i++) {
 		bool track = !strncmp(st[i].name, "track_", 6);
@@ -193,8 +195,8 @@ static void check_loaded(enum dac_bpf_attach mode)
 		if (!track)
 			DT_EXPECT_EQ(strstr(st[i].name, "617") != NULL, is617);
 	}
-	DT_EXPECT_EQ(tracked, 4u);
-	DT_EXPECT_EQ(n, (size_t)(4 + (mode != DAC_BPF_ATTACH_BTF ? 3 : is617 ? 12 : 4)));
+	DT_EXPECT_EQ(tracked, 8u);
+	DT_EXPECT_EQ(n, (size_t)(8 + (mode != DAC_BPF_ATTACH_BTF ? 3 : is617 ? 12 : 4)));
 	free(st);
 	dac_bpf_close(b);
 }
