@@ -134,20 +134,21 @@ static int wait_close(uint64_t id, struct close_ev *ev, unsigned int ms)
 static int job_ends(uint64_t id, uint64_t *busy, uint64_t *cycles, unsigned int *engine,
 		    int max);
 
-/* Late-timer allowance per job: a TCG guest's hrtimers fire 1-3 ms late. */
-#define JOB_TIMER_SLACK_NS	(5 * NSEC_PER_MSEC)
-
 /*
  * The close event's totals must equal, exactly, the sum of the client's own
  * job_end events per engine (so no job that was in flight is left out or
- * counted twice), and lie between the time submitted and that plus 1% and
- * the late-timer allowance per job (a job runs at least its busy_ns; every
- * job here is 200 ms or longer, so a lost or doubled one cannot hide in the
- * allowance).
+ * counted twice), be at least the time submitted (a job runs at least its
+ * busy_ns), and at most what the test's own clock allows: every job ran
+ * inside [@t0, now], @t0 read before the first submit, so an engine's busy
+ * time is at most its jobs times that span (the same clock, no tolerance).
+ * There is no per-job lateness bound: under TCG with other guests on the
+ * host, simgpu's timers fired 12-142 ms late (a 300 ms job measured
+ * 441.9 ms on 6.1-rt with four guests on two cores).
  */
 static void check_final(const struct sg_dev *dev, uint64_t id, const struct close_ev *ev,
-			const uint64_t *want_ns)
+			const uint64_t *want_ns, uint64_t t0)
 {
+	uint64_t span = sg_now_ns() - t0;
 	enum { MAXJ = 256 };
 	uint64_t busy[MAXJ], cycles[MAXJ];
 	unsigned int engine[MAXJ];
@@ -177,7 +178,7 @@ static void check_final(const struct sg_dev *dev, uint64_t id, const struct clos
 			continue;
 		}
 		DT_EXPECT_GE(ev->busy[i], want_ns[i]);
-		DT_EXPECT_LE(ev->busy[i], want_ns[i] + want_ns[i] / 100 + njobs * JOB_TIMER_SLACK_NS);
+		DT_EXPECT_LE(ev->busy[i], njobs * span);
 		DT_EXPECT_GE((double)ev->cycles[i],
 			     (double)q->min_freq_hz * (double)ev->busy[i] / 1e9 * 0.99);
 		DT_EXPECT_LE((double)ev->cycles[i],
@@ -192,12 +193,13 @@ static void check_final(const struct sg_dev *dev, uint64_t id, const struct clos
 DT_TEST_F(tr, close_with_jobs_in_flight)
 {
 	uint64_t *want = calloc(self->dev.num_engines, sizeof(*want));
-	uint64_t id = self->dev.q.client_id, t_close;
+	uint64_t id = self->dev.q.client_id, t_close, t0;
 	unsigned int e2 = self->dev.num_engines > 1 ? 1 : 0;
 	struct close_ev ev;
 	int other;
 
 	DT_ASSERT_TRUE(want != NULL);
+	t0 = sg_now_ns();
 	sg_submit_busy(self->fd, 0, SIMGPU_INSTANCE_ANY, 300 * NSEC_PER_MSEC);
 	sg_submit_busy(self->fd, 0, SIMGPU_INSTANCE_ANY, 200 * NSEC_PER_MSEC);
 	sg_submit_busy(self->fd, e2, SIMGPU_INSTANCE_ANY, 250 * NSEC_PER_MSEC);
@@ -214,7 +216,7 @@ DT_TEST_F(tr, close_with_jobs_in_flight)
 	DT_ASSERT_TRUE(wait_close(id, &ev, 5000));
 	dt_info("close event seen %.1f ms after close()",
 		(double)(sg_now_ns() - t_close) / 1e6);
-	check_final(&self->dev, id, &ev, want);
+	check_final(&self->dev, id, &ev, want, t0);
 	close(other);
 	free(want);
 }
@@ -291,7 +293,7 @@ DT_TEST_F(tr, sigkill_with_job_in_flight)
 {
 	uint64_t *want = calloc(self->dev.num_engines, sizeof(*want));
 	struct close_ev ev;
-	uint64_t id = 0;
+	uint64_t id = 0, t0;
 	int pfd[2], st;
 	pid_t pid;
 
@@ -299,6 +301,7 @@ DT_TEST_F(tr, sigkill_with_job_in_flight)
 	close(self->fd);
 	self->fd = -1;
 	DT_ASSERT_EQ(pipe(pfd), 0);
+	t0 = sg_now_ns();
 	pid = fork();
 	DT_ASSERT_GE(pid, 0);
 	if (pid == 0) {
@@ -319,7 +322,7 @@ DT_TEST_F(tr, sigkill_with_job_in_flight)
 	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
 	want[0] = 400 * NSEC_PER_MSEC;
 	DT_ASSERT_TRUE(wait_close(id, &ev, 5000));
-	check_final(&self->dev, id, &ev, want);
+	check_final(&self->dev, id, &ev, want, t0);
 	free(want);
 }
 
@@ -333,12 +336,13 @@ DT_TEST_F_TIMEOUT(tr, clean_exit_runs_queued_jobs, 60)
 	uint64_t *want = calloc(self->dev.num_engines, sizeof(*want));
 	const unsigned int njobs = 12;
 	struct close_ev ev;
-	uint64_t id = 0;
+	uint64_t id = 0, t0;
 	int pfd[2], st;
 	pid_t pid;
 
 	DT_ASSERT_TRUE(want != NULL);
 	DT_ASSERT_EQ(pipe(pfd), 0);
+	t0 = sg_now_ns();
 	pid = fork();
 	DT_ASSERT_GE(pid, 0);
 	if (pid == 0) {
@@ -358,7 +362,7 @@ DT_TEST_F_TIMEOUT(tr, clean_exit_runs_queued_jobs, 60)
 	DT_EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	want[0] = njobs * 30 * NSEC_PER_MSEC;
 	DT_ASSERT_TRUE(wait_close(id, &ev, 5000));
-	check_final(&self->dev, id, &ev, want);
+	check_final(&self->dev, id, &ev, want, t0);
 	free(want);
 }
 
@@ -366,14 +370,13 @@ DT_TEST_F_TIMEOUT(tr, clean_exit_runs_queued_jobs, 60)
 DT_TEST_F(tr, close_event_only_at_last_fd)
 {
 	uint64_t *want = calloc(self->dev.num_engines, sizeof(*want));
-	uint64_t id = self->dev.q.client_id;
+	uint64_t id = self->dev.q.client_id, t0 = sg_now_ns();
 	struct drm_simgpu_wait w;
 	struct close_ev ev;
 	int d = dup(self->fd);
 
 	DT_ASSERT_TRUE(want != NULL);
 	DT_ASSERT_GE(d, 0);
-	/* long enough that 1% covers a TCG VM's timer latency (seen: 1.2 ms) */
 	sg_wait(self->fd, sg_submit_busy(self->fd, 0, 0, 300 * NSEC_PER_MSEC), &w);
 	want[0] = 300 * NSEC_PER_MSEC;
 	close(self->fd);
@@ -382,7 +385,7 @@ DT_TEST_F(tr, close_event_only_at_last_fd)
 	DT_EXPECT_EQ(find_close(id, &ev), 0);
 	close(d);
 	DT_ASSERT_TRUE(wait_close(id, &ev, 2000));
-	check_final(&self->dev, id, &ev, want);
+	check_final(&self->dev, id, &ev, want, t0);
 	DT_EXPECT_NEAR(ev.busy[0], w.end_ns - w.start_ns, (w.end_ns - w.start_ns) / 100);
 	DT_EXPECT_EQ(ev.cycles[0], w.cycles);
 	free(want);
