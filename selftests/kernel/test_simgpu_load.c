@@ -279,8 +279,13 @@ DT_TEST_F_TIMEOUT(tool, fdinfo_while_holding, 60)
 	/* "simgpu-load: pid N client ID started" comes before the jobs */
 	DT_ASSERT_TRUE(fgets(line, sizeof(line), f) != NULL);
 	DT_ASSERT_TRUE(strstr(line, "started") != NULL);
-	/* jobs take ~90 ms; well inside the 2 s hold afterwards */
-	sg_sleep_ns(1000 * NSEC_PER_MSEC);
+	/*
+	 * "simgpu-load: pid N holding" once every job is done; the file
+	 * stays open for the 2 s hold after it (no sleep that a loaded
+	 * host could outlast).
+	 */
+	DT_ASSERT_TRUE(fgets(line, sizeof(line), f) != NULL);
+	DT_ASSERT_TRUE(strstr(line, "holding") != NULL);
 	for (int tfd = 3; tfd < 16 && !found; tfd++) {
 		const struct sg_kv *kv;
 

@@ -90,6 +90,7 @@ static void usage(FILE *f)
 "  -o, --op busy|fill|copy  job type (fill/copy work on the buffers; default busy)\n"
 "  -f, --fork N           run N clients in N child processes\n"
 "  -H, --hold T           keep the file open this long after the last job\n"
+"                         (\"simgpu-load: pid N holding\" when it starts)\n"
 "  -q, --quiet            print only the summary\n"
 "  -h, --help\n"
 "Times take ns, us, ms or s (default ns); sizes K, M, G (powers of 1024).\n");
@@ -618,6 +619,10 @@ static int run_client(const struct opts *o, struct client_report **out)
 		struct timespec ts = { (time_t)(o->hold_ns / NSEC_PER_SEC),
 				       (long)(o->hold_ns % NSEC_PER_SEC) };
 
+		/* a reader can look at the idle, still open file from here */
+		if (!o->quiet)
+			printf(PROG ": pid %d holding\n", (int)getpid());
+		fflush(stdout);
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
 	}
