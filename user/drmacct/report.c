@@ -694,10 +694,7 @@ static int print_json(FILE *f, struct rep *rp)
 		dev_label(r, x->dev, dn, sizeof(dn));
 		dac_json_str(&j, "device", dn);
 		dac_json_str(&j, "driver", d ? d->driver : "");
-		if (x->has_id)
-			dac_json_u64(&j, "client_id", x->id);
-		else
-			dac_json_null(&j, "client_id");
+		dac_json_u64_opt(&j, "client_id", x->has_id, x->id);
 		dac_json_arr_begin(&j, "processes");
 		for (k = 0; k < x->npids; k++) {
 			dac_json_obj_begin(&j, NULL);
@@ -728,10 +725,7 @@ static int print_json(FILE *f, struct rep *rp)
 				dac_json_null(&j, "busy_ns_final");
 			}
 			dac_json_bool(&j, "whole_life", e->exit_only);
-			if (isnan(u))
-				dac_json_null(&j, "utilization");
-			else
-				dac_json_double(&j, "utilization", u);
+			dac_json_double(&j, "utilization", u);
 			if (src == DAC_UTIL_NONE)
 				dac_json_null(&j, "utilization_source");
 			else
@@ -787,10 +781,7 @@ static int print_json(FILE *f, struct rep *rp)
 			dev_label(r, pa->eng[k].dev, dn, sizeof(dn));
 			dac_json_str(&j, "device", dn);
 			dac_json_str(&j, "name", pa->eng[k].name);
-			if (pa->eng[k].has_busy)
-				dac_json_u64(&j, "busy_ns", pa->eng[k].busy_ns);
-			else
-				dac_json_null(&j, "busy_ns");
+			dac_json_u64_opt(&j, "busy_ns", pa->eng[k].has_busy, pa->eng[k].busy_ns);
 			if (pa->eng[k].has_cycles)
 				dac_json_u64(&j, "cycles", pa->eng[k].cycles);
 			dac_json_obj_end(&j);

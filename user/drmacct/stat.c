@@ -214,26 +214,14 @@ static void json_report(const struct report *r, const struct filter *f, uint64_t
 		dac_json_obj_begin(&j, NULL);
 		dac_json_u64(&j, "device", x->device);
 		dac_json_str(&j, "name", x->name);
-		if (x->has_busy)
-			dac_json_u64(&j, "busy_ns", x->busy_ns);
-		else
-			dac_json_null(&j, "busy_ns");
-		if (isnan(u))
-			dac_json_null(&j, "utilization");
-		else
-			dac_json_double(&j, "utilization", u);
+		dac_json_u64_opt(&j, "busy_ns", x->has_busy, x->busy_ns);
+		dac_json_double(&j, "utilization", u);
 		if (src == DAC_UTIL_NONE)
 			dac_json_null(&j, "utilization_source");
 		else
 			dac_json_str(&j, "utilization_source", dac_util_source_name(src));
-		if (x->has_jobs)
-			dac_json_u64(&j, "jobs", x->jobs);
-		else
-			dac_json_null(&j, "jobs");
-		if (x->has_cycles)
-			dac_json_u64(&j, "cycles", x->cycles);
-		else
-			dac_json_null(&j, "cycles");
+		dac_json_u64_opt(&j, "jobs", x->has_jobs, x->jobs);
+		dac_json_u64_opt(&j, "cycles", x->has_cycles, x->cycles);
 		dac_json_obj_end(&j);
 	}
 	for (size_t i = 0; i < f->n; i++) {

@@ -62,22 +62,6 @@ static void json_procinfo(struct dac_json *j, const struct cli_json_opts *o, pid
 	free(cg);
 }
 
-static void json_util(struct dac_json *j, const char *key, double v)
-{
-	if (isnan(v))
-		dac_json_null(j, key);
-	else
-		dac_json_double(j, key, v);
-}
-
-static void json_opt_u64(struct dac_json *j, const char *key, bool has, uint64_t v)
-{
-	if (has)
-		dac_json_u64(j, key, v);
-	else
-		dac_json_null(j, key);
-}
-
 static void json_engines(struct dac_json *j, const struct dac_tk_client *c)
 {
 	size_t i;
@@ -106,10 +90,10 @@ static void json_engines(struct dac_json *j, const struct dac_tk_client *c)
 			dac_json_u64(j, "total_cycles", e->total_cycles.value);
 			dac_json_u64(j, "delta_total_cycles", e->d_total_cycles);
 		}
-		json_util(j, "utilization", e->util);
+		dac_json_double(j, "utilization", e->util);
 		dac_json_str(j, "utilization_source", dac_util_source_name(e->util_src));
-		json_util(j, "utilization_time", e->util_time);
-		json_util(j, "utilization_cycles", e->util_cycles);
+		dac_json_double(j, "utilization_time", e->util_time);
+		dac_json_double(j, "utilization_cycles", e->util_cycles);
 		dac_json_bool(j, "held", e->busy.held || e->cycles.held || e->total_cycles.held);
 		dac_json_obj_end(j);
 	}
@@ -154,11 +138,11 @@ static void json_agg(struct dac_json *j, const struct dac_tk_agg *a)
 		json_device(j, e->rdev);
 		dac_json_str(j, "name", e->name);
 		dac_json_u64(j, "clients", e->nclients);
-		json_opt_u64(j, "busy_ns", e->has_busy, e->busy_ns);
-		json_opt_u64(j, "delta_busy_ns", e->has_busy, e->d_busy_ns);
-		json_opt_u64(j, "cycles", e->has_cycles, e->cycles);
-		json_opt_u64(j, "delta_cycles", e->has_cycles, e->d_cycles);
-		json_util(j, "utilization", e->util);
+		dac_json_u64_opt(j, "busy_ns", e->has_busy, e->busy_ns);
+		dac_json_u64_opt(j, "delta_busy_ns", e->has_busy, e->d_busy_ns);
+		dac_json_u64_opt(j, "cycles", e->has_cycles, e->cycles);
+		dac_json_u64_opt(j, "delta_cycles", e->has_cycles, e->d_cycles);
+		dac_json_double(j, "utilization", e->util);
 		dac_json_obj_end(j);
 	}
 	dac_json_arr_end(j);
@@ -170,11 +154,11 @@ static void json_agg(struct dac_json *j, const struct dac_tk_agg *a)
 		json_device(j, r->rdev);
 		dac_json_str(j, "region", r->name);
 		/* null: no client printed that kind (not 0 bytes) */
-		json_opt_u64(j, "total", r->has_total, r->total);
-		json_opt_u64(j, "shared", r->has_shared, r->shared);
-		json_opt_u64(j, "resident", r->has_resident, r->resident);
-		json_opt_u64(j, "purgeable", r->has_purgeable, r->purgeable);
-		json_opt_u64(j, "active", r->has_active, r->active);
+		dac_json_u64_opt(j, "total", r->has_total, r->total);
+		dac_json_u64_opt(j, "shared", r->has_shared, r->shared);
+		dac_json_u64_opt(j, "resident", r->has_resident, r->resident);
+		dac_json_u64_opt(j, "purgeable", r->has_purgeable, r->purgeable);
+		dac_json_u64_opt(j, "active", r->has_active, r->active);
 		dac_json_obj_end(j);
 	}
 	dac_json_arr_end(j);

@@ -236,6 +236,14 @@ void dac_json_null(struct dac_json *j, const char *key)
 	puts_(j, "null");
 }
 
+void dac_json_u64_opt(struct dac_json *j, const char *key, bool has, uint64_t v)
+{
+	if (has)
+		dac_json_u64(j, key, v);
+	else
+		dac_json_null(j, key);
+}
+
 int dac_json_finish(struct dac_json *j)
 {
 	int err;

@@ -48,5 +48,7 @@ void dac_json_i64(struct dac_json *j, const char *key, int64_t v);
 void dac_json_double(struct dac_json *j, const char *key, double v);
 void dac_json_bool(struct dac_json *j, const char *key, bool v);
 void dac_json_null(struct dac_json *j, const char *key);
+/* @v when @has, else null. (dac_json_double() writes null for NaN itself.) */
+void dac_json_u64_opt(struct dac_json *j, const char *key, bool has, uint64_t v);
 
 #endif /* DRMACCT_JSON_H */
