@@ -38,23 +38,26 @@ def value(kind, rest):
     return m.group(1)
 
 
-def read_vm(path, cols, rows, order):
+def put(table, col, prog, v):
+    cols, rows, order = table
+    if col not in cols:
+        cols.append(col)
+    if prog not in rows:
+        rows[prog] = {}
+        order.append(prog)
+    rows[prog][col] = v
+
+
+def read_vm(path, table):
     with open(path, encoding='utf-8', errors='replace') as f:
         for line in f:
             m = VM_LINE.match(line.rstrip('\n'))
-            if not m:
-                continue
-            kind, rel, prog, rest = m.groups()
-            col = short(rel)
-            if col not in cols:
-                cols.append(col)
-            if prog not in rows:
-                rows[prog] = {}
-                order.append(prog)
-            rows[prog][col] = value(kind, rest)
+            if m:
+                kind, rel, prog, rest = m.groups()
+                put(table, short(rel), prog, value(kind, rest))
 
 
-def read_host(path, cols, rows, order):
+def read_host(path, table):
     col = None
     with open(path, encoding='utf-8', errors='replace') as f:
         for line in f:
@@ -64,20 +67,14 @@ def read_host(path, cols, rows, order):
                 col = 'host ' + short(m.group(1)).split('-')[0]
                 continue
             m = HOST_LINE.match(line)
-            if not m or col is None or m.group(2) == 'on':
-                continue
-            kind, prog, rest = m.groups()
-            if col not in cols:
-                cols.append(col)
-            if prog not in rows:
-                rows[prog] = {}
-                order.append(prog)
-            rows[prog][col] = value(kind, rest)
+            if m and col is not None and m.group(2) != 'on':
+                kind, prog, rest = m.groups()
+                put(table, col, prog, value(kind, rest))
 
 
 def main(argv):
     d = argv[1] if len(argv) > 1 else 'build/test'
-    cols, rows, order = [], {}, []
+    table = cols, rows, order = [], {}, []
     try:
         names = sorted(os.listdir(d))
     except OSError as e:
@@ -85,9 +82,9 @@ def main(argv):
         return 1
     for n in names:
         if n.startswith('vm-') and n.endswith('.log'):
-            read_vm(os.path.join(d, n), cols, rows, order)
+            read_vm(os.path.join(d, n), table)
     if 'host.log' in names:
-        read_host(os.path.join(d, 'host.log'), cols, rows, order)
+        read_host(os.path.join(d, 'host.log'), table)
     if not order:
         sys.stderr.write('bpf-insn-table: no "verified" lines in %s/vm-*.log or host.log '
                          '(run make test first)\n' % d)
