@@ -76,7 +76,7 @@ static bool authorized(const struct http_ctx *x, struct MHD_Connection *conn)
 {
 	const struct web_config *wc = x->wc;
 	char *pass = NULL, *user;
-	const struct web_user *u = NULL;
+	const struct web_pair *u = NULL;
 	bool ok;
 
 	user = MHD_basic_auth_get_username_password(conn, &pass);
@@ -89,7 +89,7 @@ static bool authorized(const struct http_ctx *x, struct MHD_Connection *conn)
 		if (same(wc->users[i].name, user))
 			u = &wc->users[i];
 	/* an unknown user costs the same bcrypt as a known one */
-	ok = bcrypt_ok(pass, u ? u->hash : wc->users[0].hash) && u;
+	ok = bcrypt_ok(pass, u ? u->value : wc->users[0].value) && u;
 	explicit_bzero(pass, strlen(pass));
 	MHD_free(user);
 	MHD_free(pass);

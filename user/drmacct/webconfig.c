@@ -46,6 +46,30 @@ static int fail(struct wc_ctx *x, const yaml_node_t *n, const char *fmt, ...)
 	return -1;
 }
 
+/* Append a copy of @name and @value to *@arr; -1 when out of memory (the
+ * array stays valid and owns whatever was appended). */
+static int add_pair(struct web_pair **arr, size_t *n, const char *name, const char *value)
+{
+	struct web_pair *na = realloc(*arr, (*n + 1) * sizeof(*na));
+
+	if (!na)
+		return -1;
+	*arr = na;
+	na[*n].name = strdup(name);
+	na[*n].value = strdup(value);
+	(*n)++;
+	return na[*n - 1].name && na[*n - 1].value ? 0 : -1;
+}
+
+static void free_pairs(struct web_pair *arr, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(arr[i].name);
+		free(arr[i].value);
+	}
+	free(arr);
+}
+
 static const char *scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
@@ -234,7 +258,6 @@ static int parse_http(struct wc_ctx *x, const yaml_node_t *map, struct web_confi
 			const yaml_node_t *hk = yaml_document_get_node(x->doc, h->key);
 			const yaml_node_t *hv = yaml_document_get_node(x->doc, h->value);
 			const char *hn = scalar(hk), *val;
-			struct web_header *nh;
 			size_t a;
 
 			for (a = 0; hn && a < sizeof(allowed_headers) / sizeof(*allowed_headers); a++)
@@ -249,15 +272,7 @@ static int parse_http(struct wc_ctx *x, const yaml_node_t *map, struct web_confi
 				return -1;
 			if (strpbrk(val, "\r\n"))
 				return fail(x, hv, "%s: a header value is one line", hn);
-			nh = realloc(wc->headers, (wc->nheaders + 1) * sizeof(*nh));
-			if (!nh)
-				return fail(x, hv, "out of memory");
-			wc->headers = nh;
-			nh = &wc->headers[wc->nheaders];
-			nh->name = strdup(hn);
-			nh->value = strdup(val);
-			wc->nheaders++;
-			if (!nh->name || !nh->value)
+			if (add_pair(&wc->headers, &wc->nheaders, hn, val))
 				return fail(x, hv, "out of memory");
 		}
 	}
@@ -273,7 +288,6 @@ static int parse_users(struct wc_ctx *x, const yaml_node_t *map, struct web_conf
 		const yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
 		const yaml_node_t *v = yaml_document_get_node(x->doc, p->value);
 		const char *name = scalar(k), *hash;
-		struct web_user *nu;
 
 		if (!name || !*name || strchr(name, ':'))
 			return fail(x, k, "basic_auth_users: a user name is a non-empty string "
@@ -286,15 +300,7 @@ static int parse_users(struct wc_ctx *x, const yaml_node_t *map, struct web_conf
 		for (size_t i = 0; i < wc->nusers; i++)
 			if (!strcmp(wc->users[i].name, name))
 				return fail(x, k, "basic_auth_users: %s twice", name);
-		nu = realloc(wc->users, (wc->nusers + 1) * sizeof(*nu));
-		if (!nu)
-			return fail(x, k, "out of memory");
-		wc->users = nu;
-		nu = &wc->users[wc->nusers];
-		nu->name = strdup(name);
-		nu->hash = strdup(hash);
-		wc->nusers++;
-		if (!nu->name || !nu->hash)
+		if (add_pair(&wc->users, &wc->nusers, name, hash))
 			return fail(x, k, "out of memory");
 	}
 	return 0;
@@ -435,15 +441,7 @@ void web_config_free(struct web_config *wc)
 	}
 	free(wc->ca_pem);
 	free(wc->priorities);
-	for (size_t i = 0; i < wc->nusers; i++) {
-		free(wc->users[i].name);
-		free(wc->users[i].hash);
-	}
-	free(wc->users);
-	for (size_t i = 0; i < wc->nheaders; i++) {
-		free(wc->headers[i].name);
-		free(wc->headers[i].value);
-	}
-	free(wc->headers);
+	free_pairs(wc->users, wc->nusers);
+	free_pairs(wc->headers, wc->nheaders);
 	memset(wc, 0, sizeof(*wc));
 }

@@ -34,12 +34,8 @@ enum web_client_auth {
 	WEB_CLIENT_REQUIRE_VERIFY,	/* RequireAndVerifyClientCert */
 };
 
-struct web_user {
-	char *name;
-	char *hash;			/* bcrypt */
-};
-
-struct web_header {
+/* A basic-auth user (value: the bcrypt hash) or a response header. */
+struct web_pair {
 	char *name, *value;
 };
 
@@ -49,9 +45,9 @@ struct web_config {
 	char *ca_pem;			/* client_ca_file, NULL: none */
 	enum web_client_auth client_auth;
 	char *priorities;		/* GnuTLS priorities (TLS versions); NULL: default */
-	struct web_user *users;		/* basic auth: none when nusers is 0 */
+	struct web_pair *users;		/* basic auth: none when nusers is 0 */
 	size_t nusers;
-	struct web_header *headers;
+	struct web_pair *headers;
 	size_t nheaders;
 };
 
