@@ -117,6 +117,19 @@ struct dac_prom *dac_prom_new(const struct dac_discover_opts *o, enum dac_profil
 	return p;
 }
 
+/*
+ * Grow the array @arr of @n elements of @size bytes by one zeroed element:
+ * the new array (its element @n is the new one), or NULL with @arr unchanged.
+ */
+static void *append_zeroed(void *arr, size_t n, size_t size)
+{
+	char *na = realloc(arr, (n + 1) * size);
+
+	if (na)
+		memset(na + n * size, 0, size);
+	return na;
+}
+
 static void clear_jobs(struct dac_prom *p)
 {
 	for (size_t i = 0; i < p->njobs; i++)
@@ -379,17 +392,16 @@ static int ps_update(struct dac_prom *p, struct ps_client *s, const struct dac_t
 			if (!strcmp(s->eng[i].name, e->name))
 				pe = &s->eng[i];
 		if (!pe) {
-			struct ps_engine *ne = realloc(s->eng, (s->neng + 1) * sizeof(*ne));
+			struct ps_engine *ne = append_zeroed(s->eng, s->neng, sizeof(*ne));
 
 			if (!ne)
 				return -ENOMEM;
 			s->eng = ne;
-			pe = &s->eng[s->neng];
-			memset(pe, 0, sizeof(*pe));
+			pe = &ne[s->neng];
 			pe->name = strdup(e->name);
 			if (!pe->name)
 				return -ENOMEM;
-			s->neng++;
+			s->neng++;	/* only with its name */
 		}
 		/* counters never go back, also across a gap in the client's life */
 		if (e->has_busy) {
@@ -447,17 +459,16 @@ static int retire(struct dac_prom *p, struct ps_client *s)
 			if (!strcmp(d->ret[i].engine, e->name))
 				r = &d->ret[i];
 		if (!r) {
-			struct ps_retired *nr = realloc(d->ret, (d->nret + 1) * sizeof(*nr));
+			struct ps_retired *nr = append_zeroed(d->ret, d->nret, sizeof(*nr));
 
 			if (!nr)
 				return -ENOMEM;
 			d->ret = nr;
-			r = &d->ret[d->nret];
-			memset(r, 0, sizeof(*r));
+			r = &nr[d->nret];
 			r->engine = strdup(e->name);
 			if (!r->engine)
 				return -ENOMEM;
-			d->nret++;
+			d->nret++;	/* only with its name */
 		}
 		r->busy += e->busy;
 		r->cycles += e->cycles;
@@ -497,13 +508,12 @@ static int update_series(struct dac_prom *p)
 		struct ps_device *d = dev_of(p, c->rdev);
 
 		if (!d) {
-			struct ps_device *nd = realloc(p->dev, (p->ndev + 1) * sizeof(*nd));
+			struct ps_device *nd = append_zeroed(p->dev, p->ndev, sizeof(*nd));
 
 			if (!nd)
 				return -ENOMEM;
 			p->dev = nd;
-			d = &p->dev[p->ndev++];
-			memset(d, 0, sizeof(*d));
+			d = &nd[p->ndev++];
 			d->rdev = c->rdev;
 		}
 		d->nlive++;
@@ -735,7 +745,7 @@ static int device_sums(const struct dac_prom *p, const struct ps_device *d,
 				if (!strcmp(v[j].engine, name))
 					s = &v[j];
 			if (!s) {
-				struct dev_sum *nw = realloc(v, (nv + 1) * sizeof(*nw));
+				struct dev_sum *nw = append_zeroed(v, nv, sizeof(*nw));
 
 				if (!nw) {
 					free(v);
@@ -743,7 +753,6 @@ static int device_sums(const struct dac_prom *p, const struct ps_device *d,
 				}
 				v = nw;
 				s = &v[nv++];
-				memset(s, 0, sizeof(*s));
 				s->engine = name;
 			}
 			for (int m = 0; m < 3; m++) {
@@ -1191,13 +1200,12 @@ static int load_line(struct dac_prom *p, char *line, struct ps_client **cur, str
 	if (!kind)
 		return -EINVAL;
 	if (!strcmp(kind, "device")) {
-		struct ps_device *nd = realloc(p->dev, (p->ndev + 1) * sizeof(*nd)), *d;
+		struct ps_device *nd = append_zeroed(p->dev, p->ndev, sizeof(*nd)), *d;
 
 		if (!nd)
 			return -ENOMEM;
 		p->dev = nd;
-		d = &p->dev[p->ndev];
-		memset(d, 0, sizeof(*d));
+		d = &nd[p->ndev];
 		if (!get_u64(&s, &v[0]) || !get_u64(&s, &d->gone))
 			return -EINVAL;
 		d->rdev = (dev_t)v[0];
@@ -1215,13 +1223,11 @@ static int load_line(struct dac_prom *p, char *line, struct ps_client **cur, str
 
 		if (!d)
 			return -EINVAL;
-		nr = realloc(d->ret, (d->nret + 1) * sizeof(*nr));
+		nr = append_zeroed(d->ret, d->nret, sizeof(*nr));
 		if (!nr)
 			return -ENOMEM;
 		d->ret = nr;
-		r = &d->ret[d->nret];
-		memset(r, 0, sizeof(*r));
-		d->nret++;
+		r = &nr[d->nret++];
 		if (!get_u64(&s, &r->busy) || !get_u64(&s, &r->cycles) || !get_u64(&s, &r->jobs) ||
 		    !get_flags(&s, (bool *[]){ &r->has_busy, &r->has_cycles, &r->has_jobs }, 3) ||
 		    !get_str(&s, &r->engine, &err) || !r->engine || s)
@@ -1229,14 +1235,12 @@ static int load_line(struct dac_prom *p, char *line, struct ps_client **cur, str
 		return 0;
 	}
 	if (!strcmp(kind, "client")) {
-		struct ps_client *nc = realloc(p->cl, (p->ncl + 1) * sizeof(*nc)), *c;
+		struct ps_client *nc = append_zeroed(p->cl, p->ncl, sizeof(*nc)), *c;
 
 		if (!nc)
 			return -ENOMEM;
 		p->cl = nc;
-		c = &p->cl[p->ncl];
-		memset(c, 0, sizeof(*c));
-		p->ncl++;
+		c = &nc[p->ncl++];
 		if (!get_u64(&s, &v[0]) || !get_u64(&s, &v[1]) || v[1] > 1 || !get_u64(&s, &c->id) ||
 		    !get_u64(&s, &v[2]) || v[2] > UINT32_MAX || !get_u64(&s, &v[3]) ||
 		    v[3] > INT32_MAX)
@@ -1260,13 +1264,11 @@ static int load_line(struct dac_prom *p, char *line, struct ps_client **cur, str
 
 		if (!c)
 			return -EINVAL;
-		ne = realloc(c->eng, (c->neng + 1) * sizeof(*ne));
+		ne = append_zeroed(c->eng, c->neng, sizeof(*ne));
 		if (!ne)
 			return -ENOMEM;
 		c->eng = ne;
-		e = &c->eng[c->neng];
-		memset(e, 0, sizeof(*e));
-		c->neng++;
+		e = &ne[c->neng++];
 		if (!get_u64(&s, &e->busy) || !get_u64(&s, &e->cycles) ||
 		    !get_u64(&s, &e->total_cycles) || !get_u64(&s, &e->jobs) ||
 		    !get_u64(&s, &e->capacity) || !get_u64(&s, &e->maxfreq) ||
