@@ -562,7 +562,8 @@ test-part-vm-%:
 		--log $(call KB,$*)/vm/test --tap $(B)/test/vm-$*.log \
 		--expect "$(GUEST_TEST_NAMES)"; \
 	echo "timing: VM selftests on $* $$(( $$(date +%s) - t )) s" > $(B)/test/timing-$@; \
-	$(TEP_CHECK) $(call KB,$*)/vm/test/serial.log "$*" > $(B)/test/tep-$*.log; true
+	$(TEP_CHECK) $(call KB,$*)/vm/test/serial.log "$*" > $(B)/test/tep-$*.log || \
+		echo "# tep-check exited with status $$?" >> $(B)/test/tep-$*.log
 
 do-bench: do-all $(HOST_BENCHES)
 	@for b in $(HOST_BENCHES); do echo "== $$b"; $$b || exit 1; done
