@@ -30,7 +30,8 @@
 #
 # Developer targets: deps, all, modules, bpf, host, guest, initramfs,
 # host-test, vm-test [T=prog] [REPEAT=n], vm-shell, runner-test,
-# bpf-insn-table (bpf.rst's verifier table from the last make test's logs).
+# bpf-insn-table (bpf.rst's verifier table from the last make test's logs),
+# mutants (deliberate bugs the VM tests must catch; selftests/mutants/).
 #
 # Target kernels: Debian's 6.1 and 6.12 LTS, both installed by `make deps`.
 # KVERS is every installed kernel with headers and image, the newest of each
@@ -773,6 +774,17 @@ spdx-check: $(REL_ALL) host $(BPF_SRCS:bpf/%.bpf.c=$(BB)/%.bpf.d)
 bpf-insn-table:
 	@scripts/bpf-insn-table.py $(B)/test
 
+# `make mutants`: do the VM tests catch the bugs they are named after? Each
+# patch under selftests/mutants/ is one deliberate bug; run-mutants.sh
+# applies each in a scratch worktree under build/mutants/ (this tree is never
+# modified), rebuilds, runs the programs the patch names on MUTANTS_KVER and
+# prints which tests caught it, or NOT CAUGHT (then it fails). Not part of
+# make test: a baseline run and one run per mutant, each with its own build.
+MUTANTS_KVER ?= 6.12.117+deb12-amd64
+.PHONY: mutants
+mutants:
+	selftests/mutants/run-mutants.sh $(MUTANTS_KVER) $(sort $(wildcard selftests/mutants/*.patch))
+
 # ----------------------------------------------------------------------------
 # The debug kernel: lockdep, KASAN, kmemleak, debug objects, atomic-sleep,
 # UBSAN (kernel/configs/debug.config). Built once from Debian's linux-source-6.12 and cached
@@ -833,4 +845,5 @@ do-test-debug: do-all
 clean:
 	rm -rf $(B)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# (not build/mutants/: make mutants' scratch tree has a build of its own)
+-include $(shell find $(B) -path $(B)/mutants -prune -o -name '*.d' -type f -print 2>/dev/null)
