@@ -31,6 +31,7 @@
 # Developer targets: deps, all, modules, bpf, host, guest, initramfs,
 # host-test, vm-test [T=prog] [REPEAT=n], vm-shell, runner-test,
 # bpf-insn-table (bpf.rst's verifier table from the last make test's logs),
+# testing-table (testing.rst's results table, from the same logs),
 # mutants (deliberate bugs the VM tests must catch; selftests/mutants/).
 #
 # Target kernels: Debian's 6.1 and 6.12 LTS, both installed by `make deps`.
@@ -773,6 +774,11 @@ spdx-check: $(REL_ALL) host $(BPF_SRCS:bpf/%.bpf.c=$(BB)/%.bpf.d)
 .PHONY: bpf-insn-table
 bpf-insn-table:
 	@scripts/bpf-insn-table.py $(B)/test
+# Documentation/testing.rst's results table (counts per part, wall times,
+# skips per kernel), from the logs the last make test left.
+.PHONY: testing-table
+testing-table:
+	@scripts/testing-table.py $(B)/test
 
 # `make mutants`: do the VM tests catch the bugs they are named after? Each
 # patch under selftests/mutants/ is one deliberate bug; run-mutants.sh
