@@ -1318,7 +1318,7 @@ static void check_workload(struct dac_conf *c, const struct badset *bad, bool ma
 			char bk[512], ck[512], tk[512];
 			uint64_t b0, b1, c0, c1, t0, t1, cap;
 			double wall, ut, uc;
-			size_t k0 = SIZE_MAX, k1 = SIZE_MAX, s0 = SIZE_MAX, s1 = SIZE_MAX;
+			size_t k0 = SIZE_MAX, k1 = SIZE_MAX, s1 = SIZE_MAX;
 
 			engine_key(bk, sizeof(bk), "drm-engine-", en->name);
 			engine_key(ck, sizeof(ck), "drm-cycles-", en->name);
@@ -1345,19 +1345,28 @@ static void check_workload(struct dac_conf *c, const struct badset *bad, bool ma
 				if (k0 == SIZE_MAX)
 					k0 = k;
 				k1 = k;
-				if (settled(f, k, bk, ck)) {
-					if (s0 == SIZE_MAX)
-						s0 = k;
+				if (settled(f, k, bk, ck))
 					s1 = k;
-				}
 			}
 			if (k0 == SIZE_MAX || k0 == k1)
 				continue;
-			if (s0 != SIZE_MAX && s0 != s1 && span(f, s0, s1) >= 2e8) {
-				k0 = s0;
+			/*
+			 * The end: the last settled read. The start: the first
+			 * read, or a settled one before either counter moved
+			 * from it (the time between is idle either way). A
+			 * window of settled reads inside an idle stretch alone
+			 * would compare nothing.
+			 */
+			if (s1 != SIZE_MAX && s1 > k0 && span(f, k0, s1) >= 2e8)
 				k1 = s1;
-			} else if (s1 != SIZE_MAX && s1 != k0 && span(f, k0, s1) >= 2e8) {
-				k1 = s1;
+			catchup(f, k0, bk, &b0);
+			catchup(f, k0, ck, &c0);
+			for (size_t k = k0; k < k1 && !settled(f, k0, bk, ck); k++) {
+				if (!catchup(f, k, bk, &b1) || !catchup(f, k, ck, &c1) ||
+				    b1 != b0 || c1 != c0)
+					break;
+				if (settled(f, k, bk, ck) && span(f, k, k1) >= 2e8)
+					k0 = k;
 			}
 			catchup(f, k0, bk, &b0);
 			catchup(f, k0, ck, &c0);
