@@ -30,7 +30,9 @@
 #
 # Developer targets: deps, all, modules, bpf, host, guest, initramfs,
 # host-test, vm-test [T=prog] [REPEAT=n], vm-shell, runner-test,
-# bpf-insn-table (bpf.rst's verifier table from the last make test's logs).
+# bpf-insn-table (bpf.rst's verifier table from the last make test's logs),
+# testing-table (testing.rst's results table, from the same logs),
+# mutants (deliberate bugs the VM tests must catch; selftests/mutants/).
 #
 # Target kernels: Debian's 6.1 and 6.12 LTS, both installed by `make deps`.
 # KVERS is every installed kernel with headers and image, the newest of each
@@ -562,7 +564,8 @@ test-part-vm-%:
 		--log $(call KB,$*)/vm/test --tap $(B)/test/vm-$*.log \
 		--expect "$(GUEST_TEST_NAMES)"; \
 	echo "timing: VM selftests on $* $$(( $$(date +%s) - t )) s" > $(B)/test/timing-$@; \
-	$(TEP_CHECK) $(call KB,$*)/vm/test/serial.log "$*" > $(B)/test/tep-$*.log; true
+	$(TEP_CHECK) $(call KB,$*)/vm/test/serial.log "$*" > $(B)/test/tep-$*.log || \
+		echo "# tep-check exited with status $$?" >> $(B)/test/tep-$*.log
 
 do-bench: do-all $(HOST_BENCHES)
 	@for b in $(HOST_BENCHES); do echo "== $$b"; $$b || exit 1; done
@@ -771,6 +774,22 @@ spdx-check: $(REL_ALL) host $(BPF_SRCS:bpf/%.bpf.c=$(BB)/%.bpf.d)
 .PHONY: bpf-insn-table
 bpf-insn-table:
 	@scripts/bpf-insn-table.py $(B)/test
+# Documentation/testing.rst's results table (counts per part, wall times,
+# skips per kernel), from the logs the last make test left.
+.PHONY: testing-table
+testing-table:
+	@scripts/testing-table.py $(B)/test
+
+# `make mutants`: do the VM tests catch the bugs they are named after? Each
+# patch under selftests/mutants/ is one deliberate bug; run-mutants.sh
+# applies each in a scratch worktree under build/mutants/ (this tree is never
+# modified), rebuilds, runs the programs the patch names on MUTANTS_KVER and
+# prints which tests caught it, or NOT CAUGHT (then it fails). Not part of
+# make test: a baseline run and one run per mutant, each with its own build.
+MUTANTS_KVER ?= 6.12.117+deb12-amd64
+.PHONY: mutants
+mutants:
+	selftests/mutants/run-mutants.sh $(MUTANTS_KVER) $(sort $(wildcard selftests/mutants/*.patch))
 
 # ----------------------------------------------------------------------------
 # The debug kernel: lockdep, KASAN, kmemleak, debug objects, atomic-sleep,
@@ -832,4 +851,5 @@ do-test-debug: do-all
 clean:
 	rm -rf $(B)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# (not build/mutants/: make mutants' scratch tree has a build of its own)
+-include $(shell find $(B) -path $(B)/mutants -prune -o -name '*.d' -type f -print 2>/dev/null)

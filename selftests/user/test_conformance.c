@@ -34,11 +34,13 @@ struct snap {
 	uint64_t render, render_cycles;	/* maxfreq 1 GHz: 1 cycle per ns */
 	uint64_t copy;			/* capacity 2 */
 	uint64_t compute, compute_cycles, compute_total;
-	uint64_t mem_total, mem_resident, mem_active;
+	uint64_t mem_total, mem_resident, mem_active, mem_shared, mem_purgeable;
 	unsigned int k;			/* read number of the file */
 };
 
 static const char *fault;
+/* The device's PCI address, when the run's device is a PCI one. */
+static const char *pci_pdev;
 
 /* Is @f one of the space-separated names in fault? */
 static bool is(const char *f)
@@ -63,6 +65,8 @@ static char *text_of(const struct snap *s, bool idle)
 	fprintf(f, "drm-driver:\t%s\n", is("driver-changes") && odd ? "simgpu2" : "simgpu");
 	if (is("wrong-pdev"))
 		fprintf(f, "drm-pdev:\t0000:01:00.0\n");
+	else if (pci_pdev && !is("no-pdev"))
+		fprintf(f, "drm-pdev:\t%s\n", pci_pdev);
 	fprintf(f, "drm-client-id:\t%" PRIu64 "\n", s->id);
 	if (is("bad-format"))
 		fprintf(f, "drm-engine-render %" PRIu64 " ns\n", s->render);
@@ -83,11 +87,11 @@ static char *text_of(const struct snap *s, bool idle)
 		fprintf(f, "drm-total-system:\t0 GiB\n");
 	else
 		fprintf(f, "drm-total-system:\t%" PRIu64 " KiB\n", s->mem_total >> 10);
-	fprintf(f, "drm-shared-system:\t0\n");
+	fprintf(f, "drm-shared-system:\t%" PRIu64 "\n", s->mem_shared);
 	fprintf(f, "drm-resident-system:\t%" PRIu64 "\n",
 		s->mem_resident + (is("resident-over-total") ? 4096 : 0));
 	if (!(is("vanishing-key") && odd))
-		fprintf(f, "drm-purgeable-system:\t0\n");
+		fprintf(f, "drm-purgeable-system:\t%" PRIu64 "\n", s->mem_purgeable);
 	fprintf(f, "drm-active-system:\t%" PRIu64 "\n", s->mem_active);
 	DT_ASSERT_EQ(fclose(f), 0);
 	return t;
@@ -120,7 +124,7 @@ static struct dac_conf *run(const char *f)
 
 	fault = f;
 	DT_ASSERT_TRUE(c != NULL);
-	DT_ASSERT_EQ(dac_conf_set_device(c, "/dev/dri/renderD128", NULL), 0);
+	DT_ASSERT_EQ(dac_conf_set_device(c, "/dev/dri/renderD128", pci_pdev), 0);
 	fa = dac_conf_file(c, "open #1", DAC_CONF_F_IDLE);
 	DT_ASSERT_GE(fa, 0);
 	idle_snap(&a, 1, t);
@@ -148,15 +152,23 @@ static struct dac_conf *run(const char *f)
 	for (int i = 0; i < 21; i++) {
 		uint64_t now = t + (uint64_t)i * 100 * MS;
 
-		/* render 60 % busy, copy two jobs at once, compute 80 % */
+		/*
+		 * render 60 % busy, copy two jobs at once, compute 80 % (20 %
+		 * with low-busy)
+		 */
 		if (i) {
 			busy_r += 60 * MS;
 			busy_x += 160 * MS;
-			busy_c += 80 * MS;
+			busy_c += (is("low-busy") ? 20 : 80) * MS;
 		}
 		w.t = now;
 		w.render = is("no-busy") ? 0 : busy_r;
 		w.render_cycles = is("no-busy") ? 0 : busy_r;
+		/* at 1 GHz maxfreq: 30 % more cycles than time allows */
+		if (is("maxfreq-cycles-ahead"))
+			w.render_cycles += busy_r * 3 / 10;
+		if (is("maxfreq-cycles-over") && i == 20)
+			w.render_cycles += 1000000000000ull;
 		w.copy = is("no-busy") ? 0 : busy_x;
 		w.compute = is("no-busy") ? 0 : busy_c;
 		w.compute_cycles = is("no-busy") ? 0 : busy_c;
@@ -172,13 +184,36 @@ static struct dac_conf *run(const char *f)
 		if (is("busy-over-capacity") && i >= 10)
 			w.copy += 1000 * MS;
 		w.compute_total = is("governor") ? now + 2 * busy_c : now;
+		/* hold: the first read comes while a job runs (no cycles yet) */
+		if (is("hold") && !i)
+			w.render = w.copy = w.compute = 5 * MS;
 		w.mem_total = w.mem_resident = 8 << 20;
 		w.mem_active = i & 1 ? 4 << 20 : 0;
+		w.mem_shared = is("shared-over-total") && i == 5 ? 16 << 20 : 0;
+		w.mem_purgeable = i & 1 ? 2 << 20 : 0;
+		if (is("purgeable-over-resident") && i == 5) {
+			w.mem_resident = 1 << 20;
+			w.mem_purgeable = 2 << 20;
+		}
+		if (is("active-over-resident") && i == 7)
+			w.mem_active = 16 << 20;
 		add(c, fw, "pid 42 fd 3", &w, false);
 		/* the idle clients are read as the workload runs */
 		a.t = d.t = a.compute_total = d.compute_total = now + 50000;
 		add(c, fa, "fd 3", &a, true);
 		add(c, fd, "fd 5", &d, true);
+	}
+	/*
+	 * hold: the workload keeps its file open 500 ms after its last job,
+	 * read every 100 ms (simgpu-load --hold): settled reads, where
+	 * time-cycles-agree's window ends, and which alone are idle.
+	 */
+	for (int i = 1; is("hold") && i <= 5; i++) {
+		uint64_t now = t + (20 + (uint64_t)i) * 100 * MS;
+
+		w.t = now;
+		w.compute_total = is("governor") ? now + 2 * busy_c : now;
+		add(c, fw, "pid 42 fd 3", &w, false);
 	}
 	DT_ASSERT_EQ(dac_conf_evaluate(c), 0);
 	return c;
@@ -221,20 +256,50 @@ DT_TEST(clean_run_passes_every_check)
  * ahead of time is what such a clock does; halved cycles on the same clock
  * (46.2 %) still fail.
  */
-DT_TEST(governor_clock_puts_cycles_ahead_not_behind)
+/* The run with @f (not a fault: a variant of the set-up) fails nothing. */
+static void expect_clean(const char *f)
 {
-	struct dac_conf *c = run("governor");
+	struct dac_conf *c = run(f);
 
 	if (dac_conf_failures(c))
 		dump(c);
 	DT_EXPECT_EQ(dac_conf_status(c, DAC_CONF_TIME_CYCLES_AGREE), DAC_CONF_PASS);
 	DT_EXPECT_EQ(dac_conf_failures(c), 0);
 	dac_conf_free(c);
+}
 
+DT_TEST(governor_clock_puts_cycles_ahead_not_behind)
+{
+	struct dac_conf *c;
+
+	expect_clean("governor");
 	c = run("governor cycles-disagree");
 	DT_EXPECT_EQ(dac_conf_status(c, DAC_CONF_TIME_CYCLES_AGREE), DAC_CONF_FAIL);
 	DT_EXPECT_EQ(dac_conf_failures(c), 1);
 	dac_conf_free(c);
+}
+
+/*
+ * @c failed check @want and no other, and every other check has the
+ * status it has without a fault: a fault that turns a check into a skip
+ * hides it as surely as one that passes it.
+ */
+static void expect_only(struct dac_conf *c, int want, const char *what)
+{
+	const struct dac_conf_info *ci = dac_conf_checks();
+	struct dac_conf *clean = run(NULL);
+
+	fault = what;
+	for (int i = 0; i < DAC_CONF__COUNT; i++) {
+		enum dac_conf_status st = dac_conf_status(c, i);
+		enum dac_conf_status want_st = i == want ? DAC_CONF_FAIL : dac_conf_status(clean, i);
+
+		if (st != want_st)
+			dt__fail_here(__FILE__, __LINE__, false, "fault %s: check %s %s, not %s",
+				      what, ci[i].name, dac_conf_status_name(st),
+				      dac_conf_status_name(want_st));
+	}
+	dac_conf_free(clean);
 }
 
 DT_TEST(each_fault_fails_exactly_its_check)
@@ -250,14 +315,7 @@ DT_TEST(each_fault_fails_exactly_its_check)
 		if (!ci[want].fault)
 			continue;
 		c = run(ci[want].fault);
-		for (int i = 0; i < DAC_CONF__COUNT; i++) {
-			bool failed = dac_conf_status(c, i) == DAC_CONF_FAIL;
-
-			if (failed != (i == want))
-				dt__fail_here(__FILE__, __LINE__, false, "fault %s: check %s %s",
-					      ci[want].fault, ci[i].name,
-					      failed ? "failed too" : "did not fail");
-		}
+		expect_only(c, want, ci[want].fault);
 		ev = dac_conf_evidence(c, want, &n, &total, &sum);
 		DT_EXPECT_GE(n, 1);
 		DT_EXPECT_GE(total, n);
@@ -267,6 +325,62 @@ DT_TEST(each_fault_fails_exactly_its_check)
 			dump(c);
 		dac_conf_free(c);
 	}
+}
+
+/*
+ * Faults of the branches and relations simgpu's one fault per check does
+ * not reach: each fails its check alone. The maxfreq branches of
+ * time-cycles-agree (cycles at maxfreq ahead of time) and cycles-bound
+ * (more cycles than maxfreq x wall); the low-busy side of
+ * time-cycles-agree (halved cycles at 20 % busy, 10 points behind, which
+ * a flat 10 points let pass), also when the workload holds its file open
+ * idle after its last job (a window of the idle reads alone compared
+ * nothing); each memory-subsets relation; a PCI device
+ * whose fdinfo lacks drm-pdev in some reads.
+ */
+DT_TEST(each_branch_fault_fails_its_check_alone)
+{
+	static const struct {
+		const char *fault, *pdev;
+		enum dac_conf_id check;
+	} t[] = {
+		{ "maxfreq-cycles-ahead", NULL, DAC_CONF_TIME_CYCLES_AGREE },
+		{ "low-busy cycles-disagree", NULL, DAC_CONF_TIME_CYCLES_AGREE },
+		{ "hold cycles-disagree", NULL, DAC_CONF_TIME_CYCLES_AGREE },
+		{ "maxfreq-cycles-over", NULL, DAC_CONF_CYCLES_BOUND },
+		{ "resident-over-total", NULL, DAC_CONF_MEMORY_SUBSETS },
+		{ "shared-over-total", NULL, DAC_CONF_MEMORY_SUBSETS },
+		{ "purgeable-over-resident", NULL, DAC_CONF_MEMORY_SUBSETS },
+		{ "active-over-resident", NULL, DAC_CONF_MEMORY_SUBSETS },
+		{ "no-pdev", "0000:00:02.0", DAC_CONF_PDEV },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct dac_conf *c;
+
+		pci_pdev = t[i].pdev;
+		c = run(t[i].fault);
+		expect_only(c, t[i].check, t[i].fault);
+		if (dac_conf_failures(c) != 1)
+			dump(c);
+		dac_conf_free(c);
+	}
+	pci_pdev = NULL;
+}
+
+/* The same runs without their fault pass: the faults, not the set-up, fail. */
+DT_TEST(branch_fault_runs_pass_without_the_fault)
+{
+	struct dac_conf *c;
+
+	expect_clean("low-busy");
+	expect_clean("hold");
+	pci_pdev = "0000:00:02.0";
+	c = run(NULL);
+	DT_EXPECT_EQ(dac_conf_status(c, DAC_CONF_PDEV), DAC_CONF_PASS);
+	DT_EXPECT_EQ(dac_conf_failures(c), 0);
+	dac_conf_free(c);
+	pci_pdev = NULL;
 }
 
 DT_TEST(every_check_has_a_fault_or_is_a_note)

@@ -12,8 +12,9 @@
 # ttyS1 is the kernel console, kept whole in LOG/console.log. The guest
 # reports completion through isa-debug-exit. A guest still running at the
 # timeout is killed, and the run says so. Afterwards the kernel log is
-# checked for BUG/WARNING/Oops/call traces/lockdep/RCU stalls; any of those
-# fails the run and the lines are printed (a report only an emulator fault
+# checked for BUG/WARNING/Oops/call traces/lockdep/RCU stalls, and so are
+# the guest's own kernel log and taint flags, which it prints on ttyS0 at
+# its end; any of those fails the run and the lines are printed (a report only an emulator fault
 # can cause is named and set aside: emulator-faults.sh). With --expect, every named guest
 # program must have run to its end, so a guest that silently ran fewer
 # programs than were built fails too. With --label (the kernel release, in
@@ -204,6 +205,42 @@ checked=$log/console.checked
 faults=$("$(dirname "$0")/emulator-faults.sh" "$console" "$checked")
 bad=$(grep -nE "$pattern" "$checked" 2>/dev/null || true)
 
+# The guest's own account (guest/init, kernel_report): its taint flags and
+# its kernel log, read from the log buffer after the last program, over
+# ttyS0. A report there that console.log lacks (an RT kernel's console
+# thread never flushed it, it came in the last moments) fails the run as
+# one in console.log does, and so do the taint flags W (a warning), D (an
+# oops) and L (a soft lockup), which stay set when the report itself
+# scrolled away. A guest that reached its end without that account (no
+# flags, a log it could not read) is not clean either. Modes that end
+# elsewhere (hang, shell, kallsyms) give none.
+kmsg=$log/kmsg.log
+sed -n 's/^# kmsg: //p' "$serial" >"$kmsg"
+kmsg_faults=$("$(dirname "$0")/emulator-faults.sh" "$kmsg" "$kmsg.checked")
+taint=$(sed -n 's/^# drmacct-vm: tainted=//p' "$serial" | tail -n 1)
+guest_bad=
+if [ "$status" = 0 ] && [ "$mode" != kallsyms ]; then
+	if ! grep -q '^# drmacct-vm: kmsg end' "$serial" || [ -z "$taint" ]; then
+		guest_bad="the guest printed no kernel report (taint flags and log) before its end"
+	elif grep -q '^# drmacct-vm: kmsg unreadable' "$serial"; then
+		guest_bad="the guest could not read its kernel log"
+	elif [ "$taint" = unreadable ]; then
+		guest_bad="the guest could not read /proc/sys/kernel/tainted"
+	else
+		# W (bit 9) set only by a report set aside as an emulator fault
+		# is that report's, and named with it.
+		tw=$((taint & 512)) td=$((taint & 128)) tl=$((taint & 16384))
+		[ -n "$faults$kmsg_faults" ] && tw=0
+		if [ "$tw" != 0 ] || [ "$td" != 0 ] || [ "$tl" != 0 ]; then
+			guest_bad="the guest kernel is tainted $taint:"
+			[ "$tw" != 0 ] && guest_bad+=" W (a warning)"
+			[ "$td" != 0 ] && guest_bad+=" D (an oops)"
+			[ "$tl" != 0 ] && guest_bad+=" L (a soft lockup)"
+		fi
+	fi
+fi
+kmsg_bad=$(grep -nE "$pattern" "$kmsg.checked" 2>/dev/null || true)
+
 # On a debug kernel (its config, beside the image as config-RELEASE, enables
 # the checker), every report class is a TAP line of its own, failed with the
 # report's first lines: lockdep (and the spinlock/RCU checks that report
@@ -271,12 +308,23 @@ done
 		echo "# emulator fault set aside ($console lines $a-$b): $warn"
 		echo "#   the trapped context's EFLAGS $flags has reserved bits $res set, which no x86 CPU holds"
 	done <<<"$faults"
-	if [ -z "$bad" ]; then
-		echo "ok 2 vm-kernel-log-clean"
+	while read -r a b flags res warn; do
+		[ -n "$a" ] || continue
+		echo "# emulator fault set aside (the guest's kernel log, $kmsg lines $a-$b): $warn"
+	done <<<"$kmsg_faults"
+	if [ -z "$bad$kmsg_bad$guest_bad" ]; then
+		echo "ok 2 vm-kernel-log-clean # console, guest log and taint flags ($taint)"
 	else
-		echo "# the guest kernel log has errors ($checked: $console less what is set aside):"
-		# Show each hit with a little context, as TAP comments.
-		grep -nE -B2 -A12 "$pattern" "$checked" | head -n 200 | sed 's/^/#   /'
+		if [ -n "$bad" ]; then
+			echo "# the guest kernel log has errors ($checked: $console less what is set aside):"
+			# Show each hit with a little context, as TAP comments.
+			grep -nE -B2 -A12 "$pattern" "$checked" | head -n 200 | sed 's/^/#   /'
+		fi
+		if [ -n "$kmsg_bad" ]; then
+			echo "# the guest's own kernel log, read after its last program, has errors ($kmsg):"
+			grep -nE -B2 -A12 "$pattern" "$kmsg.checked" | head -n 200 | sed 's/^/#   /'
+		fi
+		[ -n "$guest_bad" ] && echo "# $guest_bad"
 		echo "not ok 2 vm-kernel-log-clean"
 	fi
 	if [ -z "$missing" ]; then
@@ -314,9 +362,9 @@ if [ -n "$tap" ]; then
 	fi
 fi
 [ "$status" != 0 ] && exit "$status"
-[ -n "$bad" ] || [ -n "$missing" ] && exit 1
+[ -n "$bad$kmsg_bad$guest_bad" ] || [ -n "$missing" ] && exit 1
 [ "$class_failed" = 1 ] && exit 1
 if [ "$mode" = test ]; then
-	"$here/../tap-summary.sh" "$serial" "$log/vm-run.tap" >/dev/null || exit 1
+	"$here/../tap-summary.sh" --kernel "$kver" "$serial" "$log/vm-run.tap" >/dev/null || exit 1
 fi
 exit 0

@@ -19,7 +19,9 @@
  *      one form first: name=value pairs, each value a number list where it
  *      is numbers, else its text.
  * TAP on stdout, framed for tap-summary.sh as LABEL/tep-check; exit 0 when
- * all pass, 1 otherwise, 2 on usage or I/O errors.
+ * all pass, 1 otherwise, 2 on usage or I/O errors. A stop before the end
+ * (the log unreadable or malformed, memory short) still prints all four
+ * checks, those not made as failures, and ends the block.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -211,15 +213,39 @@ static int canonicalize(struct strv *s)
 	return 0;
 }
 
-static int n_tap;
+/* The four checks, in the order they are made. */
+static const char *const checks[] = {
+	"the VM suite left the events' formats, pages and text",
+	"libtraceevent parses the page header and every drmacct format file",
+	"every raw record prints through libtraceevent without a parse failure",
+	"libtraceevent's values of every record are the kernel's",
+};
+#define N_CHECKS (sizeof(checks) / sizeof(checks[0]))
+
+static size_t n_tap;
 static int n_fail;
 
-static void tap(bool ok, const char *label, const char *what)
+/* The next check's result. */
+static void tap(bool ok, const char *label)
 {
-	n_tap++;
 	if (!ok)
 		n_fail++;
-	printf("%sok %d %s: %s\n", ok ? "" : "not ", n_tap, label, what);
+	printf("%sok %zu %s: %s\n", ok ? "" : "not ", n_tap + 1, label, checks[n_tap]);
+	n_tap++;
+}
+
+/*
+ * A stop before the end: every check not yet made fails, after a line that
+ * says why, and the block ends; a summary then counts all four checks,
+ * however early the stop.
+ */
+static int bail(const char *label, const char *why)
+{
+	printf("# tep-check stopped: %s\n", why);
+	while (n_tap < N_CHECKS)
+		tap(false, label);
+	printf("# drmacct-vm: end %s/tep-check rc=1\n", label);
+	return 2;
 }
 
 int main(int argc, char **argv)
@@ -241,28 +267,28 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: tep-check SERIAL_LOG LABEL\n");
 		return 2;
 	}
+	printf("# drmacct-vm: begin %s/tep-check\nTAP version 13\n1..%zu\n", argv[2], N_CHECKS);
 	f = fopen(argv[1], "r");
 	if (!f) {
-		fprintf(stderr, "tep-check: %s: %s\n", argv[1], strerror(errno));
-		return 2;
+		printf("# %s: %s\n", argv[1], strerror(errno));
+		return bail(argv[2], "cannot open the serial log");
 	}
 	while (getline(&line, &cap, f) > 0) {
 		if (take_line(&in, line)) {
-			fprintf(stderr, "tep-check: malformed line in %s: %s", argv[1], line);
+			printf("# malformed line in %s: %s", argv[1], line);
+			free(line);
 			fclose(f);
-			return 2;
+			return bail(argv[2], "a malformed line in the serial log");
 		}
 	}
 	free(line);
 	fclose(f);
 
-	printf("# drmacct-vm: begin %s/tep-check\nTAP version 13\n1..4\n", argv[2]);
-	tap(in.begun && in.ended && in.text.n > 0, argv[2],
-	    "the VM suite left the events' formats, pages and text");
+	tap(in.begun && in.ended && in.text.n > 0, argv[2]);
 
 	tep = tep_alloc();
 	if (!tep)
-		return 2;
+		return bail(argv[2], "out of memory");
 	tep_set_long_size(tep, 8);
 	tep_set_page_size(tep, PAGE);
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
@@ -291,8 +317,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	tap(header_ok && formats_ok && nformats == sizeof(events) / sizeof(events[0]), argv[2],
-	    "libtraceevent parses the page header and every drmacct format file");
+	tap(header_ok && formats_ok && nformats == sizeof(events) / sizeof(events[0]), argv[2]);
 
 	for (size_t i = 0; i < in.nfiles; i++) {
 		struct blob *b = &in.files[i];
@@ -303,7 +328,7 @@ int main(int argc, char **argv)
 			continue;
 		kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
 		if (!kb)
-			return 2;
+			return bail(argv[2], "out of memory");
 		for (size_t off = 0; off + PAGE <= b->len; off += PAGE) {
 			unsigned long long ts;
 			void *data;
@@ -334,7 +359,7 @@ int main(int argc, char **argv)
 					printf("# does not parse: %s\n", s.buffer);
 				}
 				if (strv_push(&lib, s.buffer) < 0)
-					return 2;
+					return bail(argv[2], "out of memory");
 				trace_seq_destroy(&s);
 			}
 		}
@@ -342,13 +367,15 @@ int main(int argc, char **argv)
 	}
 	if (unknown)
 		printf("# %zu records of events other than drmacct's\n", unknown);
-	tap(records_ok && !unparsed && !unknown && lib.n > 0, argv[2],
-	    "every raw record prints through libtraceevent without a parse failure");
+	tap(records_ok && !unparsed && !unknown && lib.n > 0, argv[2]);
 
 	if (canonicalize(&in.text) || canonicalize(&lib))
-		return 2;
-	qsort(in.text.v, in.text.n, sizeof(char *), cmp_str);
-	qsort(lib.v, lib.n, sizeof(char *), cmp_str);
+		return bail(argv[2], "a record's text has no \": \" or memory ran out");
+	/* (an empty list has no array: qsort() must not see its NULL) */
+	if (in.text.n)
+		qsort(in.text.v, in.text.n, sizeof(char *), cmp_str);
+	if (lib.n)
+		qsort(lib.v, lib.n, sizeof(char *), cmp_str);
 	printf("# %zu events in the kernel's text, %zu records through libtraceevent\n",
 	       in.text.n, lib.n);
 	same = in.text.n == lib.n;
@@ -366,7 +393,7 @@ int main(int argc, char **argv)
 		printf("# %s: %zu records\n", events[e], n);
 		all = all && n > 0;
 	}
-	tap(same && all, argv[2], "libtraceevent's values of every record are the kernel's");
+	tap(same && all, argv[2]);
 	printf("# drmacct-vm: end %s/tep-check rc=%d\n", argv[2], n_fail ? 1 : 0);
 
 	tep_free(tep);

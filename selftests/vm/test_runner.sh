@@ -69,7 +69,7 @@ selfcheck_run() {
 	"$run_vm" --kernel "$kernel" --initrd "$initrd" --mode test --timeout 300 \
 		--testdir /opt/drmacct/selfcheck --only "$prog" "$@" --log "$work/$name" >"$out" 2>&1
 	vm_rc=$?
-	"$summary" "$work/$name/serial.log" "$work/$name/vm-run.tap" >"$out.summary" 2>&1
+	"$summary" --kernel "$kver" "$work/$name/serial.log" "$work/$name/vm-run.tap" >"$out.summary" 2>&1
 	sum_rc=$?
 	cat "$out.summary" >>"$out"
 }
@@ -123,7 +123,8 @@ fi
 check "hung guest's report names each vCPU's place in the kernel" $ok "$work/hang/hang-report.txt"
 fi
 
-# 3. kernel WARNING
+# 3. kernel WARNING: in console.log, in the guest's own kernel log (read
+# over ttyS0 at its end) and in its taint flags (W), each named.
 if want warn; then
 selfcheck_run warn test_passes --mods dt_warn:trigger=1
 ok=1
@@ -132,7 +133,9 @@ if [ "$vm_rc" = 1 ] && [ "$sum_rc" = 1 ] &&
    grep -qx 'FAIL: vm-run: vm-kernel-log-clean' "$out.summary" &&
    [ "$(grep -c '^FAIL' "$out.summary")" = 1 ] &&
    grep -q '^#   .*WARNING:.*dt_warn' "$out" &&
-   grep -q 'deliberate warning for the runner self-test' "$out"; then
+   grep -q 'deliberate warning for the runner self-test' "$out" &&
+   grep -q "^# the guest's own kernel log, read after its last program, has errors" "$out" &&
+   grep -qE '^# the guest kernel is tainted [0-9]+: W \(a warning\)' "$out"; then
 	ok=0
 fi
 check "kernel WARNING fails the run and its lines are shown" $ok "$out"

@@ -97,12 +97,16 @@ int dac_conf_check_by_name(const char *name);
 
 /*
  * Over a workload client's watched window, utilisation from total-cycles
- * may be this much below utilisation from time (0..1 of the engine, after
- * dividing by capacity), and from cycles at maxfreq this much above it.
- * The other directions are what a variable clock does. Drivers add cycles
- * when a job ends, so the window edges are lumpy.
+ * may be below utilisation from time (0..1 of the engine, after dividing
+ * by capacity), and from cycles at maxfreq above it, by a quarter of the
+ * time's share, at least 0.01 and at most 0.10. The other directions are
+ * what a variable clock does. Drivers add cycles when a job ends, so a
+ * window edge inside a job is lumpy: the window starts and ends at settled
+ * reads where it can.
  */
 #define DAC_CONF_AGREE_TOLERANCE	0.10
+#define DAC_CONF_AGREE_RELATIVE		0.25
+#define DAC_CONF_AGREE_FLOOR		0.01
 /* Cycles may exceed the total-cycles or maxfreq bound by this fraction. */
 #define DAC_CONF_CYCLES_SLACK		0.10
 
