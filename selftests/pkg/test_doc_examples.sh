@@ -39,21 +39,24 @@ mask() { sed -E -e 's/[0-9]+(\.[0-9]+)?/#/g' -e 's/(█|▉|▊|▋|▌|▍|▎|
 # Section $1 of the script's output (after its "$ " line, up to a blank
 # line, or the end).
 section() { printf '%s\n' "$out" | awk -v h="$1" '$0 == h { f = 1; next } f && /^$/ { exit } f'; }
+# Without the blank lines at the end.
+trim_end() { sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; }
 # README's indented block starting with the line $1, unindented.
 readme_block() {
 	awk -v s="    $1" 'index($0, s) == 1 { f = 1 } f && !/^    / && !/^$/ { exit } f' "$repo/README.md" |
-		sed -e 's/^    //' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+		sed -e 's/^    //' | trim_end
 }
 
-cmp_block() {	# name, script section header, first line of the README block
-	local got want
-	got=$(section "$2" | mask)
-	want=$(readme_block "$3" | mask)
-	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+# expect_same NAME DOC GOT WANT: the program's masked text GOT is DOC's WANT
+expect_same() {
+	if [ -n "$4" ] && [ "$3" = "$4" ]; then
 		ok "$1"
 	else
-		fail "$1" "the program (masked):" "$got" "the README (masked):" "$want"
+		fail "$1" "the program (masked):" "$3" "$2 (masked):" "$4"
 	fi
+}
+cmp_block() {	# name, script section header, first line of the README block
+	expect_same "$1" "the README" "$(section "$2" | mask)" "$(readme_block "$3" | mask)"
 }
 cmp_block "README: drmacct list -i 1" '$ drmacct list -i 1' "PID          COMM"
 # top's screen has blank rows at the end; the README's block ends at its last text line
@@ -72,7 +75,6 @@ man=$("$repo/scripts/doc-examples.sh" --man "$repo/build/host/drmacct" 2>&1)
 rc=$?
 if [ $rc = 0 ]; then ok "doc-examples.sh --man runs"; else fail "doc-examples.sh --man runs" "exit $rc" "$man"; fi
 rst=$repo/Documentation/drmacct.rst
-trim_end() { sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; }
 # The section of the script's output that starts with the line $1.
 man_section() {
 	printf '%s\n' "$man" | awk -v h="$1" 'prev == "----" && $0 == h { f = 1 }
@@ -89,13 +91,8 @@ nblocks=0
 while IFS= read -r first; do
 	[ -n "$first" ] || continue
 	nblocks=$((nblocks + 1))
-	got=$(man_section "$first" | mask)
-	want=$(rst_block "$first" | mask)
-	if [ -n "$got" ] && [ "$got" = "$want" ]; then
-		ok "drmacct(1): $first"
-	else
-		fail "drmacct(1): $first" "the program (masked):" "$got" "the page (masked):" "$want"
-	fi
+	expect_same "drmacct(1): $first" "the page" "$(man_section "$first" | mask)" \
+		"$(rst_block "$first" | mask)"
 done <<<"$blocks"
 # and the script has no example the page lost
 nsect=$(printf '%s\n' "$man" | grep -c '^----$')
