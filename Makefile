@@ -588,6 +588,9 @@ INCLUDEDIR ?= $(PREFIX)/include
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 DOCDIR ?= $(DATADIR)/doc/drmacct
+# What drmacct(1) cites as Documentation/NAME.rst, installed as $(DOCDIR)/NAME.rst
+MAN_CITED_DOCS := $(addprefix Documentation/,bpf.rst conformance.rst exporter.rst \
+	fdinfo-validation.rst json-schema.rst libdrmacct.rst record-format.rst)
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
@@ -723,8 +726,7 @@ do-install: do-drmacct
 	$(INSTALL) -m 0644 $(REL)/completion/_drmacct $(DESTDIR)$(ZSHCOMPDIR)/_drmacct
 	$(INSTALL) -m 0644 $(REL)/completion/drmacct.fish $(DESTDIR)$(FISHCOMPDIR)/drmacct.fish
 	$(INSTALL) -m 0644 $(REL_UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/
-	$(INSTALL) -m 0644 COPYING Documentation/libdrmacct.rst Documentation/exporter.rst \
-		Documentation/json-schema.rst Documentation/record-format.rst $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 0644 COPYING $(MAN_CITED_DOCS) $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 0644 LICENSES/preferred/* LICENSES/exceptions/* $(DESTDIR)$(DOCDIR)/LICENSES/
 	$(INSTALL) -m 0644 user/examples/*.c systemd/web-config.yml $(DESTDIR)$(DOCDIR)/examples/
 install-strip:

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# test_doc_examples.sh - the README's "What you see" examples are what
-# drmacct prints: scripts/doc-examples.sh runs `list -i 1`, `top` (tmux,
-# 100x12) and `validate` on its synthetic tree, and each of the README's
-# blocks must be its output line by line. Numbers are compared as "#":
+# test_doc_examples.sh - the README's "What you see" examples and the
+# host examples of drmacct(1) are what drmacct prints:
+# scripts/doc-examples.sh runs `list -i 1`, `top` (tmux, 100x12) and
+# `validate` on its synthetic tree, with --man the page's examples on the
+# page's tree, and each of the README's and the page's blocks must be its
+# output line by line. Numbers are compared as "#":
 # utilisation comes from counters a shell loop advances while drmacct
 # reads, so a run differs from the README's by the loop's and the
 # scheduler's timing (a few percent); bars (block characters) are dropped
@@ -37,21 +39,24 @@ mask() { sed -E -e 's/[0-9]+(\.[0-9]+)?/#/g' -e 's/(█|▉|▊|▋|▌|▍|▎|
 # Section $1 of the script's output (after its "$ " line, up to a blank
 # line, or the end).
 section() { printf '%s\n' "$out" | awk -v h="$1" '$0 == h { f = 1; next } f && /^$/ { exit } f'; }
+# Without the blank lines at the end.
+trim_end() { sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; }
 # README's indented block starting with the line $1, unindented.
 readme_block() {
 	awk -v s="    $1" 'index($0, s) == 1 { f = 1 } f && !/^    / && !/^$/ { exit } f' "$repo/README.md" |
-		sed -e 's/^    //' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+		sed -e 's/^    //' | trim_end
 }
 
-cmp_block() {	# name, script section header, first line of the README block
-	local got want
-	got=$(section "$2" | mask)
-	want=$(readme_block "$3" | mask)
-	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+# expect_same NAME DOC GOT WANT: the program's masked text GOT is DOC's WANT
+expect_same() {
+	if [ -n "$4" ] && [ "$3" = "$4" ]; then
 		ok "$1"
 	else
-		fail "$1" "the program (masked):" "$got" "the README (masked):" "$want"
+		fail "$1" "the program (masked):" "$3" "$2 (masked):" "$4"
 	fi
+}
+cmp_block() {	# name, script section header, first line of the README block
+	expect_same "$1" "the README" "$(section "$2" | mask)" "$(readme_block "$3" | mask)"
 }
 cmp_block "README: drmacct list -i 1" '$ drmacct list -i 1' "PID          COMM"
 # top's screen has blank rows at the end; the README's block ends at its last text line
@@ -62,6 +67,40 @@ case $(tr '\n' ' ' <"$repo/README.md") in
 *"\`$v\`"*) ok "README: validate's summary ($v)" ;;
 *) fail "README: validate's summary" "the program: $v" ;;
 esac
+
+# drmacct(1): every example block whose prompt is "$" (it runs on any
+# host; "#" marks runs in the test VM) is a section of `doc-examples.sh
+# --man` (each after a line "----"), compared the same way.
+man=$("$repo/scripts/doc-examples.sh" --man "$repo/build/host/drmacct" 2>&1)
+rc=$?
+if [ $rc = 0 ]; then ok "doc-examples.sh --man runs"; else fail "doc-examples.sh --man runs" "exit $rc" "$man"; fi
+rst=$repo/Documentation/drmacct.rst
+# The section of the script's output that starts with the line $1.
+man_section() {
+	printf '%s\n' "$man" | awk -v h="$1" 'prev == "----" && $0 == h { f = 1 }
+		f && $0 == "----" { exit } f { print } { prev = $0 }' | trim_end
+}
+# The page's literal block starting with the line $1, unindented.
+rst_block() {
+	awk -v s="    $1" '$0 == s { f = 1 } f && !/^    / && !/^$/ { exit } f' "$rst" |
+		sed -e 's/^    //' | trim_end
+}
+# the first line of every "$" block of the page (a "$ " line after a blank one)
+blocks=$(awk 'prev == "" && /^    \$ / { print substr($0, 5) } { prev = $0 }' "$rst")
+nblocks=0
+while IFS= read -r first; do
+	[ -n "$first" ] || continue
+	nblocks=$((nblocks + 1))
+	expect_same "drmacct(1): $first" "the page" "$(man_section "$first" | mask)" \
+		"$(rst_block "$first" | mask)"
+done <<<"$blocks"
+# and the script has no example the page lost
+nsect=$(printf '%s\n' "$man" | grep -c '^----$')
+if [ "$nblocks" = "$nsect" ] && [ "$nblocks" -gt 0 ]; then
+	ok "drmacct(1): $nblocks examples, each from the script"
+else
+	fail "drmacct(1): every example from the script" "page: $nblocks blocks, script: $nsect"
+fi
 
 echo "1..$n"
 echo "# drmacct-vm: end test_doc_examples rc=$((fails > 0))"

@@ -68,8 +68,10 @@ want="./usr/bin/drmacct ./usr/include/drmacct/counters.h ./usr/include/drmacct/d
 ./usr/share/doc/drmacct/COPYING ./usr/share/doc/drmacct/LICENSES/BSD-2-Clause \
 ./usr/share/doc/drmacct/LICENSES/GPL-2.0 ./usr/share/doc/drmacct/LICENSES/LGPL-2.1 \
 ./usr/share/doc/drmacct/LICENSES/Linux-syscall-note ./usr/share/doc/drmacct/LICENSES/MIT \
+./usr/share/doc/drmacct/bpf.rst ./usr/share/doc/drmacct/conformance.rst \
 ./usr/share/doc/drmacct/examples/drmacct-clients.c ./usr/share/doc/drmacct/examples/web-config.yml \
-./usr/share/doc/drmacct/exporter.rst ./usr/share/doc/drmacct/json-schema.rst \
+./usr/share/doc/drmacct/exporter.rst ./usr/share/doc/drmacct/fdinfo-validation.rst \
+./usr/share/doc/drmacct/json-schema.rst \
 ./usr/share/doc/drmacct/libdrmacct.rst ./usr/share/doc/drmacct/record-format.rst \
 ./usr/share/fish/vendor_completions.d/drmacct.fish ./usr/share/man/man1/drmacct.1 \
 ./usr/share/zsh/site-functions/_drmacct "
@@ -94,6 +96,19 @@ has "the installed exporter's numbers" "$out" 'drmacct_client_engine_busy_second
 out=$(MANWIDTH=80 man -l "$D/usr/share/man/man1/drmacct.1" 2>/dev/null | col -b)
 has "the man page" "$out" "drmacct - per-client GPU usage accounting"
 has "the man page has the version" "$(cat "$D/usr/share/man/man1/drmacct.1")" "$version"
+# Every Documentation/NAME.rst the page and --help cite is installed as
+# DOCDIR/NAME.rst, where the page says they are.
+page=$(sed 's/\\-/-/g' "$D/usr/share/man/man1/drmacct.1")
+cited=$( { printf '%s\n' "$page"; for c in "" $("$D/usr/bin/drmacct" --help |
+	sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p'); do "$D/usr/bin/drmacct" $c --help; done; } |
+	grep -o 'Documentation/[A-Za-z0-9_-]*\.rst' | grep -v '/NAME\.rst$' | sort -u)
+missing=
+for f in $cited; do
+	[ -f "$D/usr/share/doc/drmacct/${f#Documentation/}" ] || missing="$missing $f"
+done
+eq "every Documentation/*.rst the page and --help cite is installed" "$missing" ""
+t "the page cites some of them" test -n "$cited"
+has "the page says where they are" "$page" "/usr/share/doc/drmacct/NAME.rst"
 
 # ---- libdrmacct -------------------------------------------------------------
 so=$D/usr/lib/libdrmacct.so.0.1.0

@@ -547,6 +547,70 @@ DT_TEST(list_dedupes_and_attributes)
  * Utilisation over a real interval: a helper process adds exactly 250 ms of
  * busy time to client 7 while list waits 0.5 s between its two samples.
  */
+/*
+ * The first line of @s that ends in a blank (or NULL): what a table pads a
+ * cell with must not be left at the end of a line where nothing follows.
+ */
+static const char *trailing_blank(const char *s)
+{
+	for (const char *l = s; *l; ) {
+		const char *e = strchr(l, '\n');
+
+		if (!e)
+			e = l + strlen(l);
+		if (e > l && (e[-1] == ' ' || e[-1] == '\t'))
+			return l;
+		l = *e ? e + 1 : e;
+	}
+	return NULL;
+}
+
+/*
+ * No table line ends in blanks: clients without a name (list's last
+ * column), a core-only client (no MEMORY), a region with no value of its
+ * own, each view of list and top's batch mode.
+ */
+DT_TEST(tables_have_no_trailing_blanks)
+{
+	static const char *const views[][8] = {
+		{ "list", "-i", "0", NULL },
+		{ "list", "-i", "0", "-p", NULL },
+		{ "list", "-i", "0", "-p", "--sort=mem", NULL },
+		{ "top", "-b", "-n", "2", "-i", "1ms", NULL },
+		{ "top", "-b", "-n", "2", "-i", "1ms", "-p", NULL },
+	};
+	struct proc_tree pt;
+	struct cli_result r;
+
+	build_tree(&pt, 1000000000ull, 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 102, 7, 226, 129,
+					  "drm-driver:\tcore\ndrm-client-id:\t9\n"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 102, 8, 226, 128,
+					  "drm-driver:\tsimgpu\ndrm-client-id:\t10\n"
+					  "drm-client-name:\tnamed\n"
+					  "drm-engine-render:\t5 ns\ndrm-memory-vram:\t4 KiB\n"), 0);
+	for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
+		const char *args[16] = { NULL };
+		const char *bad;
+		size_t n = 0;
+
+		for (; views[v][n]; n++)
+			args[n] = views[v][n];
+		args[n++] = "--proc-root";
+		args[n++] = pt.root;
+		cli_runv(&r, args);
+		DT_EXPECT_EQ(r.status, 0);
+		/* the rows the blanks would follow are there */
+		EXPECT_HAS(r.out, strcmp(views[v][0], "top") ? "parent" : "simgpu");
+		bad = trailing_blank(r.out);
+		if (bad)
+			DT_FAIL("%s %s: a line ends in a blank: \"%.*s\"", views[v][0],
+				views[v][3] ? views[v][3] : "", (int)strcspn(bad, "\n"), bad);
+		cli_result_free(&r);
+	}
+	proc_tree_cleanup(&pt);
+}
+
 DT_TEST(list_measures_utilisation)
 {
 	struct proc_tree pt;

@@ -7,7 +7,8 @@
  * busier than its engine's capacity shows 100 %, 'i' hides idle clients, '/'
  * filters (by the command line too while 'c' shows it), 'c' shows the
  * command line instead of comm and 'C' a cgroup column, and a resize
- * redraws at the new size. The clients come from a
+ * redraws at the new size; the engine columns are in the drivers' order
+ * whichever client top saw first. The clients come from a
  * synthetic /proc tree whose counters the test advances while top runs.
  */
 #define _GNU_SOURCE
@@ -874,6 +875,83 @@ DT_TEST_F_TIMEOUT(tm, killed_by_sigalrm_leaves_no_server, 30)
 DT_TEST_F_TIMEOUT(tm, killed_by_sigkill_leaves_no_server, 30)
 {
 	killed_leaves_no_server(SIGKILL);
+}
+
+/* ---- engine columns: the drivers' order, whichever client came first ---- */
+
+/* One client prints only "dec"; another "gfx" and then "dec" (a driver's order). */
+#define DEC_ONLY	"drm-driver:\tsimgpu\ndrm-client-id:\t1\ndrm-engine-dec:\t0 ns\n"
+#define GFX_DEC		"drm-driver:\tsimgpu\ndrm-client-id:\t2\ndrm-engine-gfx:\t0 ns\n" \
+			"drm-engine-dec:\t0 ns\n"
+
+static const char *want_engines;
+
+/* The header's words after MEMORY (the engine columns) are @want_engines. */
+static bool engines_are(const char *s)
+{
+	char *h = header_of(s), got[128] = "";
+	const char *m = h ? strstr(h, "MEMORY") : NULL;
+	size_t n = 0;
+
+	for (const char *p = m ? m + 6 : ""; *p; ) {
+		size_t k;
+
+		p += strspn(p, " ");
+		k = strcspn(p, " ");
+		if (k && n + k + 2 < sizeof(got))
+			n += (size_t)snprintf(got + n, sizeof(got) - n, "%s%.*s", n ? " " : "",
+					      (int)k, p);
+		p += k;
+	}
+	free(h);
+	return !strcmp(got, want_engines);
+}
+
+/* Both clients are on screen, and the columns are @want_engines. */
+static bool both_with_engines(const char *s)
+{
+	return strstr(s, "\n100 ") && strstr(s, "\n200 ") && engines_are(s);
+}
+
+/*
+ * top starts with the client of @first only (columns @first_cols), the
+ * one of @second comes later:
+ * the columns are "gfx dec" either way -- the order the driver prints
+ * (gfx before dec), not the order of arrival ("dec gfx" when the dec-only
+ * client came first), nor by name.
+ */
+static void engines_in_driver_order(const char *first, const char *first_cols,
+				    const char *second)
+{
+	struct tm_run t = { .w = 120, .h = 20, .fed = true };
+	char *cmd, *scr;
+
+	DT_ASSERT_EQ(proc_tree_init(&t.pt, PROC_TREE_DEVCHAR), 0);
+	DT_ASSERT_EQ(proc_tree_add_proc(&t.pt, 100, "first"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&t.pt, 100, 3, 226, 128, first), 0);
+	DT_ASSERT_GT(asprintf(&cmd, "%s top --proc-root %s -i 100ms", cli_bin(), t.pt.root), 0);
+	start_server(&t, t.w, t.h, cmd);
+	free(cmd);
+	want_engines = first_cols;
+	free(wait_screen(&t, engines_are, want_engines));
+
+	DT_ASSERT_EQ(proc_tree_add_proc(&t.pt, 200, "second"), 0);
+	DT_ASSERT_EQ(proc_tree_add_drm_fd(&t.pt, 200, 3, 226, 128, second), 0);
+	want_engines = "gfx dec";
+	scr = wait_screen(&t, both_with_engines, "both clients and the columns \"gfx dec\"");
+	free(scr);
+	kill_server();
+	proc_tree_cleanup(&t.pt);
+}
+
+DT_TEST_F_TIMEOUT(tm, engine_columns_dec_only_client_first, 60)
+{
+	engines_in_driver_order(DEC_ONLY, "dec", GFX_DEC);
+}
+
+DT_TEST_F_TIMEOUT(tm, engine_columns_gfx_dec_client_first, 60)
+{
+	engines_in_driver_order(GFX_DEC, "gfx dec", DEC_ONLY);
 }
 
 DT_MAIN

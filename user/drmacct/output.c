@@ -227,6 +227,24 @@ const char *cli_pad(const char *s, size_t width, char *buf, size_t len)
 	return buf;
 }
 
+void cli_put_trimmed(FILE *f, const char *s, size_t n)
+{
+	const char *end = s + n;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl : end;
+
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		fwrite(s, 1, (size_t)(e - s), f);
+		if (!nl)
+			break;
+		fputc('\n', f);
+		s = nl + 1;
+	}
+}
+
 const char *cli_fmt_bytes(uint64_t b, char *buf, size_t len)
 {
 	static const char units[] = "KMGTPE";

@@ -56,6 +56,12 @@ size_t cli_text_width(const char *s);
  */
 const char *cli_pad(const char *s, size_t width, char *buf, size_t len);
 
+/*
+ * Write the @n bytes of text at @s to @f with the blanks at the end of each
+ * line left out (a table pads its cells; nothing may follow the last).
+ */
+void cli_put_trimmed(FILE *f, const char *s, size_t n);
+
 /* Bytes as "0", "512", "8.0K", "1.5M", "2.0G" (binary units). */
 const char *cli_fmt_bytes(uint64_t b, char *buf, size_t len);
 

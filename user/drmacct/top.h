@@ -40,12 +40,16 @@ struct top {
 	char filter[64];	/* pid, or part of comm, driver or device name */
 	char edit[64];
 	/*
-	 * The engine columns, in the order they were first seen (a client's
-	 * engines in the order its driver prints them): a sort key or a
-	 * client coming and going never moves a column.
+	 * The engine columns in a fixed order: every pair of engines a client
+	 * printed one after the other is an edge (@before: pairs of names of
+	 * @eng), and the columns follow the edges, ties by name. Which client
+	 * was seen first, a sort key, a client coming and going never move a
+	 * column.
 	 */
 	char **eng;
 	size_t neng, cap_eng;
+	const char *(*before)[2];
+	size_t nbefore, cap_before;
 };
 
 /* ---- the screen as a grid of cells (topview.c) ---- */
@@ -69,7 +73,7 @@ struct tv_grid {
 	struct tv_cell *c;	/* rows x cols */
 };
 
-/* Remember the engine names of the latest sample (top->eng). 0 or -ENOMEM. */
+/* Remember the engine names of the latest sample and their order (top->eng). 0 or -ENOMEM. */
 int top_note_engines(struct top *tp);
 void top_free_engines(struct top *tp);
 

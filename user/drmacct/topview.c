@@ -9,8 +9,9 @@
  * with a wide character takes two per character and pads accordingly.
  *
  * The table never hides usage: the GPU column (the busiest engine of the
- * entry) is always there; the engine columns keep the order in which the
- * engines were first seen whatever the sort; when they do not all fit,
+ * entry) is always there; the engine columns keep one order, the one the
+ * drivers print them in (ties by name), whatever the sort and whichever
+ * client came first; when they do not all fit,
  * "+N" says how many are left out, and room for it is taken first; a
  * name that does not fit its column is abbreviated so that no two
  * columns read the same.
@@ -43,37 +44,108 @@
 
 /* ---- engine columns ---- */
 
-static int eng_add(struct top *tp, const char *name)
+/* The name of @name among the engine columns (added if new), or NULL. */
+static const char *eng_add(struct top *tp, const char *name)
 {
 	for (size_t i = 0; i < tp->neng; i++)
 		if (!strcmp(tp->eng[i], name))
-			return 0;
+			return tp->eng[i];
 	if (tp->neng == tp->cap_eng) {
 		size_t nc = tp->cap_eng ? tp->cap_eng * 2 : 16;
 		char **nv = realloc(tp->eng, nc * sizeof(*nv));
 
 		if (!nv)
-			return -ENOMEM;
+			return NULL;
 		tp->eng = nv;
 		tp->cap_eng = nc;
 	}
 	tp->eng[tp->neng] = strdup(name);
 	if (!tp->eng[tp->neng])
-		return -ENOMEM;
-	tp->neng++;
+		return NULL;
+	return tp->eng[tp->neng++];
+}
+
+/* A driver printed engine @a just before @b (names of tp->eng). */
+static int eng_before(struct top *tp, const char *a, const char *b)
+{
+	for (size_t i = 0; i < tp->nbefore; i++)
+		if (tp->before[i][0] == a && tp->before[i][1] == b)
+			return 0;
+	if (tp->nbefore == tp->cap_before) {
+		size_t nc = tp->cap_before ? tp->cap_before * 2 : 16;
+		const char *(*nv)[2] = realloc(tp->before, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		tp->before = nv;
+		tp->cap_before = nc;
+	}
+	tp->before[tp->nbefore][0] = a;
+	tp->before[tp->nbefore][1] = b;
+	tp->nbefore++;
 	return 0;
+}
+
+/*
+ * Order tp->eng by the edges: next is always the engine that the fewest
+ * engines not yet placed must precede (none, unless two drivers print
+ * the same names in different orders), ties by name. The result depends
+ * only on the set of names and edges, not on the order they came in.
+ */
+static void eng_order(struct top *tp)
+{
+	for (size_t k = 0; k < tp->neng; k++) {
+		size_t best = k, best_in = SIZE_MAX;
+
+		for (size_t i = k; i < tp->neng; i++) {
+			size_t in = 0;
+
+			for (size_t e = 0; e < tp->nbefore; e++) {
+				if (tp->before[e][1] != tp->eng[i])
+					continue;
+				/* only edges from engines not placed yet count */
+				for (size_t u = k; u < tp->neng; u++)
+					if (tp->eng[u] == tp->before[e][0]) {
+						in++;
+						break;
+					}
+			}
+			if (in < best_in || (in == best_in && strcmp(tp->eng[i], tp->eng[best]) < 0)) {
+				best = i;
+				best_in = in;
+			}
+		}
+		if (best != k) {
+			char *t = tp->eng[k];
+
+			tp->eng[k] = tp->eng[best];
+			tp->eng[best] = t;
+		}
+	}
 }
 
 int top_note_engines(struct top *tp)
 {
-	/* the tracker's order: by discovery, each client's engines as printed */
+	size_t n0 = tp->neng, e0 = tp->nbefore;
+
+	/* each client's engines in the order its driver prints them */
 	for (size_t i = 0; i < dac_tracker_nclients(tp->t); i++) {
 		const struct dac_tk_client *c = dac_tracker_client(tp->t, i);
+		const char *prev = NULL;
 
-		for (size_t k = 0; k < c->nengines; k++)
-			if (c->engines[k].present && eng_add(tp, c->engines[k].name))
+		for (size_t k = 0; k < c->nengines; k++) {
+			const char *name;
+
+			if (!c->engines[k].present)
+				continue;
+			name = eng_add(tp, c->engines[k].name);
+			if (!name || (prev && eng_before(tp, prev, name)))
 				return -ENOMEM;
+			prev = name;
+		}
 	}
+	if (tp->neng != n0 || tp->nbefore != e0)
+		eng_order(tp);
 	return 0;
 }
 
@@ -82,8 +154,10 @@ void top_free_engines(struct top *tp)
 	for (size_t i = 0; i < tp->neng; i++)
 		free(tp->eng[i]);
 	free(tp->eng);
+	free(tp->before);
 	tp->eng = NULL;
-	tp->neng = tp->cap_eng = 0;
+	tp->before = NULL;
+	tp->neng = tp->cap_eng = tp->nbefore = tp->cap_before = 0;
 }
 
 /* ---- cells ---- */
@@ -548,12 +622,12 @@ struct layout {
 	size_t ne;			/* engine columns shown */
 	size_t hidden;			/* engine columns that do not fit */
 	int plus;			/* width of the "+N" slot (with its blank) */
-	const char **names;		/* the engine columns present, first-seen order */
+	const char **names;		/* the engine columns present, in tp->eng's order */
 	size_t nnames;
 	char (*lab)[LABEL_MAX];
 };
 
-/* Engine names present among the entries now, in first-seen order. */
+/* Engine names present among the entries now, in tp->eng's order. */
 static const char **present_engines(const struct top *tp, size_t *n)
 {
 	const char **v = calloc(tp->neng ? tp->neng : 1, sizeof(*v));

@@ -143,8 +143,8 @@ static void print_procinfo(FILE *f, bool procinfo, const char *proc_root, pid_t 
 	free(cg);
 }
 
-int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, bool reverse,
-		    bool per_process, bool procinfo, const char *proc_root)
+static int print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, bool reverse,
+		       bool per_process, bool procinfo, const char *proc_root)
 {
 	char pids[256], dev[32], mem[32], id[32];
 	char cb[CLI_PRINTABLE_MAX], db[CLI_PRINTABLE_MAX], nb[CLI_PRINTABLE_MAX];
@@ -206,5 +206,26 @@ int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, boo
 			(unsigned long long)dac_tracker_nostats(t),
 			dac_tracker_nostats(t) == 1 ? "" : "s");
 	fputc('\n', f);
+	return 0;
+}
+
+/* The table, cells padded to their columns, and no blanks at a line's end. */
+int cli_print_table(FILE *f, const struct dac_tracker *t, enum cli_sort key, bool reverse,
+		    bool per_process, bool procinfo, const char *proc_root)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	int ret;
+
+	if (!m)
+		return -1;
+	ret = print_table(m, t, key, reverse, per_process, procinfo, proc_root);
+	if (fclose(m) || ret) {
+		free(buf);
+		return -1;
+	}
+	cli_put_trimmed(f, buf, n);
+	free(buf);
 	return 0;
 }

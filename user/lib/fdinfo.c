@@ -131,34 +131,34 @@ int dac__parse_block(char *block, size_t size, size_t len, enum dac_profile prof
 		return err;
 	}
 	block[len] = '\0';
-	*out = (struct dac_fdinfo){
-		.profile = profile,
-		.kv = j.nkv ? j.kv : NULL,
-		.nkv = j.nkv,
-		.find = j.nfind ? j.find : NULL,
-		.nfind = j.nfind,
-		.engines = j.eng.n ? (struct dac_engine *)j.eng.arr : NULL,
-		.nengines = j.eng.n,
-		.regions = j.reg.n ? (struct dac_region *)j.reg.arr : NULL,
-		.nregions = j.reg.n,
-		.nlines = lx.line,
-		.is_drm = lx.is_drm,
-		.driver = j.driver,
-		.pdev = j.pdev,
-		.client_name = j.client_name,
-		.client_id = j.client_id,
-		.has_client_id = j.has_client_id,
-		.priv_text = block,
-		.priv_alloc = block,
-		.priv_size = size,
-		/* the arrays that outgrew their room, freed with it */
-		.priv_heap = {
-			j.kv != j.kv_in ? j.kv : NULL,
-			j.eng.arr != j.eng.arr_in ? j.eng.arr : NULL,
-			j.reg.arr != j.reg.arr_in ? j.reg.arr : NULL,
-			j.find != j.find_in ? j.find : NULL,
-		},
-	};
+	/*
+	 * Field by field: an initialiser of the whole structure zeroes it
+	 * first with `rep stos`, whose start costs more than these stores.
+	 */
+	out->profile = profile;
+	out->kv = j.nkv ? j.kv : NULL;
+	out->nkv = j.nkv;
+	out->find = j.nfind ? j.find : NULL;
+	out->nfind = j.nfind;
+	out->nlines = lx.line;
+	out->is_drm = lx.is_drm;
+	out->driver = j.driver;
+	out->pdev = j.pdev;
+	out->client_name = j.client_name;
+	out->client_id = j.client_id;
+	out->has_client_id = j.has_client_id;
+	out->engines = j.eng.n ? (struct dac_engine *)j.eng.arr : NULL;
+	out->nengines = j.eng.n;
+	out->regions = j.reg.n ? (struct dac_region *)j.reg.arr : NULL;
+	out->nregions = j.reg.n;
+	out->priv_text = block;
+	out->priv_alloc = block;
+	out->priv_size = size;
+	/* the arrays that outgrew their room, freed with it */
+	out->priv_heap[0] = j.kv != j.kv_in ? j.kv : NULL;
+	out->priv_heap[1] = j.eng.arr != j.eng.arr_in ? j.eng.arr : NULL;
+	out->priv_heap[2] = j.reg.arr != j.reg.arr_in ? j.reg.arr : NULL;
+	out->priv_heap[3] = j.find != j.find_in ? j.find : NULL;
 	return 0;
 }
 
@@ -185,7 +185,7 @@ void dac_fdinfo_free(struct dac_fdinfo *fi)
 			free(fi->priv_heap[i]);
 	if (fi->priv_alloc)
 		dac__block_put(fi->priv_alloc, fi->priv_size);
-	memset(fi, 0, sizeof(*fi));
+	dac__zero(fi, sizeof(*fi));
 }
 
 size_t dac_fdinfo_count(const struct dac_fdinfo *fi, enum dac_severity sev)

@@ -9,9 +9,10 @@
  *    bytes a word): the next line's start then depends on nothing else, so
  *    the work on one line's key and value overlaps with the next line's;
  *  - the key is scanned the same way for the first ':' or byte below 0x21
- *    (whitespace, '\n', NUL and other controls are all below); a line
- *    whose first such byte is the ':' is the common case and takes no
- *    other look at its key;
+ *    (whitespace, '\n', NUL and other controls are all below), from the
+ *    same first 32 bytes as the line's end (one pair of loads for both);
+ *    a line whose first such byte is the ':' is the common case and takes
+ *    no other look at its key;
  *  - the key's family is found by its character after "drm-" and fixed-size
  *    compares of the few prefixes that start with it, longest first.
  * Anything else (a blank line, a line without ':', whitespace or a control
@@ -62,21 +63,44 @@ static inline uint64_t special(uint64_t w, bool colon)
 }
 #endif
 
+#if defined(__SSE2__)
+/*
+ * 32 bytes a step, SSE2 (every x86-64 has it): two loads, compares and one
+ * mask. The bytes of the 32 at @p that are @cc or below 0x21 (key_mask()),
+ * that are '\n' or NUL (end_mask()), one bit each, the first byte lowest.
+ */
+static inline unsigned int key_mask(const char *p, char cc)
+{
+	const __m128i c20 = _mm_set1_epi8(0x20), c = _mm_set1_epi8(cc);
+	__m128i a = _mm_loadu_si128((const __m128i *)p);
+	__m128i b = _mm_loadu_si128((const __m128i *)(p + 16));
+
+	/* x <= 0x20: min(x, 0x20) == x, unsigned */
+	return (unsigned int)_mm_movemask_epi8(
+		_mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(a, c20), a), _mm_cmpeq_epi8(a, c))) |
+		(unsigned int)_mm_movemask_epi8(
+		_mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(b, c20), b), _mm_cmpeq_epi8(b, c))) << 16;
+}
+
+static inline unsigned int end_mask(const char *p)
+{
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+	__m128i a = _mm_loadu_si128((const __m128i *)p);
+	__m128i b = _mm_loadu_si128((const __m128i *)(p + 16));
+
+	return (unsigned int)_mm_movemask_epi8(
+		_mm_or_si128(_mm_cmpeq_epi8(a, nl), _mm_cmpeq_epi8(a, zero))) |
+		(unsigned int)_mm_movemask_epi8(
+		_mm_or_si128(_mm_cmpeq_epi8(b, nl), _mm_cmpeq_epi8(b, zero))) << 16;
+}
+#endif
+
 /* Index of the first byte at @p that is ':' (when @colon) or below 0x21. */
 static inline size_t scan(const char *p, bool colon)
 {
 #if defined(__SSE2__)
-	const __m128i c20 = _mm_set1_epi8(0x20), cc = _mm_set1_epi8(colon ? ':' : 0x20);
-
 	for (size_t i = 0;; i += 32) {
-		__m128i a = _mm_loadu_si128((const __m128i *)(p + i));
-		__m128i b = _mm_loadu_si128((const __m128i *)(p + i + 16));
-		/* x <= 0x20: min(x, 0x20) == x, unsigned */
-		unsigned int m = (unsigned int)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(a, c20), a), _mm_cmpeq_epi8(a, cc))) |
-			(unsigned int)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(b, c20), b), _mm_cmpeq_epi8(b, cc)))
-			<< 16;
+		unsigned int m = key_mask(p + i, colon ? ':' : 0x20);
 
 		if (m)
 			return i + (size_t)__builtin_ctz(m);
@@ -105,20 +129,11 @@ static inline char *line_end(char *p)
 {
 #if defined(__SSE2__)
 	/*
-	 * 32 bytes a step, SSE2 (every x86-64 has it): two loads, compares and
-	 * one mask. The next line's start depends on nothing else of this
-	 * line, so the work on the key and the value of one line overlaps
-	 * with the next's.
+	 * The next line's start depends on nothing else of this line, so the
+	 * work on the key and the value of one line overlaps with the next's.
 	 */
-	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
-
 	for (;; p += 32) {
-		__m128i a = _mm_loadu_si128((const __m128i *)p);
-		__m128i b = _mm_loadu_si128((const __m128i *)(p + 16));
-		unsigned int m = (unsigned int)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(a, nl), _mm_cmpeq_epi8(a, zero))) |
-			(unsigned int)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(b, nl), _mm_cmpeq_epi8(b, zero))) << 16;
+		unsigned int m = end_mask(p);
 
 		if (m)
 			return p + __builtin_ctz(m);
@@ -472,14 +487,33 @@ void dac__lex_start(struct dac_lex *lx, char *text, size_t len)
 	lx->is_drm = false;
 }
 
+/*
+ * The line's end and the end of its key at once: both from the same 32
+ * bytes at @p (nearly every key and many lines end in them); past them
+ * line_end() and scan() go on. *@key: the index scan(@p, true) gives.
+ */
+static inline char *line_and_key(char *p, size_t *key)
+{
+#if defined(__SSE2__)
+	/* the same loads for both (the compiler shares them) */
+	unsigned int e = end_mask(p), k = key_mask(p, ':');
+
+	/* '\n' and NUL are below 0x21: a line ending here has k too */
+	*key = k ? (size_t)__builtin_ctz(k) : 32 + scan(p + 32, true);
+	return e ? p + __builtin_ctz(e) : line_end(p + 32);
+#else
+	*key = scan(p, true);
+	return line_end(p);
+#endif
+}
+
 char *dac__lex_line(struct dac_lex *lx, char *p, struct dac_tok *t)
 {
-	char *le = line_end(p);
 	size_t i;
+	char *le = line_and_key(p, &i);
 
 	lx->line++;
 	if (*le == '\n') {
-		i = scan(p, true);
 		if (p[i] == ':' && i && p + i < le) {
 			const char *name;
 			enum dac_key_type type = family(p, i, &name);

@@ -905,28 +905,52 @@ static int dac_sort_findings(struct dac_judged *j)
 	return 0;
 }
 
+/* An empty view in room of the parser's own (field by field: see dac__zero()). */
+static inline void view_init(struct dac_view *v, void *arr, struct dac_view_aux *aux, size_t esz,
+			     size_t acap)
+{
+	v->arr = arr;
+	v->arr_in = arr;
+	v->aux = aux;
+	v->aux_in = aux;
+	v->n = 0;
+	v->cap = DAC_ROOM_VIEW;
+	v->acap = acap;
+	v->esz = esz;
+	v->last = SIZE_MAX;
+	v->map.ent = NULL;
+	v->map.cap = 0;
+	v->map.n = 0;
+}
+
 void dac__judge_init(struct dac_judged *j, enum dac_profile profile, struct dac_kv *kv,
 		     size_t kv_cap, struct dac_engine *eng, struct dac_region *reg,
 		     struct dac_finding *find)
 {
-	memset(j, 0, offsetof(struct dac_judged, eaux_in));
+	/* field by field: see dac__zero() */
 	j->profile = profile;
+	j->driver = j->pdev = j->client_name = j->first_driver = NULL;
+	j->client_id = 0;
+	j->has_client_id = j->have_driver_key = j->have_client_id_key = false;
 	j->kv = j->kv_in = kv;
+	j->nkv = 0;
 	j->kv_cap = kv_cap;
-	j->eng = (struct dac_view){
-		.arr = (char *)eng, .aux = j->eaux_in, .arr_in = eng, .aux_in = j->eaux_in,
-		.cap = DAC_ROOM_VIEW, .acap = sizeof(j->eaux_in) / sizeof(j->eaux_in[0]),
-		.esz = sizeof(struct dac_engine), .last = SIZE_MAX,
-	};
-	j->reg = (struct dac_view){
-		.arr = (char *)reg, .aux = j->raux_in, .arr_in = reg, .aux_in = j->raux_in,
-		.cap = DAC_ROOM_VIEW, .acap = sizeof(j->raux_in) / sizeof(j->raux_in[0]),
-		.esz = sizeof(struct dac_region), .last = SIZE_MAX,
-	};
+	view_init(&j->eng, eng, j->eaux_in, sizeof(struct dac_engine),
+		  sizeof(j->eaux_in) / sizeof(j->eaux_in[0]));
+	view_init(&j->reg, reg, j->raux_in, sizeof(struct dac_region),
+		  sizeof(j->raux_in) / sizeof(j->raux_in[0]));
 	j->find = j->find_in = find;
+	j->nfind = 0;
 	j->find_cap = DAC_ROOM_FIND;
+	j->keys.ent = NULL;
+	j->keys.cap = 0;
+	j->keys.n = 0;
 	j->other = j->other_in;
+	j->nother = 0;
 	j->pending = j->pending_in;
+	j->npending = 0;
+	for (size_t i = 0; i < sizeof(j->l_fixed) / sizeof(j->l_fixed[0]); i++)
+		j->l_fixed[i] = 0;
 	j->pending_cap = sizeof(j->pending_in) / sizeof(j->pending_in[0]);
 }
 
