@@ -61,15 +61,6 @@ static int add_pair(struct web_pair **arr, size_t *n, const char *name, const ch
 	return na[*n - 1].name && na[*n - 1].value ? 0 : -1;
 }
 
-static void free_pairs(struct web_pair *arr, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(arr[i].name);
-		free(arr[i].value);
-	}
-	free(arr);
-}
-
 static const char *scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
@@ -430,6 +421,15 @@ int web_config_load(const char *path, struct web_config *wc, char **err)
 }
 
 #endif
+
+static void free_pairs(struct web_pair *arr, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(arr[i].name);
+		free(arr[i].value);
+	}
+	free(arr);
+}
 
 void web_config_free(struct web_config *wc)
 {
