@@ -8,7 +8,7 @@
  * OP_BUSY jobs end when an hrtimer fires busy_ns after their start,
  * OP_FILL/OP_COPY jobs do the memory work in a worker. The engine reads
  * the clock itself when it starts a job and when the job's completion
- * fires (hw_start_ns, hw_end_ns: the timer is armed from its own start),
+ * fires (hw_start_ns, hw_end_ns: the timer is armed from its own reads),
  * and brackets each drmacct call with a second read, so WAIT reports the
  * helper's stamps (start_ns, end_ns) beside an independent truth and the
  * measured gap between the two. The cycles are the integral of the
@@ -111,7 +111,7 @@ static const struct dma_fence_ops simgpu_fence_ops = {
 static void simgpu_inst_start_locked(struct simgpu_inst *inst)
 {
 	struct simgpu_job *job;
-	u64 start, hw_start;
+	u64 start, hw_start, run_from;
 
 	lockdep_assert_held(&inst->lock);
 
@@ -126,9 +126,11 @@ static void simgpu_inst_start_locked(struct simgpu_inst *inst)
 	/* The hardware begins the job now; the helper's stamp comes after. */
 	hw_start = ktime_get_ns();
 	start = hw_start;
+	run_from = hw_start;
 	if (job->has_acct) {
 		start = drmacct_job_begin(&job->acct);
-		job->result->start_gap_ns = ktime_get_ns() - hw_start;
+		run_from = ktime_get_ns();
+		job->result->start_gap_ns = run_from - hw_start;
 	}
 	simgpu_clock_advance(&inst->clk, inst->info, hw_start);
 	inst->clk.busy = true;
@@ -140,7 +142,11 @@ static void simgpu_inst_start_locked(struct simgpu_inst *inst)
 	if (job->hang)
 		return;		/* the engine hangs: only a reset ends this job */
 	if (job->op == SIMGPU_OP_BUSY)
-		hrtimer_start(&inst->timer, ns_to_ktime(hw_start + job->busy_ns),
+		/*
+		 * From the engine's read after the helper's begin: the job
+		 * lasts at least busy_ns by either set of stamps.
+		 */
+		hrtimer_start(&inst->timer, ns_to_ktime(run_from + job->busy_ns),
 			      HRTIMER_MODE_ABS);
 	else
 		queue_work(inst->sdev->wq, &inst->work);

@@ -189,7 +189,8 @@ struct drm_simgpu_wait {
 	 */
 	__u64 hw_start_ns;	/* out: the engine began the job */
 	__u64 hw_end_ns;	/* out: its completion fired (OP_BUSY: the
-				 * timer due at hw_start_ns + busy_ns) */
+				 * timer due at hw_start_ns + start_gap_ns +
+				 * busy_ns) */
 	__u64 start_gap_ns;	/* out: engine read after the helper's begin
 				 * minus hw_start_ns */
 	__u64 end_gap_ns;	/* out: engine read after the helper's end
