@@ -141,11 +141,11 @@ static void simgpu_inst_start_locked(struct simgpu_inst *inst)
 
 	if (job->hang)
 		return;		/* the engine hangs: only a reset ends this job */
+	/*
+	 * OP_BUSY from the engine's read after the helper's begin: the job
+	 * lasts at least busy_ns by either set of stamps.
+	 */
 	if (job->op == SIMGPU_OP_BUSY)
-		/*
-		 * From the engine's read after the helper's begin: the job
-		 * lasts at least busy_ns by either set of stamps.
-		 */
 		hrtimer_start(&inst->timer, ns_to_ktime(run_from + job->busy_ns),
 			      HRTIMER_MODE_ABS);
 	else
