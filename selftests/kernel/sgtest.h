@@ -55,6 +55,10 @@ uint64_t sg_union_ns(const uint64_t *run, const uint64_t *end, size_t n);
  * queued_ns; the signal, callbacks included, returned before
  * signalled_ns). @hi - @lo is the error admitted: each busy period's wait
  * from SUBMIT to run_job() and its completions' callback time, measured.
+ * BPF stamps with the fast monotonic clock, a few ns from ktime_get_ns()
+ * at a timekeeping update; between each event and simgpu's read lie
+ * whole function calls (run_job()'s entry; the helper's end and the
+ * result's retire), microseconds even natively.
  */
 void sg_sched_bounds(const struct drm_simgpu_wait *w, size_t n, uint64_t *lo, uint64_t *hi);
 
