@@ -134,12 +134,23 @@ struct simgpu_result {
 	u32 id;
 	u64 queued_ns;
 	u64 run_ns;			/* first run_job() call */
-	u64 start_ns;
+	u64 start_ns;			/* the helper's stamps (accounting on) */
 	u64 end_ns;
+	u64 hw_start_ns;		/* the engine's own clock reads */
+	u64 hw_end_ns;
+	u64 start_gap_ns;		/* engine read after the helper's begin - hw_start_ns */
+	u64 end_gap_ns;			/* engine read after the helper's end - hw_end_ns */
+	u64 signalled_ns;		/* the hardware fence's signal returned */
 	u64 cycles;
 	u32 status;
 	u32 instance;
 	bool done;			/* set with release semantics, last */
+	/*
+	 * Set before @done by a job that ran, cleared (release) once its
+	 * hardware fence's signal returned and @signalled_ns is written:
+	 * WAIT reports a result only when both say so.
+	 */
+	bool signal_pending;
 };
 
 void simgpu_result_put(struct simgpu_result *result);

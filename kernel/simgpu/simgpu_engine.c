@@ -6,10 +6,13 @@
  * drm_sched hands a job to an instance with run_job(); the instance
  * queues it and executes its queue strictly in order, one job at a time:
  * OP_BUSY jobs end when an hrtimer fires busy_ns after their start,
- * OP_FILL/OP_COPY jobs do the memory work in a worker. Start and end are
- * the accounting timestamps (taken by drmacct when accounting is on) and
- * are what WAIT reports; the cycles are the integral of the instance clock
- * over the job's execution.
+ * OP_FILL/OP_COPY jobs do the memory work in a worker. The engine reads
+ * the clock itself when it starts a job and when the job's completion
+ * fires (hw_start_ns, hw_end_ns: the timer is armed from its own reads),
+ * and brackets each drmacct call with a second read, so WAIT reports the
+ * helper's stamps (start_ns, end_ns) beside an independent truth and the
+ * measured gap between the two. The cycles are the integral of the
+ * instance clock over [hw_start_ns, hw_end_ns].
  */
 #include <linux/dma-fence.h>
 #include <linux/highmem.h>
@@ -108,7 +111,7 @@ static const struct dma_fence_ops simgpu_fence_ops = {
 static void simgpu_inst_start_locked(struct simgpu_inst *inst)
 {
 	struct simgpu_job *job;
-	u64 start;
+	u64 start, hw_start, run_from;
 
 	lockdep_assert_held(&inst->lock);
 
@@ -120,17 +123,30 @@ static void simgpu_inst_start_locked(struct simgpu_inst *inst)
 		return;
 	}
 
-	start = job->has_acct ? drmacct_job_begin(&job->acct) : ktime_get_ns();
-	simgpu_clock_advance(&inst->clk, inst->info, start);
+	/* The hardware begins the job now; the helper's stamp comes after. */
+	hw_start = ktime_get_ns();
+	start = hw_start;
+	run_from = hw_start;
+	if (job->has_acct) {
+		start = drmacct_job_begin(&job->acct);
+		run_from = ktime_get_ns();
+		job->result->start_gap_ns = run_from - hw_start;
+	}
+	simgpu_clock_advance(&inst->clk, inst->info, hw_start);
 	inst->clk.busy = true;
 	job->cycles_start = inst->clk.cycles;
 	job->result->start_ns = start;
+	job->result->hw_start_ns = hw_start;
 	job->result->instance = inst->index;
 
 	if (job->hang)
 		return;		/* the engine hangs: only a reset ends this job */
+	/*
+	 * OP_BUSY from the engine's read after the helper's begin: the job
+	 * lasts at least busy_ns by either set of stamps.
+	 */
 	if (job->op == SIMGPU_OP_BUSY)
-		hrtimer_start(&inst->timer, ns_to_ktime(start + job->busy_ns),
+		hrtimer_start(&inst->timer, ns_to_ktime(run_from + job->busy_ns),
 			      HRTIMER_MODE_ABS);
 	else
 		queue_work(inst->sdev->wq, &inst->work);
@@ -139,7 +155,10 @@ static void simgpu_inst_start_locked(struct simgpu_inst *inst)
 /*
  * The current job leaves the engine: finished (@hung false), or ended by
  * an engine reset because it hung. Account it, publish it, signal its
- * fence (with -ETIMEDOUT for a hung job), then start the next one.
+ * fence (with -ETIMEDOUT for a hung job), stamp when the signal (and the
+ * callbacks it ran: drm_sched's) returned, then start the next one. WAIT
+ * reports the result only after that stamp; the reference taken here
+ * keeps the result while the freed job no longer does.
  * Starting the next only after the signal keeps the fences of the
  * instance's context signalling in seqno order (a next job that ended at
  * once could otherwise signal first); run() does not start a job while
@@ -148,6 +167,7 @@ static void simgpu_inst_start_locked(struct simgpu_inst *inst)
  */
 static void simgpu_inst_finish(struct simgpu_inst *inst, bool hung)
 {
+	struct simgpu_result *result;
 	struct simgpu_job *job;
 	struct dma_fence *fence;
 	unsigned long flags;
@@ -165,14 +185,20 @@ static void simgpu_inst_finish(struct simgpu_inst *inst, bool hung)
 	t = ktime_get_ns();
 	simgpu_clock_advance(&inst->clk, inst->info, t);
 	cycles = inst->clk.cycles - job->cycles_start;
-	if (!job->has_acct)
-		end = t;
-	else if (hung)
-		end = drmacct_job_reset(&job->acct, cycles);
-	else
-		end = drmacct_job_end(&job->acct, cycles);
-	job->result->end_ns = end;
-	job->result->cycles = cycles;
+	result = job->result;
+	end = t;
+	if (job->has_acct) {
+		if (hung)
+			end = drmacct_job_reset(&job->acct, cycles);
+		else
+			end = drmacct_job_end(&job->acct, cycles);
+		result->end_gap_ns = ktime_get_ns() - t;
+	}
+	result->end_ns = end;
+	result->hw_end_ns = t;
+	result->cycles = cycles;
+	result->signal_pending = true;	/* published by the retire's release */
+	kref_get(&result->ref);
 	list_del_init(&job->node);
 	inst->current_job = NULL;
 	inst->signalling = true;
@@ -184,6 +210,11 @@ static void simgpu_inst_finish(struct simgpu_inst *inst, bool hung)
 	if (hung)
 		dma_fence_set_error(fence, -ETIMEDOUT);
 	dma_fence_signal(fence);
+	result->signalled_ns = ktime_get_ns();
+	/* Pairs with WAIT's acquire: signalled_ns before the flag. */
+	smp_store_release(&result->signal_pending, false);
+	wake_up_all(&inst->sdev->done_wq);
+	simgpu_result_put(result);
 
 	spin_lock_irqsave(&inst->lock, flags);
 	inst->signalling = false;

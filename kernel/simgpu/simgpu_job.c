@@ -671,8 +671,13 @@ err_job:
 
 static bool simgpu_result_done(const struct simgpu_result *result)
 {
-	/* Pairs with the release in simgpu_job_retire(): fields after done. */
-	return smp_load_acquire(&result->done);
+	/*
+	 * Pairs with the release in simgpu_job_retire() (fields and
+	 * signal_pending before done), then with simgpu_inst_finish()'s
+	 * (signalled_ns before signal_pending clears).
+	 */
+	return smp_load_acquire(&result->done) &&
+	       !smp_load_acquire(&result->signal_pending);
 }
 
 /**
@@ -757,6 +762,11 @@ int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 		args->start_ns = result->start_ns;
 		args->end_ns = result->end_ns;
 		args->cycles = result->cycles;
+		args->hw_start_ns = result->hw_start_ns;
+		args->hw_end_ns = result->hw_end_ns;
+		args->start_gap_ns = result->start_gap_ns;
+		args->end_gap_ns = result->end_gap_ns;
+		args->signalled_ns = result->signalled_ns;
 	}
 	simgpu_result_put(result);
 	return ret;	/* 0, -EBUSY, -ETIME or -ERESTARTSYS */

@@ -13,9 +13,9 @@
  * nesting[]), and nothing may be lost:
  *   - per process, its PROC_EXIT record: drmacct path (acct_busy_ns) equal
  *     to the sum of its jobs' [start_ns, end_ns] and acct_jobs to their
- *     number; scheduler path (busy_ns) the union of its jobs' [run_ns,
- *     end_ns] within 1% + LATE_NS per job, jobs exact (a lost completion
- *     would leave the process without a record: it waits for the job);
+ *     number; scheduler path (busy_ns) within sg_sched_bounds() of its
+ *     jobs' measured stamps, jobs exact (a lost completion would leave
+ *     the process without a record: it waits for the job);
  *   - live, before the clients close: no job left running in the usage
  *     map, the BPF busy time of each client equal to its fdinfo's;
  *   - no job end without its begin (job_end_unseen), no orphan completion;
@@ -60,15 +60,6 @@
 #define BUSY_NS		(50 * 1000ull)	/* OP_BUSY job length */
 #define FILL_BYTES	(64 * 1024)	/* OP_FILL job size */
 #define MAX_INST	8
-/*
- * Per job: the completion is charged after end_ns (see test_bpf_scheds),
- * on PREEMPT_RT by up to 1 ms under load, 2.06 ms per 50 us OP_BUSY job
- * on 6.12-rt with three TCG guests on two host cores (hrtimers expire in
- * a softirq thread there). This test is about losses, which its exact
- * checks catch (jobs, records, drmacct sums); the bound only says the
- * time is sane.
- */
-#define LATE_NS		((uint64_t)(5 * 1000 * 1000.0 * dt_timeout_scale()))
 
 struct truth {
 	int32_t pid;
@@ -77,6 +68,8 @@ struct truth {
 	uint64_t jobs;
 	uint64_t acct_ns;	/* Σ end_ns - start_ns: what drmacct charges */
 	uint64_t sched_ns;	/* Σ per batch of the union of [run_ns, end_ns] */
+	uint64_t sched_lo;	/* Σ per batch of sg_sched_bounds()' lo, hi */
+	uint64_t sched_hi;
 	uint64_t fdinfo_ns;	/* drm-engine-<engine> before close */
 };
 
@@ -126,17 +119,22 @@ static void child_work(const char *node, const struct inst *in, bool fill, uint6
 			ids[j] = fill ? sg_submit(fd, &s) :
 				 sg_submit_busy(fd, in->engine, in->instance, BUSY_NS);
 		}
-		for (unsigned int j = 0; j < BATCH; j++) {
-			struct drm_simgpu_wait w;
+		struct drm_simgpu_wait w[BATCH];
+		uint64_t lo, hi;
 
-			sg_wait(fd, ids[j], &w);
-			if (w.status != SIMGPU_JOB_DONE)
+		for (unsigned int j = 0; j < BATCH; j++) {
+			sg_wait(fd, ids[j], &w[j]);
+			if (w[j].status != SIMGPU_JOB_DONE)
 				_exit(3);
-			run[j] = w.run_ns;
-			end[j] = w.end_ns;
-			t.acct_ns += w.end_ns - w.start_ns;
+			run[j] = w[j].run_ns;
+			end[j] = w[j].end_ns;
+			t.acct_ns += w[j].end_ns - w[j].start_ns;
 		}
 		t.sched_ns += sg_union_ns(run, end, BATCH);
+		/* batches do not overlap: WAIT returned after each signal */
+		sg_sched_bounds(w, BATCH, &lo, &hi);
+		t.sched_lo += lo;
+		t.sched_hi += hi;
 		t.jobs += BATCH;
 	}
 	sg_fdinfo_read(fd, &fi);
@@ -300,8 +298,11 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 		DT_EXPECT_EQ(r->acct_busy_ns, t->acct_ns);
 		DT_EXPECT_EQ(r->acct_jobs, t->jobs);
 		DT_EXPECT_EQ(r->jobs, t->jobs);
-		DT_EXPECT_GE(r->busy_ns, t->sched_ns - t->sched_ns / 100);
-		DT_EXPECT_LE(r->busy_ns, t->sched_ns + t->sched_ns / 100 + t->jobs * LATE_NS);
+		/* measured bounds, no allowance (sg_sched_bounds()) */
+		dt_info("process %d: sched bounds %" PRIu64 "..%" PRIu64 " ns", p, t->sched_lo,
+			t->sched_hi);
+		DT_EXPECT_GE(r->busy_ns, t->sched_lo);
+		DT_EXPECT_LE(r->busy_ns, t->sched_hi);
 	}
 	{
 		static const char *const firsts[] = {

@@ -33,9 +33,10 @@
  * after end_ns -- so the rows are never below the truth but for the two
  * clocks' rounding (bpf_ktime_get_ns() is ktime_get_mono_fast_ns(), simgpu
  * stamps with ktime_get_ns(): the same clock, a few ns apart at a
- * timekeeping update; 1 us per job admitted), and at most 1% +
- * SG_SCHED_SLACK_NS per job above (the guest's clock runs on while TCG
- * holds the vCPU between the event and the stamp).
+ * timekeeping update; 1 us per job admitted), and at most the union of
+ * the jobs' measured [queued_ns, signalled_ns] (sg_sched_bounds(): the
+ * event cannot come before SUBMIT nor after the fence's signal returned),
+ * no allowance.
  *
  * Run with tp_btf (OP_BUSY jobs) and plain tracepoints (OP_FILL jobs: a
  * plain program loses a completion that an hrtimer interrupt delivers
@@ -67,6 +68,7 @@ struct job_rec {
 	uint32_t engine, instance;
 	uint64_t run, start, end;
 	uint32_t phase;
+	struct drm_simgpu_wait w;	/* all of WAIT's stamps */
 };
 
 /* One client's jobs and fdinfo, as its process saw them. */
@@ -106,7 +108,7 @@ static void one_job(const struct ctx *x, int fd, uint32_t bo, const struct sg_en
 		DT_ASSERT_EQ(w.status, (uint32_t)SIMGPU_JOB_DONE);
 		DT_ASSERT_LT(c->njobs, (uint32_t)MAX_JOBS);
 		c->j[c->njobs++] = (struct job_rec){ e->index, w.instance, w.run_ns, w.start_ns,
-						     w.end_ns, phase };
+						     w.end_ns, phase, w };
 	}
 }
 
@@ -126,7 +128,7 @@ static void queued_jobs(const struct ctx *x, int fd, uint32_t bo, const struct s
 		DT_ASSERT_EQ(w.status, (uint32_t)SIMGPU_JOB_DONE);
 		DT_ASSERT_LT(c->njobs, (uint32_t)MAX_JOBS);
 		c->j[c->njobs++] = (struct job_rec){ e->index, w.instance, w.run_ns, w.start_ns,
-						     w.end_ns, 2 };
+						     w.end_ns, 2, w };
 	}
 }
 
@@ -183,6 +185,7 @@ struct truth_row {
 	char ring[64];
 	uint32_t engine;
 	uint64_t run[MAX_JOBS], end[MAX_JOBS], engine_ns;
+	struct drm_simgpu_wait w[MAX_JOBS];
 	uint32_t jobs;
 };
 
@@ -218,6 +221,7 @@ static size_t truth_rows(const struct ctx *x, const struct client_rec *c, size_t
 				snprintf(t[n].ring, sizeof(t[n].ring), "%s", ring);
 				n++;
 			}
+			t[r].w[t[r].jobs] = j->w;
 			t[r].run[t[r].jobs] = j->run;
 			t[r].end[t[r].jobs++] = j->end;
 			t[r].engine_ns += j->end - j->start;
@@ -225,15 +229,21 @@ static size_t truth_rows(const struct ctx *x, const struct client_rec *c, size_t
 	return n;
 }
 
-/* @got against @truth over @jobs jobs, with the bounds of the top comment. */
-static void within(const char *what, uint64_t got, uint64_t truth, uint32_t jobs)
+/*
+ * @got against the union of the [run_ns, end_ns] of the @jobs jobs @w,
+ * with the bounds of the top comment.
+ */
+static void within(const char *what, uint64_t got, const struct drm_simgpu_wait *w,
+		   const uint64_t *run, const uint64_t *end, uint32_t jobs)
 {
+	uint64_t truth = sg_union_ns(run, end, jobs), lo, hi;
 	double err = truth ? 100.0 * ((double)got - (double)truth) / (double)truth : 0;
 
-	dt_info("%s: bpf %" PRIu64 " ns, truth %" PRIu64 " ns (%+.3f%%), %u jobs", what, got,
-		truth, err, jobs);
+	sg_sched_bounds(w, jobs, &lo, &hi);
+	dt_info("%s: bpf %" PRIu64 " ns, truth %" PRIu64 " ns (%+.3f%%), bounds %" PRIu64 "..%"
+		PRIu64 " ns, %u jobs", what, got, truth, err, lo, hi, jobs);
 	DT_EXPECT_GE(got + jobs * CLOCK_NS, truth);
-	DT_EXPECT_LE(got, truth + truth / 100 + jobs * SG_SCHED_SLACK_NS);
+	DT_EXPECT_LE(got, hi);
 }
 
 static bool is_ours(uint64_t id, const struct client_rec *c)
@@ -386,7 +396,7 @@ static void run(struct ctx *x, enum dac_bpf_attach attach)
 			continue;
 		DT_EXPECT_EQ(row->jobs, (uint64_t)t[r].jobs);
 		DT_EXPECT_EQ(row->tgid, (uint32_t)t[r].pid);
-		within(what, row->busy_ns, sg_union_ns(t[r].run, t[r].end, t[r].jobs), t[r].jobs);
+		within(what, row->busy_ns, t[r].w, t[r].run, t[r].end, t[r].jobs);
 	}
 	/* fdinfo per (client, engine): its engine time, at most the rows'. */
 	for (int i = 0; i < NCLIENTS; i++)
@@ -422,6 +432,7 @@ static void run(struct ctx *x, enum dac_bpf_attach attach)
 	nt = truth_rows(x, c, NCLIENTS, 2, t);
 	{
 		uint64_t run[2 * MAX_JOBS], end[2 * MAX_JOBS], got = 0;
+		struct drm_simgpu_wait ws[2 * MAX_JOBS];
 		uint32_t n = 0;
 
 		for (size_t r = 0; r < nt; r++) {
@@ -436,11 +447,12 @@ static void run(struct ctx *x, enum dac_bpf_attach attach)
 			DT_EXPECT_EQ(z->jobs - (a ? a->jobs : 0), (uint64_t)t[r].jobs);
 			got += z->busy_ns - (a ? a->busy_ns : 0);
 			for (uint32_t k = 0; k < t[r].jobs; k++) {
+				ws[n] = t[r].w[k];
 				run[n] = t[r].run[k];
 				end[n++] = t[r].end[k];
 			}
 		}
-		within("phase 2, A + C on one ring", got, sg_union_ns(run, end, n), n);
+		within("phase 2, A + C on one ring", got, ws, run, end, n);
 	}
 
 	/*

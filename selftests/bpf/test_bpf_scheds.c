@@ -53,15 +53,6 @@
 #define MAX_JOBS	4	/* jobs per scheduler */
 #define JOB_NS		(1 * NSEC_PER_MSEC)	/* OP_BUSY jobs */
 #define FILL_BYTES	(512 * 1024)		/* OP_FILL jobs */
-/*
- * Per job, how much later than end_ns the completion may be charged: the
- * fence callback comes after the engine's end, and a waiter woken by the
- * job's result may run first. Measured under TCG: 80 us (6.12, hrtimer
- * completions), 350 us (6.1-rt, worker completions); on a slower guest
- * (the debug kernel: DT_TIMEOUT_SCALE 6) 800 us for OP_FILL's worker
- * completions, so it scales.
- */
-#define LATE_NS		((uint64_t)(500 * 1000.0 * dt_timeout_scale()))
 
 /* One engine instance, i.e. one scheduler of each file. */
 struct inst {
@@ -75,6 +66,8 @@ struct proc_truth {
 	uint32_t files;
 	uint64_t jobs;
 	uint64_t busy_ns;	/* Σ over its schedulers of the union of [run, end] */
+	uint64_t lo_ns;		/* Σ of sg_sched_bounds()' lo, hi */
+	uint64_t hi_ns;
 };
 
 static unsigned int jobs_per_sched(void)
@@ -121,18 +114,20 @@ static void child_work(const char *node, const struct inst *in, unsigned int ni,
 			}
 		}
 		for (unsigned int i = 0; i < ni; i++) {
-			uint64_t run[MAX_JOBS], end[MAX_JOBS];
+			uint64_t run[MAX_JOBS], end[MAX_JOBS], lo, hi;
+			struct drm_simgpu_wait w[MAX_JOBS];
 
 			for (unsigned int j = 0; j < nj; j++) {
-				struct drm_simgpu_wait w;
-
-				sg_wait(fd, ids[i][j], &w);
-				if (w.status != SIMGPU_JOB_DONE)
+				sg_wait(fd, ids[i][j], &w[j]);
+				if (w[j].status != SIMGPU_JOB_DONE)
 					_exit(3);
-				run[j] = w.run_ns;
-				end[j] = w.end_ns;
+				run[j] = w[j].run_ns;
+				end[j] = w[j].end_ns;
 			}
 			t.busy_ns += sg_union_ns(run, end, nj);
+			sg_sched_bounds(w, nj, &lo, &hi);
+			t.lo_ns += lo;
+			t.hi_ns += hi;
 			t.jobs += nj;
 		}
 		close(fd);
@@ -163,21 +158,22 @@ static void live_sums(struct dac_bpf *b, uint32_t tgid, uint64_t *busy, uint64_t
 /*
  * @what of process @p against its ground truth. Per ring it is charged
  * from drm_run_job (just before run_job() takes run_ns) to the fence
- * callback (after end_ns): never less than the truth by more than 1% (rings
- * merged by name would be far below: their overlapping jobs are unioned),
- * never more by more than 1% + LATE_NS per job. Returns the error in
- * percent.
+ * callback (inside the signal, after hw_end_ns): within [lo_ns, hi_ns] of
+ * sg_sched_bounds(), no allowance (rings merged by name would be far
+ * below: their overlapping jobs are unioned). Returns the error against
+ * the union of [run_ns, end_ns] in percent.
  */
 static double check_proc(const char *what, int p, const struct proc_truth *t, uint64_t got,
 			 uint64_t jobs)
 {
 	double err = 100.0 * ((double)got - (double)t->busy_ns) / (double)t->busy_ns;
 
-	dt_info("process %d, %s: bpf %" PRIu64 " ns, ground truth %" PRIu64 " ns (%+.3f%%), %"
-		PRIu64 " jobs", p, what, got, t->busy_ns, err, jobs);
+	dt_info("process %d, %s: bpf %" PRIu64 " ns, ground truth %" PRIu64 " ns (%+.3f%%), "
+		"bounds %" PRIu64 "..%" PRIu64 " ns, %" PRIu64 " jobs", p, what, got, t->busy_ns,
+		err, t->lo_ns, t->hi_ns, jobs);
 	DT_EXPECT_EQ(jobs, t->jobs);
-	DT_EXPECT_GE(got, t->busy_ns - t->busy_ns / 100);
-	DT_EXPECT_LE(got, t->busy_ns + t->busy_ns / 100 + t->jobs * LATE_NS);
+	DT_EXPECT_GE(got, t->lo_ns);
+	DT_EXPECT_LE(got, t->hi_ns);
 	return err < 0 ? -err : err;
 }
 

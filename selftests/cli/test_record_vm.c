@@ -7,7 +7,9 @@
  * opens, runs a job and closes between two samples is invisible to /proc
  * sampling but must appear in the stream as a CLIENT_EXIT record carrying
  * its final totals. The ground truth is the client's own fdinfo, read by
- * the client just before it closed (no job ran after that read):
+ * the client just before it closed (no job ran after that read), which in
+ * turn equals its jobs' WAIT sums, within the measured gaps of simgpu's
+ * own clock reads:
  *  - the CLIENT_EXIT busy time of its engine equals that fdinfo value;
  *  - its device, pid and comm are the client's;
  *  - a long-lived client is sampled (SAMPLE records) with busy time that
@@ -105,8 +107,10 @@ static void show_log(const char *path)
 
 /* ---- simgpu ---- */
 
-static uint64_t run_job(int fd, unsigned int engine, uint64_t ns)
+static uint64_t run_job(int fd, unsigned int engine, uint64_t ns, struct sg_truth *t)
 {
+	char why[160];
+
 	struct drm_simgpu_submit s = { 0 };
 	struct drm_simgpu_wait w = { 0 };
 
@@ -118,14 +122,17 @@ static uint64_t run_job(int fd, unsigned int engine, uint64_t ns)
 		return 0;
 	w.job_id = s.job_id;
 	w.timeout_ns = 60ull * 1000000000ull;
-	if (ioctl(fd, DRM_IOCTL_SIMGPU_WAIT, &w) || w.status != SIMGPU_JOB_DONE)
+	if (ioctl(fd, DRM_IOCTL_SIMGPU_WAIT, &w) || w.status != SIMGPU_JOB_DONE ||
+	    !sg_stamps_ok(&w, why, sizeof(why)))
 		return 0;
+	sg_truth_add(t, &w);
 	return 1;
 }
 
 struct client_result {
 	uint64_t client_id;
 	uint64_t busy_ns;	/* its fdinfo busy time of the engine, last read */
+	struct sg_truth truth;	/* its jobs' WAIT results */
 	unsigned int minor;
 	char engine[SIMGPU_NAME_LEN + 1];
 	int ok;
@@ -174,7 +181,7 @@ static pid_t client(int pipefd, int jobs, uint64_t ns, int hold_ms)
 		r.minor = minor(st.st_rdev);
 		memcpy(r.engine, qe.name, SIMGPU_NAME_LEN);
 		for (int i = 0; i < jobs; i++)
-			if (!run_job(fd, 0, ns))
+			if (!run_job(fd, 0, ns, &r.truth))
 				_exit(3);
 		usleep((useconds_t)hold_ms * 1000);
 		if (fdinfo_busy(fd, r.engine, &r.busy_ns))
@@ -316,6 +323,9 @@ DT_TEST_F_TIMEOUT(rv, exit_records_from_bpf, 240)
 		(unsigned long long)shortc.busy_ns, (unsigned long long)longc.client_id, (int)pl,
 		(unsigned long long)longc.busy_ns);
 	DT_ASSERT_GE(shortc.busy_ns, 100000000ull);	/* the job ran */
+	/* the clients' fdinfo against their jobs' WAIT results: accuracy */
+	sg_truth_expect("short client", shortc.busy_ns, &shortc.truth);
+	sg_truth_expect("long client", longc.busy_ns, &longc.truth);
 
 	DT_ASSERT_EQ(drec_read_file(REC_FILE, &buf, &len), 0);
 	DT_ASSERT_EQ(drec_reader_init(&rd, buf, len), 0);

@@ -85,6 +85,26 @@ uint64_t sg_union_ns(const uint64_t *run, const uint64_t *end, size_t n)
 	return total + hi - lo;
 }
 
+void sg_sched_bounds(const struct drm_simgpu_wait *w, size_t n, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t *a = calloc(n ? 2 * n : 1, sizeof(*a));
+
+	*lo = *hi = 0;
+	if (!a)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		a[i] = w[i].run_ns;
+		a[n + i] = w[i].hw_end_ns;
+	}
+	*lo = sg_union_ns(a, a + n, n);
+	for (size_t i = 0; i < n; i++) {
+		a[i] = w[i].queued_ns;
+		a[n + i] = w[i].signalled_ns;
+	}
+	*hi = sg_union_ns(a, a + n, n);
+	free(a);
+}
+
 /* ---- device ----------------------------------------------------------- */
 
 /*
@@ -288,6 +308,77 @@ void sg_wait(int fd, uint64_t job, struct drm_simgpu_wait *w)
 	DT_ASSERT_EQ(w->status, (uint32_t)SIMGPU_JOB_DONE);
 	DT_ASSERT_LE(w->queued_ns, w->start_ns);
 	DT_ASSERT_LE(w->start_ns, w->end_ns);
+	{
+		char why[160];
+
+		if (!sg_stamps_ok(w, why, sizeof(why)))
+			DT_FAIL("WAIT job %" PRIu64 ": %s", job, why);
+	}
+}
+
+bool sg_stamps_ok(const struct drm_simgpu_wait *w, char *why, size_t len)
+{
+	if (w->hw_start_ns < w->queued_ns || w->hw_end_ns < w->hw_start_ns ||
+	    w->signalled_ns < w->hw_end_ns) {
+		snprintf(why, len, "engine stamps out of order: queued %" PRIu64 " start %"
+			 PRIu64 " end %" PRIu64 " signalled %" PRIu64,
+			 (uint64_t)w->queued_ns, (uint64_t)w->hw_start_ns,
+			 (uint64_t)w->hw_end_ns, (uint64_t)w->signalled_ns);
+		return false;
+	}
+	if (w->start_ns < w->hw_start_ns || w->start_ns - w->hw_start_ns > w->start_gap_ns) {
+		snprintf(why, len, "helper's start %+" PRId64 " ns from the engine's, outside [0, %"
+			 PRIu64 "]", (int64_t)(w->start_ns - w->hw_start_ns),
+			 (uint64_t)w->start_gap_ns);
+		return false;
+	}
+	if (w->end_ns < w->hw_end_ns || w->end_ns - w->hw_end_ns > w->end_gap_ns) {
+		snprintf(why, len, "helper's end %+" PRId64 " ns from the engine's, outside [0, %"
+			 PRIu64 "]", (int64_t)(w->end_ns - w->hw_end_ns),
+			 (uint64_t)w->end_gap_ns);
+		return false;
+	}
+	return true;
+}
+
+void sg_truth_add(struct sg_truth *t, const struct drm_simgpu_wait *w)
+{
+	t->jobs++;
+	t->acct_ns += w->end_ns - w->start_ns;
+	t->hw_ns += w->hw_end_ns - w->hw_start_ns;
+	t->start_gap_ns += w->start_gap_ns;
+	t->end_gap_ns += w->end_gap_ns;
+	t->signal_ns += w->signalled_ns - w->hw_end_ns;
+	t->cycles += w->cycles;
+}
+
+void sg_truth_merge(struct sg_truth *a, const struct sg_truth *b)
+{
+	a->jobs += b->jobs;
+	a->acct_ns += b->acct_ns;
+	a->hw_ns += b->hw_ns;
+	a->start_gap_ns += b->start_gap_ns;
+	a->end_gap_ns += b->end_gap_ns;
+	a->signal_ns += b->signal_ns;
+	a->cycles += b->cycles;
+}
+
+void sg_truth_expect(const char *what, uint64_t got, const struct sg_truth *t)
+{
+	dt_info("%s: %" PRIu64 " ns; %" PRIu64 " jobs: helper %" PRIu64 " ns, engine %" PRIu64
+		" ns (gaps -%" PRIu64 "/+%" PRIu64 " ns)", what, got, t->jobs, t->acct_ns,
+		t->hw_ns, t->start_gap_ns, t->end_gap_ns);
+	DT_EXPECT_EQ(got, t->acct_ns);
+	DT_EXPECT_GE(got + t->start_gap_ns, t->hw_ns);
+	DT_EXPECT_LE(got, t->hw_ns + t->end_gap_ns);
+}
+
+void sg_truth_expect_one(const char *what, uint64_t got, const struct drm_simgpu_wait *w)
+{
+	struct sg_truth t = { 0 };
+
+	sg_truth_add(&t, w);
+	sg_truth_expect(what, got, &t);
 }
 
 /* ---- GEM -------------------------------------------------------------- */

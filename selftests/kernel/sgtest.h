@@ -46,6 +46,23 @@ uint64_t sg_overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1);
 uint64_t sg_union_ns(const uint64_t *run, const uint64_t *end, size_t n);
 
 /*
+ * sg_sched_bounds() - what the gpu_scheduler events may charge one ring
+ * (scheduler) for its jobs @w[0..@n), from simgpu's measured stamps, no
+ * allowance: at least @lo, the union of [run_ns, hw_end_ns] (drm_run_job
+ * fires before run_job() reads run_ns; the completion's callback runs in
+ * the fence's signal, after hw_end_ns), at most @hi, the union of
+ * [queued_ns, signalled_ns] (the job is handed over after SUBMIT read
+ * queued_ns; the signal, callbacks included, returned before
+ * signalled_ns). @hi - @lo is the error admitted: each busy period's wait
+ * from SUBMIT to run_job() and its completions' callback time, measured.
+ * BPF stamps with the fast monotonic clock, a few ns from ktime_get_ns()
+ * at a timekeeping update; between each event and simgpu's read lie
+ * whole function calls (run_job()'s entry; the helper's end and the
+ * result's retire), microseconds even natively.
+ */
+void sg_sched_bounds(const struct drm_simgpu_wait *w, size_t n, uint64_t *lo, uint64_t *hi);
+
+/*
  * SG_SCHED_SLACK_NS - what one job may add, above its [run_ns, end_ns], to
  * busy time measured on the gpu_scheduler tracepoints. drm_run_job fires
  * just before simgpu's run_job() reads run_ns, drm_sched_process_job just
@@ -115,10 +132,59 @@ const struct sg_engine *sg_engine_by_name(const struct sg_dev *dev, const char *
 uint64_t sg_submit_busy(int fd, unsigned int engine, unsigned int instance, uint64_t ns);
 /** sg_submit() - submit @s; returns the job id, fails the test on error. */
 uint64_t sg_submit(int fd, struct drm_simgpu_submit *s);
-/** sg_wait() - wait (up to 60 s) for @job; fails the test unless it completed. */
+/**
+ * sg_wait() - wait (up to 60 s) for @job; fails the test unless it
+ * completed with stamps that pass sg_stamps_ok().
+ */
 void sg_wait(int fd, uint64_t job, struct drm_simgpu_wait *w);
 /** sg_wait_raw() - wait with @timeout_ns; returns ioctl result, fills @w. */
 int sg_wait_raw(int fd, uint64_t job, uint64_t timeout_ns, struct drm_simgpu_wait *w);
+
+/*
+ * sg_stamps_ok() - a finished job's stamps against the engine's own clock
+ * reads: hw_start_ns <= start_ns <= hw_start_ns + start_gap_ns, the same
+ * for the end, hw_start_ns <= hw_end_ns <= signalled_ns and queued_ns <=
+ * hw_start_ns. Exact: the helper's stamp is read between the two engine
+ * reads of its bracket, so a helper that stamps 1 ns outside fails.
+ * Returns true, or false with the reason in @why.
+ */
+bool sg_stamps_ok(const struct drm_simgpu_wait *w, char *why, size_t len);
+
+/*
+ * struct sg_truth - sums over finished jobs of what WAIT reports
+ * @jobs: jobs added
+ * @acct_ns: Σ(end_ns - start_ns), the helper's stamps
+ * @hw_ns: Σ(hw_end_ns - hw_start_ns), the engine's own
+ * @start_gap_ns: Σ start_gap_ns
+ * @end_gap_ns: Σ end_gap_ns
+ * @signal_ns: Σ(signalled_ns - hw_end_ns): the completion's callbacks
+ * @cycles: Σ cycles
+ */
+struct sg_truth {
+	uint64_t jobs;
+	uint64_t acct_ns;
+	uint64_t hw_ns;
+	uint64_t start_gap_ns;
+	uint64_t end_gap_ns;
+	uint64_t signal_ns;
+	uint64_t cycles;
+};
+
+/** sg_truth_add() - add one finished job's WAIT result to @t. */
+void sg_truth_add(struct sg_truth *t, const struct drm_simgpu_wait *w);
+/** sg_truth_merge() - add @b's sums to @a. */
+void sg_truth_merge(struct sg_truth *a, const struct sg_truth *b);
+/*
+ * sg_truth_expect() - @got, busy time some accounting reports for exactly
+ * the jobs of @t (all finished, no other), against them: equal to
+ * Σ(end_ns - start_ns) (both sides add up the same stamps), and within
+ * [Σhw - Σstart_gap, Σhw + Σend_gap] of the engine's own truth: the only
+ * error admitted is the measured time between the engine's clock reads
+ * and the helper's, a few µs per job.
+ */
+void sg_truth_expect(const char *what, uint64_t got, const struct sg_truth *t);
+/** sg_truth_expect_one() - sg_truth_expect() for the one job @w. */
+void sg_truth_expect_one(const char *what, uint64_t got, const struct drm_simgpu_wait *w);
 
 /* ---- GEM -------------------------------------------------------------- */
 

@@ -179,6 +179,12 @@ static void check_final(const struct sg_dev *dev, uint64_t id, const struct clos
 		}
 		DT_EXPECT_GE(ev->busy[i], want_ns[i]);
 		DT_EXPECT_LE(ev->busy[i], njobs * span);
+		/*
+		 * The cycles integrate the engine's clock over its own
+		 * [hw_start_ns, hw_end_ns], the busy time is the helper's
+		 * stamps: they differ by the measured gaps (µs per job).
+		 * Worst error admitted: 1% of the cycles at either bound.
+		 */
 		DT_EXPECT_GE((double)ev->cycles[i],
 			     (double)q->min_freq_hz * (double)ev->busy[i] / 1e9 * 0.99);
 		DT_EXPECT_LE((double)ev->cycles[i],
@@ -386,7 +392,7 @@ DT_TEST_F(tr, close_event_only_at_last_fd)
 	close(d);
 	DT_ASSERT_TRUE(wait_close(id, &ev, 2000));
 	check_final(&self->dev, id, &ev, want, t0);
-	DT_EXPECT_NEAR(ev.busy[0], w.end_ns - w.start_ns, (w.end_ns - w.start_ns) / 100);
+	sg_truth_expect_one("close event", ev.busy[0], &w);
 	DT_EXPECT_EQ(ev.cycles[0], w.cycles);
 	free(want);
 }
@@ -439,8 +445,7 @@ DT_TEST_F(tr, job_end_event_matches_wait)
 	DT_ASSERT_EQ(n, 3);
 	for (int i = 0; i < 3; i++) {
 		DT_EXPECT_EQ(eng[i], (unsigned int)i % self->dev.num_engines);
-		DT_EXPECT_NEAR(busy[i], w[i].end_ns - w[i].start_ns,
-			       (w[i].end_ns - w[i].start_ns) / 100);
+		sg_truth_expect_one("drmacct_job_end", busy[i], &w[i]);
 		DT_EXPECT_EQ(cyc[i], w[i].cycles);
 	}
 }

@@ -177,6 +177,27 @@ struct drm_simgpu_wait {
 	__u64 cycles;		/* out: engine cycles the job consumed */
 	__u64 run_ns;		/* out: when drm_sched first handed the job to
 				 * the driver (run_job); ignored on input */
+	/*
+	 * The engine's own clock reads, independent of the accounting
+	 * helper's (start_ns and end_ns above are the helper's stamps when
+	 * accounting is on). Each helper call is bracketed by two engine
+	 * reads: start_ns lies in [hw_start_ns, hw_start_ns + start_gap_ns]
+	 * and end_ns in [hw_end_ns, hw_end_ns + end_gap_ns] (gaps 0 without
+	 * the helper, where start_ns == hw_start_ns and end_ns == hw_end_ns).
+	 * Older userspace passes a shorter struct and gets none of this;
+	 * all of it is ignored on input.
+	 */
+	__u64 hw_start_ns;	/* out: the engine began the job */
+	__u64 hw_end_ns;	/* out: its completion fired (OP_BUSY: the
+				 * timer due at hw_start_ns + start_gap_ns +
+				 * busy_ns) */
+	__u64 start_gap_ns;	/* out: engine read after the helper's begin
+				 * minus hw_start_ns */
+	__u64 end_gap_ns;	/* out: engine read after the helper's end
+				 * minus hw_end_ns */
+	__u64 signalled_ns;	/* out: the hardware fence's signal returned,
+				 * its callbacks (drm_sched's) run; 0 for a
+				 * job that never ran */
 };
 
 #define DRM_IOCTL_SIMGPU_QUERY_DEVICE	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMGPU_QUERY_DEVICE, struct drm_simgpu_query_device)
