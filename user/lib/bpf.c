@@ -166,7 +166,7 @@ static void size_maps(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 {
 	struct bpf_map *acct[] = {
 		s->maps.clients, s->maps.usage, s->maps.mem, s->maps.totals, s->maps.muted,
-		s->maps.names, s->maps.cookie_usage, s->maps.cookie_mem, s->maps.exit_scratch,
+		s->maps.names, s->maps.cookie_usage, s->maps.cookie_mem,
 	};
 	struct bpf_map *sched[] = {
 		s->maps.rings, s->maps.ring_ids, s->maps.sched_usage, s->maps.procs,
