@@ -388,17 +388,14 @@ static __always_inline __u64 proc_pending(struct dac_proc_val *p)
 	return __sync_fetch_and_add(&p->queued, 0) + __sync_fetch_and_add(&p->inflight, 0);
 }
 
-/* Which process drop_proc_ring() deletes the sched_usage entries of. */
-struct proc_walk {
-	__u64 start;
-	__u32 tgid;
-};
-
-/* sched_usage entry @key of process @ctx goes (bpf_for_each_map_elem). */
+/*
+ * sched_usage entry @key of the process of @ctx (its tgid and start) goes
+ * (bpf_for_each_map_elem).
+ */
 static long drop_proc_ring(void *map, struct dac_sched_key *key, void *val,
-			   struct proc_walk *ctx)
+			   struct dac_sched_key *ctx)
 {
-	if (key->tgid == ctx->tgid && key->start_ns == ctx->start)
+	if (key->tgid == ctx->tgid && key->start_ns == ctx->start_ns)
 		bpf_map_delete_elem(map, key);
 	return 0;
 }
@@ -457,7 +454,6 @@ static __always_inline __u32 proc_rings(struct dac_rec_proc_exit *rec, struct da
 static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags)
 {
 	struct dac_sched_key k = { .tgid = tgid };
-	struct proc_walk w = { .tgid = tgid };
 	struct dac_rec_proc_exit *rec;
 	__u64 start = p->start_ns, pending;
 	__u32 all_flags = p->flags | flags;
@@ -466,7 +462,7 @@ static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags
 	if (start == DAC_START_GONE ||
 	    __sync_val_compare_and_swap(&p->start_ns, start, DAC_START_GONE) != start)
 		return;
-	k.start_ns = w.start = start;
+	k.start_ns = start;
 	/* `drmacct stat` reads them after its command exited; untrack deletes. */
 	keep = p->cookie != 0;
 	pending = proc_pending(p);
@@ -516,7 +512,7 @@ static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags
 	 * start, so a later process's entries are safe.
 	 */
 	if ((all_flags & DAC_EXIT_F_TRUNCATED) && !keep)
-		bpf_for_each_map_elem(&sched_usage, drop_proc_ring, &w, 0);
+		bpf_for_each_map_elem(&sched_usage, drop_proc_ring, &k, 0);
 }
 
 /*
@@ -1998,12 +1994,10 @@ struct sweep_ctx {
 /* Process entry @p (key @tgid): written now if it exited and nothing moves. */
 static long sweep_proc(void *map, __u32 *tgid, struct dac_proc_val *p, struct sweep_ctx *c)
 {
-	__u64 exit_ns = p->exit_ns, last = p->last_ns;
+	__u64 last = p->last_ns;
 
 	if (!__sync_fetch_and_add(&p->exited, 0) || p->start_ns == DAC_START_GONE)
 		return 0;
-	if (last < exit_ns)
-		last = exit_ns;
 	if (c->now < last + DAC_SWEEP_IDLE_NS) {
 		c->waiting = 1;
 		return 0;
@@ -2137,7 +2131,7 @@ static __always_inline void on_exit(struct task_struct *task, __u32 tgid)
 			proc_emit(tgid, p, DAC_EXIT_F_REUSED);
 		return;
 	}
-	p->exit_ns = bpf_ktime_get_ns();
+	p->last_ns = bpf_ktime_get_ns();	/* the exit is its last event so far */
 	if (__sync_val_compare_and_swap(&p->exited, 0, 1))
 		return;
 	if (!proc_pending(p))

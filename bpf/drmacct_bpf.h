@@ -183,8 +183,7 @@ struct dac_proc_val {
 	__u64 queued;
 	__u64 inflight;
 	__u64 start_ns;		/* process start; 0 unknown (a seeded client's) */
-	__u64 exit_ns;		/* when it exited, 0 alive (for the sweep) */
-	__u64 last_ns;		/* its last job event (queue, run, done) */
+	__u64 last_ns;		/* its last job event (queue, run, done) or its exit */
 	__u32 exited;		/* 1: record as soon as queued and inflight are 0 */
 	__u32 flags;		/* DAC_EXIT_F_TRUNCATED: more rings than slots */
 	__u32 ring_ids[DAC_PROC_MAX_RINGS];	/* 0 = free slot */

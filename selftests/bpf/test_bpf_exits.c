@@ -85,17 +85,25 @@ static int catch_exit(void *ctx, const struct dac_bpf_event *ev)
 	return 0;
 }
 
-static const struct sg_engine *simple_engine(struct sg_dev *dev, char *node, size_t len)
+/*
+ * Before the children: the render node's path (@node, 64 bytes), the
+ * device's capacity-1 engine (@dev, freed by the caller), the names the
+ * records will carry, and no record left from before in @b.
+ */
+static const struct sg_engine *exits_setup(struct dac_bpf *b, struct sg_dev *dev, char *node,
+					   struct exit_catch *c)
 {
-	const struct sg_engine *e;
-	int fd = sg_open();
+	int fd;
 
+	DT_ASSERT_EQ(sg_find_node(node, 64), 0);
+	fd = sg_open();
 	sg_query(fd, dev);
 	close(fd);
-	e = sg_engine_simple(dev);
-	DT_ASSERT_TRUE(e != NULL);
-	DT_ASSERT_EQ(sg_find_node(node, len), 0);
-	return e;
+	dac_bpf_learn_names(b);
+	while (dac_bpf_poll(b, 50, catch_exit, c) > 0)
+		;
+	DT_ASSERT_TRUE(sg_engine_simple(dev) != NULL);
+	return sg_engine_simple(dev);
 }
 
 /*
@@ -165,10 +173,7 @@ DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 	char node[64], go = 'g';
 
 	c.records = &records;
-	e = simple_engine(&dev, node, sizeof(node));
-	dac_bpf_learn_names(b);
-	while (dac_bpf_poll(b, 50, catch_exit, &c) > 0)
-		;
+	e = exits_setup(b, &dev, node, &c);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
 	fd = sg_open_raw();
 	DT_ASSERT_GE(fd, 0);
@@ -267,20 +272,14 @@ DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 	dac_bpf_close(b);
 }
 
-static unsigned long nexits(void)
-{
-	const char *env = getenv("DRMACCT_EXITS");
-
-	return env ? strtoul(env, NULL, 10) : 1000;
-}
-
 #define BATCH 8		/* processes alive at a time */
 
 DT_TEST_TIMEOUT(completions_racing_exits_one_record_each, 1800)
 {
 	struct dac_bpf_load_opts o = { 0 };
 	struct dac_bpf *b = sg_bpf_load(&o);
-	unsigned long n = nexits();
+	const char *nenv = getenv("DRMACCT_EXITS");
+	unsigned long n = nenv ? strtoul(nenv, NULL, 10) : 1000;
 	struct exit_catch c = { 0 };
 	struct dac_bpf_stats st0, st;
 	struct exit_fork *f;
@@ -291,10 +290,7 @@ DT_TEST_TIMEOUT(completions_racing_exits_one_record_each, 1800)
 	uint64_t t0;
 
 	DT_ASSERT_GT(n, 0ul);
-	e = simple_engine(&dev, node, sizeof(node));
-	dac_bpf_learn_names(b);
-	while (dac_bpf_poll(b, 50, catch_exit, &c) > 0)
-		;
+	e = exits_setup(b, &dev, node, &c);
 	f = calloc(n, sizeof(*f));
 	c.records = calloc(n, sizeof(*c.records));
 	c.last = calloc(n, sizeof(*c.last));
