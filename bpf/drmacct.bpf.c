@@ -1972,6 +1972,16 @@ int tp617_job_done(struct tp617_job_done *ctx)
 #define DAC_SWEEP_IDLE_NS	2000000000ull	/* 2 s: a close's flush runs the queue */
 #define DAC_CLOCK_MONOTONIC	1
 
+/*
+ * PREEMPT_RT kernels refuse bpf_timer ("bpf_timer cannot be used for
+ * PREEMPT_RT"): there the loader clears use_timer (/sys/kernel/realtime),
+ * the verifier never visits the timer calls, and the sweep runs at the
+ * next fork or exit once a period has passed (sweep_poke()) instead.
+ */
+const volatile bool use_timer = true;
+__u32 sweep_waiting;		/* no timer: an exited process waits */
+__u64 sweep_next_ns;		/* no timer: no sweep before this */
+
 struct sweep_val {
 	struct bpf_timer timer;
 	__u32 armed;		/* 1: started and not yet fired */
@@ -2027,25 +2037,54 @@ static long sweep_job(void *map, const void *key, struct inflight_val *v, struct
 	return 0;
 }
 
-static int sweep_fire(void *map, __u32 *key, struct sweep_val *sv)
+/* One pass; returns whether an exited process is left waiting. */
+static __noinline __u32 sweep_pass(void)
 {
 	struct sweep_ctx c = { .now = bpf_ktime_get_ns() };
 
-	__sync_fetch_and_and(&sv->armed, 0);
 	bpf_for_each_map_elem(&procs, sweep_proc, &c, 0);
 	bpf_for_each_map_elem(&inflight, sweep_job, &c, 0);
 	bpf_for_each_map_elem(&inflight617, sweep_job, &c, 0);
-	if (c.waiting && !__sync_val_compare_and_swap(&sv->armed, 0, 1))
+	return c.waiting;
+}
+
+static int sweep_fire(void *map, __u32 *key, struct sweep_val *sv)
+{
+	__sync_fetch_and_and(&sv->armed, 0);
+	if (sweep_pass() && !__sync_val_compare_and_swap(&sv->armed, 0, 1))
 		bpf_timer_start(&sv->timer, DAC_SWEEP_PERIOD_NS, 0);
 	return 0;
+}
+
+/* Without a timer: a fork or an exit runs the sweep when one is due. */
+static __always_inline void sweep_poke(void)
+{
+	__u64 next, now;
+
+	if (use_timer || !*(volatile __u32 *)&sweep_waiting)
+		return;
+	next = *(volatile __u64 *)&sweep_next_ns;
+	now = bpf_ktime_get_ns();
+	if (now < next ||
+	    __sync_val_compare_and_swap(&sweep_next_ns, next, now + DAC_SWEEP_PERIOD_NS) != next)
+		return;
+	__sync_fetch_and_and(&sweep_waiting, 0);
+	if (sweep_pass())
+		__sync_fetch_and_or(&sweep_waiting, 1);
 }
 
 /* An exited process waits for its jobs: the sweep runs within a period. */
 static __always_inline void sweep_arm(void)
 {
 	__u32 zero = 0;
-	struct sweep_val *sv = bpf_map_lookup_elem(&sweeper, &zero);
+	struct sweep_val *sv;
 
+	if (!use_timer) {
+		if (!__sync_fetch_and_or(&sweep_waiting, 1))
+			sweep_next_ns = bpf_ktime_get_ns() + DAC_SWEEP_PERIOD_NS;
+		return;
+	}
+	sv = bpf_map_lookup_elem(&sweeper, &zero);
 	if (!sv || __sync_val_compare_and_swap(&sv->armed, 0, 1))
 		return;		/* already on its way */
 	bpf_timer_init(&sv->timer, &sweeper, DAC_CLOCK_MONOTONIC);	/* -EBUSY: done before */
@@ -2083,6 +2122,7 @@ int BPF_PROG(track_fork, struct task_struct *parent, struct task_struct *child)
 {
 	if (parent && child)
 		fork_inherit(parent, child);
+	sweep_poke();
 	return 0;
 }
 
@@ -2143,6 +2183,7 @@ static __always_inline void on_exit(struct task_struct *task, __u32 tgid)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(track_exit, struct task_struct *task)
 {
+	sweep_poke();
 	if (!task || BPF_CORE_READ(task, signal, live.counter))
 		return 0;	/* other threads live on */
 	on_exit(task, BPF_CORE_READ(task, tgid));
