@@ -1960,7 +1960,8 @@ int tp617_job_done(struct tp617_job_done *ctx)
  * -ESRCH and no scheduler tracepoint), nor does one whose completion the
  * programs missed. The sweep, a bpf_timer armed by an exit that had to
  * wait, writes the record of every exited process with nothing moving
- * (no queue, run or completion of its jobs) for DAC_SWEEP_IDLE_NS, flagged
+ * (no queue, run or completion of its jobs) for DAC_SWEEP_IDLE_NS with
+ * none in flight (DAC_SWEEP_LOST_NS with some), flagged
  * DAC_EXIT_F_INCOMPLETE with the jobs still pending and what was charged;
  * it fires again while any exited process still waits. It then drops the
  * in-flight entries of processes whose record has been written: jobs
@@ -1970,6 +1971,12 @@ int tp617_job_done(struct tp617_job_done *ctx)
  */
 #define DAC_SWEEP_PERIOD_NS	1000000000ull	/* 1 s */
 #define DAC_SWEEP_IDLE_NS	2000000000ull	/* 2 s: a close's flush runs the queue */
+/*
+ * A job that ran gets its completion (a hung one at its timeout, drm_sched's
+ * job timeout is seconds): a process with one in flight is written only
+ * when nothing moved for a minute -- a completion the programs missed.
+ */
+#define DAC_SWEEP_LOST_NS	60000000000ull
 #define DAC_CLOCK_MONOTONIC	1
 
 /*
@@ -2008,7 +2015,8 @@ static long sweep_proc(void *map, __u32 *tgid, struct dac_proc_val *p, struct sw
 
 	if (!__sync_fetch_and_add(&p->exited, 0) || p->start_ns == DAC_START_GONE)
 		return 0;
-	if (c->now < last + DAC_SWEEP_IDLE_NS) {
+	last += __sync_fetch_and_add(&p->inflight, 0) ? DAC_SWEEP_LOST_NS : DAC_SWEEP_IDLE_NS;
+	if (c->now < last) {
 		c->waiting = 1;
 		return 0;
 	}
