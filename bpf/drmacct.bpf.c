@@ -873,7 +873,6 @@ static __always_inline void on_client_close(__u64 client_id, __u32 device_id, __
 	struct dac_rec_exit *rec = NULL;
 	struct dac_client_val *c;
 	__u32 ne = n;
-	bool muted_client;
 
 	/*
 	 * Engines beyond the record first: no reservation may be held across
@@ -884,24 +883,26 @@ static __always_inline void on_client_close(__u64 client_id, __u32 device_id, __
 			 DAC_EXIT_MAX_ENGINES, close_engine_beyond, &client_id, 0);
 	if (ne > DAC_EXIT_MAX_ENGINES)
 		ne = DAC_EXIT_MAX_ENGINES;
-	muted_client = bpf_map_lookup_elem(&muted, &client_id) != NULL;
-	if (muted_client) {
+	if (bpf_map_lookup_elem(&muted, &client_id)) {
 		bpf_map_delete_elem(&muted, &client_id);
 	} else {
 		t = lookup_or_init(&totals, &tk, &tzero, DAC_MAP_TOTALS);
 		if (t)
 			__sync_fetch_and_add(&t->clients_closed, 1);
 		rec = bpf_ringbuf_reserve(&records, DAC_REC_EXIT_MAX_SIZE, 0);
-	}
-	c = bpf_map_lookup_elem(&clients, &client_id);
-	if (!rec) {
-		close_entries(NULL, client_id, ne, busy, cycles);
-		if (!muted_client) {
+		if (!rec) {
 			/* the entries go all the same; seq counts the lost record */
 			stat_inc(DAC_STAT_EXIT_DROPS);
 			stat_inc(DAC_STAT_EXIT_RECORDS);
 		}
-	} else {
+	}
+	/*
+	 * The client's entry is read into the record and goes before the
+	 * walks, so that they start from one state whatever it was (the
+	 * verifier walks them once per state they start from).
+	 */
+	c = bpf_map_lookup_elem(&clients, &client_id);
+	if (rec) {
 		__builtin_memset(rec, 0, sizeof(*rec));
 		rec->type = DAC_REC_CLIENT_EXIT;
 		rec->client_id = client_id;
@@ -920,14 +921,18 @@ static __always_inline void on_client_close(__u64 client_id, __u32 device_id, __
 		if (n > DAC_EXIT_MAX_ENGINES)
 			rec->flags |= DAC_EXIT_F_TRUNCATED;
 		rec->num_engines = ne;
-		rec->num_regions = close_entries(rec, client_id, ne, busy, cycles);
-		rec->size = sizeof(*rec) + ne * sizeof(struct dac_rec_engine) +
-			    rec->num_regions * sizeof(struct dac_rec_region);
-		rec->seq = stat_inc(DAC_STAT_EXIT_RECORDS);
-		bpf_ringbuf_submit(rec, 0);
 	}
 	if (c)
 		bpf_map_delete_elem(&clients, &client_id);
+	if (!rec) {
+		close_entries(NULL, client_id, ne, busy, cycles);
+		return;
+	}
+	rec->num_regions = close_entries(rec, client_id, ne, busy, cycles);
+	rec->size = sizeof(*rec) + ne * sizeof(struct dac_rec_engine) +
+		    rec->num_regions * sizeof(struct dac_rec_region);
+	rec->seq = stat_inc(DAC_STAT_EXIT_RECORDS);
+	bpf_ringbuf_submit(rec, 0);
 }
 
 /* ---- drmacct: tp_btf ----------------------------------------------------- */
