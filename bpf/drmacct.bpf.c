@@ -167,9 +167,21 @@ struct inflight_val {
 	__u64 start_ns;		/* the submitter's process start (procs) */
 	__u32 tgid;
 	__u32 ring_id;
-	__u32 counted;		/* in its process's inflight count */
+	__u32 counted;		/* enum dac_counted: in which count of its process */
 	__u32 pad;
 	char comm[DAC_COMM_LEN];
+};
+
+/*
+ * Where a followed job is counted in its process (struct dac_proc_val):
+ * from its queue in queued, from its run in inflight -- every job that ran
+ * gets a completion, so inflight goes back to 0; a queued job a kill drops
+ * gets no event at all, so queued may not (the sweep writes those).
+ */
+enum dac_counted {
+	DAC_COUNTED_NONE,
+	DAC_COUNTED_QUEUED,
+	DAC_COUNTED_RUN,
 };
 
 /* finished-fence address -> job being followed */
@@ -225,60 +237,12 @@ struct {
 } meta SEC(".maps");
 
 /*
- * Records are built in per-CPU scratch buffers, several per CPU, each
- * claimed for one record (scratch_claim()): a program building one can be
- * interrupted, or on kernels whose tracepoints run preemptible (7.x:
- * tracepoints under SRCU, tp_btf programs with only migration disabled)
- * preempted, by another that builds one on the same CPU.
+ * Records are built in place in the ring buffer (bpf_ringbuf_reserve() of
+ * the largest size, the real one in the header): no buffer is shared, so
+ * an interrupt, or on 7.x a preemption, in the middle of an emit cannot
+ * rewrite another record, and a record the ring buffer has no room for is
+ * the only one lost (counted).
  */
-#define DAC_SCRATCH_SLOTS	4
-
-/* Scratch for one PROC_EXIT record. */
-struct proc_buf {
-	__u8 data[DAC_REC_PROC_MAX_SIZE];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, DAC_SCRATCH_SLOTS);
-	__type(key, __u32);
-	__type(value, struct proc_buf);
-} proc_scratch SEC(".maps");
-
-/*
- * Scratch for building one CLIENT_EXIT record, with the final totals the
- * close event carries (copied in one read each).
- */
-struct exit_buf {
-	__u8 data[DAC_REC_EXIT_MAX_SIZE];
-	__u64 busy[DAC_EXIT_MAX_ENGINES];
-	__u64 cycles[DAC_EXIT_MAX_ENGINES];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, DAC_SCRATCH_SLOTS);
-	__type(key, __u32);
-	__type(value, struct exit_buf);
-} exit_scratch SEC(".maps");
-
-/* Which scratch slots of this CPU are taken (1), per kind. */
-enum dac_scratch_kind {
-	DAC_SCRATCH_EXIT,	/* exit_scratch */
-	DAC_SCRATCH_PROC,	/* proc_scratch */
-	DAC_SCRATCH__KINDS
-};
-
-struct scratch_taken {
-	__u32 slot[DAC_SCRATCH__KINDS][DAC_SCRATCH_SLOTS];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct scratch_taken);
-} scratch_slots SEC(".maps");
 
 /*
  * A tp_btf program runs at most once at a time per CPU: an event that comes
@@ -384,37 +348,6 @@ static __always_inline void *lookup_or_init(void *map, const void *key, const vo
 	return bpf_map_lookup_elem(map, key);
 }
 
-/*
- * A free scratch slot of kind @kind on this CPU, now taken; -1 (counted)
- * when all are taken: the record it was for is dropped (EXIT_DROPS, so
- * readers report it LOST). The program stays on this CPU until it
- * releases the slot (scratch_release()): migration is disabled while a
- * BPF program runs.
- */
-static __always_inline int scratch_claim(__u32 kind)
-{
-	__u32 zero = 0;
-	struct scratch_taken *t = bpf_map_lookup_elem(&scratch_slots, &zero);
-
-	if (!t || kind >= DAC_SCRATCH__KINDS)
-		return -1;
-	for (int i = 0; i < DAC_SCRATCH_SLOTS; i++)
-		if (!t->slot[kind][i] && !__sync_val_compare_and_swap(&t->slot[kind][i], 0, 1))
-			return i;
-	stat_inc(DAC_STAT_SCRATCH_FULL);
-	stat_inc(DAC_STAT_EXIT_DROPS);
-	return -1;
-}
-
-static __always_inline void scratch_release(__u32 kind, int slot)
-{
-	__u32 zero = 0;
-	struct scratch_taken *t = bpf_map_lookup_elem(&scratch_slots, &zero);
-
-	if (t && kind < DAC_SCRATCH__KINDS && slot >= 0 && slot < DAC_SCRATCH_SLOTS)
-		__sync_fetch_and_and(&t->slot[kind][slot], 0);
-}
-
 /* The first program of event @which runs on this CPU from now on. */
 static __always_inline __u32 *nest_mark(__u32 which)
 {
@@ -449,56 +382,20 @@ static __always_inline bool nest_missed(__u32 which, __u32 stat)
 	return true;
 }
 
-/* State of track_exit()'s walk over a process's rings. */
-struct exit_loop {
-	struct dac_proc_val *p;	/* claimed (proc_emit()): its ring ids hold */
-	__u64 start;		/* the process's start: its sched_usage keys */
-	__u32 tgid;
-	__u32 n;		/* ring entries written */
-	__u32 slot;		/* proc_scratch slot; DAC_SCRATCH_SLOTS: none (entries only go) */
-	bool keep;		/* leave sched_usage entries (a drmacct stat cookie) */
-};
-
-/* Ring slot @i of an exiting process: its record entry; its entry goes. */
-static int exit_ring(__u32 i, void *arg)
+/* Pending jobs of process entry @p, queued or running: its record waits for them. */
+static __always_inline __u64 proc_pending(struct dac_proc_val *p)
 {
-	struct exit_loop *c = arg;
-	struct dac_sched_key k = { .tgid = c->tgid, .start_ns = c->start };
-	struct dac_sched_val *s;
-	struct dac_rec_ring *e;
-	struct proc_buf *buf;
-	__u64 off;
-
-	if (i >= DAC_PROC_MAX_RINGS)
-		return 1;
-	k.ring_id = c->p->ring_ids[i];
-	if (!k.ring_id)
-		return 0;
-	s = bpf_map_lookup_elem(&sched_usage, &k);
-	if (!s)
-		return 0;
-	buf = bpf_map_lookup_elem(&proc_scratch, &c->slot);	/* NULL: no slot */
-	/* One bounds check on the very offset used (see close_region()). */
-	off = sizeof(struct dac_rec_proc_exit) + (__u64)c->n * sizeof(*e);
-	asm volatile("" : "+r"(off));
-	if (buf && off <= sizeof(buf->data) - sizeof(*e)) {
-		e = (void *)(buf->data + off);
-		e->ring_id = k.ring_id;
-		e->pad = 0;
-		e->busy_ns = s->busy_ns;
-		e->jobs = s->jobs;
-		c->n++;
-	}
-	if (!c->keep)
-		bpf_map_delete_elem(&sched_usage, &k);
-	return 0;
+	return __sync_fetch_and_add(&p->queued, 0) + __sync_fetch_and_add(&p->inflight, 0);
 }
 
-/* sched_usage entry @key of process @ctx goes (bpf_for_each_map_elem). */
+/*
+ * sched_usage entry @key of the process of @ctx (its tgid and start) goes
+ * (bpf_for_each_map_elem).
+ */
 static long drop_proc_ring(void *map, struct dac_sched_key *key, void *val,
-			   struct exit_loop *ctx)
+			   struct dac_sched_key *ctx)
 {
-	if (key->tgid == ctx->tgid && key->start_ns == ctx->start)
+	if (key->tgid == ctx->tgid && key->start_ns == ctx->start_ns)
 		bpf_map_delete_elem(map, key);
 	return 0;
 }
@@ -510,34 +407,82 @@ static long drop_proc_ring(void *map, struct dac_sched_key *key, void *val,
  * Write process @tgid's PROC_EXIT record from @p -- sums, then one entry
  * per ring with its sched_usage entry, which goes -- and delete @p. More
  * than one CPU may get here for one entry (its exit and its last
- * completion; two threads of a later process with its tgid): the one that
- * swaps its start for DAC_START_GONE writes it. Others, and charges that
- * find it so, leave it alone; a CPU holding a stale pointer to an element
- * the map has reused for another process fails that swap too. @flags:
- * more DAC_EXIT_F_* for the record.
+ * completion; two threads of a later process with its tgid; the sweep):
+ * the one that swaps its start for DAC_START_GONE writes it. Others, and
+ * charges that find it so, leave it alone; a CPU holding a stale pointer
+ * to an element the map has reused for another process fails that swap
+ * too. @flags: more DAC_EXIT_F_* for the record. The record is built in
+ * place in the ring buffer; without room there (counted as a drop) the
+ * entries go all the same, as if it were written.
  */
+/*
+ * proc_emit()'s walk over @p's ring slots with key @k (tgid, start): ring
+ * slot i is entry i of record @rec (NULL: no record), ring id 0 an empty
+ * slot, so each offset is a constant of its iteration. Returns the slots
+ * used. Inlined once with the record and once without: the verifier then
+ * never meets a test of the reservation that it cannot tie to it (6.1's
+ * lost it through the compiler's reuse of one test, and through any
+ * callback).
+ */
+static __always_inline __u32 proc_rings(struct dac_rec_proc_exit *rec, struct dac_proc_val *p,
+					struct dac_sched_key *k, bool keep)
+{
+	struct dac_sched_val *s;
+	struct dac_rec_ring *e;
+	__u32 used = 0;
+
+	for (int i = 0; i < DAC_PROC_MAX_RINGS; i++) {
+		k->ring_id = p->ring_ids[i];
+		if (!k->ring_id)
+			continue;
+		s = bpf_map_lookup_elem(&sched_usage, k);
+		if (!s)
+			continue;
+		if (rec) {
+			e = (void *)(rec + 1) + i * sizeof(*e);
+			e->ring_id = k->ring_id;
+			e->busy_ns = s->busy_ns;
+			e->jobs = s->jobs;
+		}
+		used = i + 1;
+		if (!keep)
+			bpf_map_delete_elem(&sched_usage, k);
+	}
+	return used;
+}
+
 static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags)
 {
-	struct exit_loop lc = {};
-	struct dac_rec_proc_exit *rec = NULL;
-	struct proc_buf *buf;
-	__u64 size, start = p->start_ns;
+	struct dac_sched_key k = { .tgid = tgid };
+	struct dac_rec_proc_exit *rec;
+	__u64 start = p->start_ns, pending;
 	__u32 all_flags = p->flags | flags;
-	int slot;
+	bool keep;
 
 	if (start == DAC_START_GONE ||
 	    __sync_val_compare_and_swap(&p->start_ns, start, DAC_START_GONE) != start)
 		return;
+	k.start_ns = start;
+	/* `drmacct stat` reads them after its command exited; untrack deletes. */
+	keep = p->cookie != 0;
+	pending = proc_pending(p);
+	if (pending)
+		all_flags |= DAC_EXIT_F_INCOMPLETE;
 	/*
-	 * Without a scratch slot (counted as a dropped record) the entry and
-	 * its sched_usage entries go all the same, as if it were written.
+	 * The rings before the entry goes: until then, a later process's
+	 * charges find it GONE and are refused (counted), rather than adding
+	 * to sched_usage entries the walk is about to take.
 	 */
-	slot = scratch_claim(DAC_SCRATCH_PROC);
-	lc.slot = slot < 0 ? DAC_SCRATCH_SLOTS : (__u32)slot;
-	buf = bpf_map_lookup_elem(&proc_scratch, &lc.slot);
-	if (buf) {
-		rec = (void *)buf->data;
-		__builtin_memset(rec, 0, sizeof(*rec));
+	rec = bpf_ringbuf_reserve(&records, DAC_REC_PROC_MAX_SIZE, 0);
+	if (!rec) {
+		/* the entries go all the same; seq counts the lost record */
+		stat_inc(DAC_STAT_EXIT_DROPS);
+		proc_rings(NULL, p, &k, keep);
+		if (bpf_map_lookup_elem(&procs, &tgid) == p)
+			bpf_map_delete_elem(&procs, &tgid);
+		stat_inc(DAC_STAT_PROC_RECORDS);
+	} else {
+		__builtin_memset(rec, 0, DAC_REC_PROC_MAX_SIZE);
 		rec->type = DAC_REC_PROC_EXIT;
 		rec->exit_ns = bpf_ktime_get_ns();
 		rec->tgid = tgid;
@@ -549,46 +494,25 @@ static __noinline void proc_emit(__u32 tgid, struct dac_proc_val *p, __u32 flags
 		rec->cgroup_id = p->cgroup_id;
 		rec->start_ns = start;
 		rec->flags = all_flags;
+		rec->pending = pending > 0xffffffffull ? 0xffffffffu : (__u32)pending;
 		__builtin_memcpy(rec->comm, p->comm, sizeof(rec->comm));
+		rec->num_rings = proc_rings(rec, p, &k, keep);
+		if (bpf_map_lookup_elem(&procs, &tgid) == p)
+			bpf_map_delete_elem(&procs, &tgid);
+		rec->size = DAC_REC_PROC_MAX_SIZE;
+		rec->seq = stat_inc(DAC_STAT_PROC_RECORDS);
+		bpf_ringbuf_submit(rec, 0);
 	}
-	lc.tgid = tgid;
-	lc.start = start;
-	/* `drmacct stat` reads them after its command exited; untrack deletes. */
-	lc.keep = p->cookie != 0;
-	/*
-	 * Its ring ids are read from the entry, not copied: 6.1's verifier
-	 * rounds each frame to 32 bytes and allows 512 for the chain
-	 * btf_job_end -> proc_emit -> exit_ring.
-	 */
-	lc.p = p;
-	/*
-	 * The walk first: until the entry goes, a later process's charges
-	 * find it GONE and are refused (counted), rather than adding to
-	 * sched_usage entries the walk is about to take.
-	 */
-	bpf_loop(DAC_PROC_MAX_RINGS, exit_ring, &lc, 0);
-	if (bpf_map_lookup_elem(&procs, &tgid) == p)
-		bpf_map_delete_elem(&procs, &tgid);
 	/*
 	 * More rings than slots (a process that used thousands of per-queue
 	 * schedulers): the entries of the rings without a slot go too, or
-	 * they would stay until the LRU drops them and a later process with
-	 * this tgid would add to them. A walk over the map, for these only.
+	 * they would stay and a later process with this tgid would add to
+	 * them. A walk over the map, for these only -- after the submit: no
+	 * reservation may be held across a callback. The keys carry the
+	 * start, so a later process's entries are safe.
 	 */
-	if ((all_flags & DAC_EXIT_F_TRUNCATED) && !lc.keep)
-		bpf_for_each_map_elem(&sched_usage, drop_proc_ring, &lc, 0);
-	if (!buf || !rec)
-		return;
-	size = sizeof(*rec) + (__u64)lc.n * sizeof(struct dac_rec_ring);
-	asm volatile("" : "+r"(size));
-	if (size <= sizeof(buf->data)) {
-		rec->num_rings = lc.n;
-		rec->size = size;
-		rec->seq = stat_inc(DAC_STAT_PROC_RECORDS);
-		if (bpf_ringbuf_output(&records, buf->data, size, 0))
-			stat_inc(DAC_STAT_EXIT_DROPS);
-	}
-	scratch_release(DAC_SCRATCH_PROC, slot);
+	if ((all_flags & DAC_EXIT_F_TRUNCATED) && !keep)
+		bpf_for_each_map_elem(&sched_usage, drop_proc_ring, &k, 0);
 }
 
 /*
@@ -661,17 +585,25 @@ refuse:
 }
 
 /*
- * A scheduler job process (@tgid, @start_ns) queued is done (or dropped):
- * one fewer in flight; the last one of an exited process writes its record.
+ * A scheduler job of process (@tgid, @start_ns), counted as @counted, is
+ * done (or dropped): one fewer pending; the last one of an exited process
+ * writes its record.
  */
-static __always_inline void proc_job_gone(__u32 tgid, __u64 start_ns)
+static __always_inline void proc_job_gone(__u32 tgid, __u64 start_ns, __u32 counted)
 {
 	struct dac_proc_val *p = bpf_map_lookup_elem(&procs, &tgid);
+	bool gone;
 
 	if (!p || !proc_same(p, start_ns))
 		return;
-	if (atomic_dec_nonzero(&p->inflight) && !p->inflight &&
-	    __sync_fetch_and_add(&p->exited, 0))
+	p->last_ns = bpf_ktime_get_ns();
+	if (counted == DAC_COUNTED_RUN)
+		gone = atomic_dec_nonzero(&p->inflight);
+	else if (counted == DAC_COUNTED_QUEUED)
+		gone = atomic_dec_nonzero(&p->queued);
+	else
+		return;
+	if (gone && __sync_fetch_and_add(&p->exited, 0) && !proc_pending(p))
 		proc_emit(tgid, p, 0);
 }
 
@@ -839,114 +771,138 @@ static __always_inline void on_mem_change(__u64 client_id, __u32 region, __u32 o
 /* Engines whose usage entries a closing client's walk removes, at most. */
 #define DAC_CLOSE_MAX_ENGINES	4096
 
-/* State of the bpf_loop() callbacks of on_client_close(). */
-struct close_loop {
-	__u64 client_id;
-	__u64 roff;		/* where the region entries start in the record */
-	__u32 ne;		/* engines in the record */
-	__u32 nr;		/* out: regions in the record */
-	__u32 slot;		/* exit_scratch slot; DAC_SCRATCH_SLOTS: none (entries only go) */
-};
-
 /*
- * Engine @i of a closing client: its record entry (i < ne) from the final
- * totals and the job count of its usage entry, which goes. Engines beyond
- * the record only lose their usage entry.
+ * Usage entry of engine DAC_EXIT_MAX_ENGINES + @i of closing client *@arg:
+ * beyond the record (a bpf_loop() callback, verified once), it only goes.
  */
-static int close_engine(__u32 i, void *arg)
+static int close_engine_beyond(__u32 i, void *arg)
 {
-	struct close_loop *c = arg;
-	struct dac_usage_key k = { .client_id = c->client_id, .engine = i };
-	struct dac_usage_val *u = bpf_map_lookup_elem(&usage, &k);
-	struct dac_rec_engine *e;
-	struct exit_buf *buf;
-	__u64 idx;
+	struct dac_usage_key k = { .client_id = *(__u64 *)arg,
+				   .engine = DAC_EXIT_MAX_ENGINES + i };
 
-	/* The check on the very register used (see close_region()). */
-	idx = i;
-	asm volatile("" : "+r"(idx));
-	buf = bpf_map_lookup_elem(&exit_scratch, &c->slot);	/* NULL: no slot */
-	if (i < c->ne && buf && idx < DAC_EXIT_MAX_ENGINES) {
-		e = (void *)(buf->data + sizeof(struct dac_rec_exit) + idx * sizeof(*e));
-		e->busy_ns = buf->busy[idx];
-		e->cycles = buf->cycles[idx];
-		e->jobs = u ? u->jobs : 0;
-	}
-	if (u)
-		bpf_map_delete_elem(&usage, &k);
-	return 0;
-}
-
-/* Region @i of a closing client: its record entry; the mem entry goes. */
-static int close_region(__u32 i, void *arg)
-{
-	struct close_loop *c = arg;
-	struct dac_mem_key k = { .client_id = c->client_id, .region = i };
-	struct dac_mem_val *m = bpf_map_lookup_elem(&mem, &k);
-	struct dac_rec_region *r;
-	struct exit_buf *buf;
-	__u64 off;
-
-	if (i >= DAC_EXIT_MAX_REGIONS)
-		return 1;
-	/*
-	 * One bounds check on the very offset used: the verifier cannot
-	 * follow separate checks of its parts through the arithmetic.
-	 */
-	off = c->roff + (__u64)i * sizeof(*r);
-	asm volatile("" : "+r"(off));
-	buf = bpf_map_lookup_elem(&exit_scratch, &c->slot);	/* NULL: no slot */
-	if (buf && off <= sizeof(buf->data) - sizeof(*r)) {
-		r = (void *)(buf->data + off);
-		r->peak = m ? m->peak : 0;
-		r->total = m ? m->total : 0;
-	}
-	if (!m)
-		return 0;
-	c->nr = i + 1;
-	bpf_map_delete_elem(&mem, &k);
+	bpf_map_delete_elem(&usage, &k);
 	return 0;
 }
 
 /*
  * A client closed for good (its last job ended): the CLIENT_EXIT record
  * with the final totals of @busy and @cycles (@n engines, kernel memory the
- * event points to), and the client's entries leave every map. The walks
- * over engines and regions are bpf_loop() callbacks, verified once each
- * however many entries they cover.
+ * event points to), and the client's entries leave every map. The record
+ * is built in place in the ring buffer (its largest size reserved, its
+ * real size in the header); the walks over engines and regions are
+ * bpf_loop() callbacks, verified once each however many entries they
+ * cover.
+ */
+/*
+ * The entries of closing client @client_id leave usage and mem; engine i
+ * (< @ne) is entry i of record @rec (NULL: no record) from the final
+ * totals @busy and @cycles, region i entry i after the engines. Each
+ * offset is a constant of its iteration (plus the engine count, bounded):
+ * inlined once with the record and once without, like proc_rings().
+ * Returns the regions in the record.
+ */
+static __always_inline __u32 close_entries(struct dac_rec_exit *rec, __u64 client_id, __u32 ne,
+					   const __u64 *busy, const __u64 *cycles)
+{
+	struct dac_usage_key uk = { .client_id = client_id };
+	struct dac_mem_key mk = { .client_id = client_id };
+	struct dac_rec_engine *e;
+	struct dac_rec_region *r;
+	struct dac_usage_val *u;
+	struct dac_mem_val *m;
+	__u32 nr = 0, rne = 0;
+	long faults = 0;
+
+	for (__u32 i = 0; i < DAC_EXIT_MAX_ENGINES; i++) {
+		/* no break: one state leaves the loop, not one per engine count */
+		if (i >= ne)
+			continue;
+		uk.engine = i;
+		u = bpf_map_lookup_elem(&usage, &uk);
+		if (rec) {
+			e = (void *)(rec + 1) + i * sizeof(*e);
+			e->jobs = u ? u->jobs : 0;
+			/* a failed read (a NULL array too) leaves 0, counted */
+			faults |= bpf_probe_read_kernel(&e->busy_ns, sizeof(e->busy_ns), busy + i);
+			faults |= bpf_probe_read_kernel(&e->cycles, sizeof(e->cycles), cycles + i);
+		}
+		if (u)
+			bpf_map_delete_elem(&usage, &uk);
+	}
+	if (faults)
+		stat_inc(DAC_STAT_READ_FAULT);
+	/*
+	 * Where the regions start, read back from the record: a value the
+	 * verifier knows only by its bound, so the region loop verifies once,
+	 * not once for each engine count the loop above may have ended at.
+	 */
+	if (rec)
+		rne = *(volatile __u32 *)&rec->num_engines;
+	if (rne > DAC_EXIT_MAX_ENGINES)
+		rne = DAC_EXIT_MAX_ENGINES;	/* never: the bound, for the verifier */
+	asm volatile("" : "+r"(rne));
+	for (__u32 i = 0; i < DAC_EXIT_MAX_REGIONS; i++) {
+		mk.region = i;
+		m = bpf_map_lookup_elem(&mem, &mk);
+		if (rec) {
+			r = (void *)(rec + 1) + rne * sizeof(struct dac_rec_engine) +
+			    i * sizeof(*r);
+			r->peak = m ? m->peak : 0;
+			r->total = m ? m->total : 0;
+		}
+		if (!m)
+			continue;
+		nr = i + 1;
+		bpf_map_delete_elem(&mem, &mk);
+	}
+	return nr;
+}
+
+/*
+ * A client closed for good (its last job ended): the CLIENT_EXIT record
+ * with the final totals of @busy and @cycles (@n engines, kernel memory the
+ * event points to), and the client's entries leave every map. The record
+ * is built in place in the ring buffer (its largest size reserved, its
+ * real size in the header).
  */
 static __always_inline void on_client_close(__u64 client_id, __u32 device_id, __u32 n,
-					    const void *busy, const void *cycles)
+					    const __u64 *busy, const __u64 *cycles)
 {
 	struct dac_total_key tk = { .device_id = device_id, .engine = 0 };
 	struct dac_total_val tzero = {}, *t;
-	struct close_loop lc = { .client_id = client_id };
-	struct dac_client_val *c;
 	struct dac_rec_exit *rec = NULL;
-	struct exit_buf *buf;
-	__u64 size, seq, sz;
-	bool muted_client;
-	__u32 ne;
-	int slot = -1;
+	struct dac_client_val *c;
+	__u32 ne = n;
 
-	muted_client = bpf_map_lookup_elem(&muted, &client_id) != NULL;
-	if (muted_client)
+	/*
+	 * Engines beyond the record first: no reservation may be held across
+	 * a callback (6.1's verifier loses it there).
+	 */
+	if (n > DAC_EXIT_MAX_ENGINES)
+		bpf_loop((n < DAC_CLOSE_MAX_ENGINES ? n : DAC_CLOSE_MAX_ENGINES) -
+			 DAC_EXIT_MAX_ENGINES, close_engine_beyond, &client_id, 0);
+	if (ne > DAC_EXIT_MAX_ENGINES)
+		ne = DAC_EXIT_MAX_ENGINES;
+	if (bpf_map_lookup_elem(&muted, &client_id)) {
 		bpf_map_delete_elem(&muted, &client_id);
-	else {
+	} else {
 		t = lookup_or_init(&totals, &tk, &tzero, DAC_MAP_TOTALS);
 		if (t)
 			__sync_fetch_and_add(&t->clients_closed, 1);
-		/* none free: no record (counted), the entries go all the same */
-		slot = scratch_claim(DAC_SCRATCH_EXIT);
+		rec = bpf_ringbuf_reserve(&records, DAC_REC_EXIT_MAX_SIZE, 0);
+		if (!rec) {
+			/* the entries go all the same; seq counts the lost record */
+			stat_inc(DAC_STAT_EXIT_DROPS);
+			stat_inc(DAC_STAT_EXIT_RECORDS);
+		}
 	}
-	lc.slot = slot < 0 ? DAC_SCRATCH_SLOTS : (__u32)slot;
-	buf = bpf_map_lookup_elem(&exit_scratch, &lc.slot);
+	/*
+	 * The client's entry is read into the record and goes before the
+	 * walks, so that they start from one state whatever it was (the
+	 * verifier walks them once per state they start from).
+	 */
 	c = bpf_map_lookup_elem(&clients, &client_id);
-	ne = n;
-	if (ne > DAC_EXIT_MAX_ENGINES)
-		ne = DAC_EXIT_MAX_ENGINES;
-	if (buf) {
-		rec = (void *)buf->data;
+	if (rec) {
 		__builtin_memset(rec, 0, sizeof(*rec));
 		rec->type = DAC_REC_CLIENT_EXIT;
 		rec->client_id = client_id;
@@ -964,35 +920,19 @@ static __always_inline void on_client_close(__u64 client_id, __u32 device_id, __
 		}
 		if (n > DAC_EXIT_MAX_ENGINES)
 			rec->flags |= DAC_EXIT_F_TRUNCATED;
-		/* One bounds check on the very size read (see close_region()). */
-		sz = (__u64)ne * sizeof(__u64);
-		asm volatile("" : "+r"(sz));
-		if (sz <= sizeof(buf->busy) && sz &&
-		    (!busy || !cycles || bpf_probe_read_kernel(buf->busy, sz, busy) ||
-		     bpf_probe_read_kernel(buf->cycles, sz, cycles))) {
-			stat_inc(DAC_STAT_READ_FAULT);
-			__builtin_memset(buf->busy, 0, sizeof(buf->busy));
-			__builtin_memset(buf->cycles, 0, sizeof(buf->cycles));
-		}
+		rec->num_engines = ne;
 	}
-	lc.ne = ne;
-	bpf_loop(n < DAC_CLOSE_MAX_ENGINES ? n : DAC_CLOSE_MAX_ENGINES, close_engine, &lc, 0);
-	lc.roff = sizeof(struct dac_rec_exit) + (__u64)ne * sizeof(struct dac_rec_engine);
-	bpf_loop(DAC_EXIT_MAX_REGIONS, close_region, &lc, 0);
 	if (c)
 		bpf_map_delete_elem(&clients, &client_id);
-	if (!buf || !rec)
+	if (!rec) {
+		close_entries(NULL, client_id, ne, busy, cycles);
 		return;
-	rec->num_engines = ne;
-	rec->num_regions = lc.nr;
-	size = sizeof(*rec) + ne * sizeof(struct dac_rec_engine) +
-	       lc.nr * sizeof(struct dac_rec_region);
-	rec->size = size;
-	seq = stat_inc(DAC_STAT_EXIT_RECORDS);
-	rec->seq = seq;
-	if (size <= sizeof(buf->data) && bpf_ringbuf_output(&records, buf->data, size, 0))
-		stat_inc(DAC_STAT_EXIT_DROPS);
-	scratch_release(DAC_SCRATCH_EXIT, slot);
+	}
+	rec->num_regions = close_entries(rec, client_id, ne, busy, cycles);
+	rec->size = sizeof(*rec) + ne * sizeof(struct dac_rec_engine) +
+		    rec->num_regions * sizeof(struct dac_rec_region);
+	rec->seq = stat_inc(DAC_STAT_EXIT_RECORDS);
+	bpf_ringbuf_submit(rec, 0);
 }
 
 /* ---- drmacct: tp_btf ----------------------------------------------------- */
@@ -1268,8 +1208,29 @@ static __always_inline void proc_job_queued(struct inflight_val *v)
 
 	if (!p)
 		return;
-	__sync_fetch_and_add(&p->inflight, 1);
-	v->counted = 1;
+	p->last_ns = v->queued_ns;
+	__sync_fetch_and_add(&p->queued, 1);
+	v->counted = DAC_COUNTED_QUEUED;
+}
+
+/*
+ * A new job is followed under @key of @map (inflight, inflight617), where
+ * an earlier job's entry may still be: on 6.1 the key is the address of
+ * the finished fence, which a job a kill dropped (no event) freed and a
+ * new one now has. That entry goes, and its count with it, so that its
+ * process does not wait for it for ever.
+ */
+static __always_inline void release_stale(void *map, const void *key)
+{
+	struct inflight_val *v = bpf_map_lookup_elem(map, key), old;
+
+	if (!v)
+		return;
+	__builtin_memcpy(&old, v, sizeof(old));
+	if (bpf_map_delete_elem(map, key))
+		return;		/* another program took it */
+	stat_inc(DAC_STAT_STALE_RELEASED);
+	proc_job_gone(old.tgid, old.start_ns, old.counted);
 }
 
 static __always_inline void on_sched_queue(__u64 fence)
@@ -1277,9 +1238,10 @@ static __always_inline void on_sched_queue(__u64 fence)
 	struct inflight_val v = {};
 
 	fill_submitter(&v);
+	release_stale(&inflight, &fence);
 	proc_job_queued(&v);
-	if (map_put(&inflight, DAC_MAP_INFLIGHT, &fence, &v, BPF_ANY) && v.counted)
-		proc_job_gone(v.tgid, v.start_ns);
+	if (map_put(&inflight, DAC_MAP_INFLIGHT, &fence, &v, BPF_ANY))
+		proc_job_gone(v.tgid, v.start_ns, v.counted);
 }
 
 /*
@@ -1312,6 +1274,22 @@ static __always_inline __u32 ring_id_of(__u64 ident, const char *name)
 	return id;
 }
 
+/*
+ * A job of process (@tgid, @start_ns) counted as queued runs at @now: it
+ * moves to the process's in-flight count. Its process's entry has gone
+ * only when the sweep wrote it (nothing moved for long): then nothing.
+ */
+static __always_inline void proc_job_ran(__u32 tgid, __u64 start_ns, __u64 now)
+{
+	struct dac_proc_val *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	if (!p || !proc_same(p, start_ns))
+		return;
+	p->last_ns = now;
+	__sync_fetch_and_add(&p->inflight, 1);
+	atomic_dec_nonzero(&p->queued);
+}
+
 /* Job @v runs on ring @ring_id now: an idle ring's charging starts here. */
 static __always_inline void ring_run(struct inflight_val *v, __u32 ring_id)
 {
@@ -1325,6 +1303,10 @@ static __always_inline void ring_run(struct inflight_val *v, __u32 ring_id)
 	r = bpf_map_lookup_elem(&rings, &ring_id);
 	if (r)
 		dac_ring_run(r, now);
+	/* From queued to in flight: this one will get its completion. */
+	if (__sync_val_compare_and_swap(&v->counted, DAC_COUNTED_QUEUED, DAC_COUNTED_RUN) ==
+	    DAC_COUNTED_QUEUED)
+		proc_job_ran(v->tgid, v->start_ns, now);
 }
 
 static __always_inline void on_sched_run(__u64 fence, __u32 ring_id)
@@ -1419,8 +1401,7 @@ static __always_inline bool sched_take(void *map, const void *key, struct inflig
 		stat_inc(DAC_STAT_NESTED_SCHED_DONE);
 	if (!job->run_ns || !job->ring_id) {
 		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
-		if (job->counted)
-			proc_job_gone(job->tgid, job->start_ns);
+		proc_job_gone(job->tgid, job->start_ns, job->counted);
 		return false;
 	}
 	return true;
@@ -1433,8 +1414,7 @@ static __always_inline void on_sched_done(__u64 fence, bool nested)
 	if (!sched_take(&inflight, &fence, &job, nested))
 		return;
 	charge_job(&job);
-	if (job.counted)
-		proc_job_gone(job.tgid, job.start_ns);
+	proc_job_gone(job.tgid, job.start_ns, job.counted);
 }
 
 /* ---- gpu_scheduler: tp_btf (types from gpu_sched's module BTF) ---------- */
@@ -1620,16 +1600,31 @@ int tp_process_job(struct tp_sched_process_job *ctx)
  * carry the DRM client id. The charge rule is the one above; each job is
  * also charged to its client in sched_clients.
  */
+/*
+ * A DRM client id of a real client: amdgpu gives its own kernel jobs
+ * (page table updates, clears, moves, ...) synthetic ids counting down
+ * from U64_MAX (AMDGPU_KERNEL_JOB_ID_*), which name no client; they would
+ * be phantom clients in sched_clients. Their jobs stay charged to their
+ * process and ring, under client id 0 (unknown).
+ */
+#define DAC_SYNTHETIC_CLIENT_MIN	(~0ull - 0xffff)
+
+static __always_inline __u64 real_client(__u64 client_id)
+{
+	return client_id >= DAC_SYNTHETIC_CLIENT_MIN ? 0 : client_id;
+}
+
 static __always_inline void on617_queue(__u64 ctx, __u64 seqno, __u64 client_id)
 {
 	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
 	struct inflight_val v = {};
 
 	fill_submitter(&v);
-	v.client_id = client_id;
+	v.client_id = real_client(client_id);
+	release_stale(&inflight617, &k);
 	proc_job_queued(&v);
-	if (map_put(&inflight617, DAC_MAP_INFLIGHT617, &k, &v, BPF_ANY) && v.counted)
-		proc_job_gone(v.tgid, v.start_ns);
+	if (map_put(&inflight617, DAC_MAP_INFLIGHT617, &k, &v, BPF_ANY))
+		proc_job_gone(v.tgid, v.start_ns, v.counted);
 }
 
 static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, __u32 ring_id)
@@ -1641,7 +1636,7 @@ static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, _
 		return;		/* queued before attach: counted at done */
 	ring_run(v, ring_id);
 	if (!v->client_id)
-		v->client_id = client_id;
+		v->client_id = real_client(client_id);
 }
 
 static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested)
@@ -1665,8 +1660,7 @@ static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested)
 			__sync_fetch_and_add(&c->jobs, 1);
 		}
 	}
-	if (job.counted)
-		proc_job_gone(job.tgid, job.start_ns);
+	proc_job_gone(job.tgid, job.start_ns, job.counted);
 }
 
 /* tp_btf: the 6.17 types, relocated by CO-RE against gpu_sched's BTF. */
@@ -1962,6 +1956,156 @@ int tp617_job_done(struct tp617_job_done *ctx)
 	return 0;
 }
 
+/* ---- the sweep: records of processes whose jobs will never complete --- */
+
+/*
+ * An exited process whose jobs are still pending waits for them: each job
+ * that ran gets its completion. A job a kill dropped from its queue gets
+ * no event at all (drm_sched_entity_kill_jobs_work() signals it with
+ * -ESRCH and no scheduler tracepoint), nor does one whose completion the
+ * programs missed. The sweep, a bpf_timer armed by an exit that had to
+ * wait, writes the record of every exited process with nothing moving
+ * (no queue, run or completion of its jobs) for DAC_SWEEP_IDLE_NS with
+ * none in flight (DAC_SWEEP_LOST_NS with some), flagged
+ * DAC_EXIT_F_INCOMPLETE with the jobs still pending and what was charged;
+ * it fires again while any exited process still waits. It then drops the
+ * in-flight entries of processes whose record has been written: jobs
+ * that never ran and never will. The timer callback runs in softirq
+ * context; proc_emit()'s compare-and-swap makes it one record however the
+ * sweep and a late completion meet.
+ */
+#define DAC_SWEEP_PERIOD_NS	1000000000ull	/* 1 s */
+#define DAC_SWEEP_IDLE_NS	2000000000ull	/* 2 s: a close's flush runs the queue */
+/*
+ * A job that ran gets its completion (a hung one at its timeout, drm_sched's
+ * job timeout is seconds): a process with one in flight is written only
+ * when nothing moved for a minute -- a completion the programs missed.
+ */
+#define DAC_SWEEP_LOST_NS	60000000000ull
+#define DAC_CLOCK_MONOTONIC	1
+
+/*
+ * PREEMPT_RT kernels refuse bpf_timer ("bpf_timer cannot be used for
+ * PREEMPT_RT"): there the loader clears use_timer (/sys/kernel/realtime),
+ * the verifier never visits the timer calls, and the sweep runs at the
+ * next fork or exit once a period has passed (sweep_poke()) instead.
+ */
+const volatile bool use_timer = true;
+__u32 sweep_waiting;		/* no timer: an exited process waits */
+__u64 sweep_next_ns;		/* no timer: no sweep before this */
+
+struct sweep_val {
+	struct bpf_timer timer;
+	__u32 armed;		/* 1: started and not yet fired */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sweep_val);
+} sweeper SEC(".maps");
+
+struct sweep_ctx {
+	__u64 now;
+	__u32 waiting;		/* 1: an exited process is left waiting */
+	__u32 pad;
+};
+
+/* Process entry @p (key @tgid): written now if it exited and nothing moves. */
+static long sweep_proc(void *map, __u32 *tgid, struct dac_proc_val *p, struct sweep_ctx *c)
+{
+	__u64 last = p->last_ns;
+
+	if (!__sync_fetch_and_add(&p->exited, 0) || p->start_ns == DAC_START_GONE)
+		return 0;
+	last += __sync_fetch_and_add(&p->inflight, 0) ? DAC_SWEEP_LOST_NS : DAC_SWEEP_IDLE_NS;
+	if (c->now < last) {
+		c->waiting = 1;
+		return 0;
+	}
+	stat_inc(DAC_STAT_SWEEP_WRITTEN);
+	proc_emit(*tgid, p, 0);
+	return 0;
+}
+
+/*
+ * In-flight entry @v: dropped when its process's record has been written
+ * (no entry of that process any more) and it never ran -- a job a kill
+ * dropped. A job of a live process, or one that ran, stays.
+ */
+static long sweep_job(void *map, const void *key, struct inflight_val *v, struct sweep_ctx *c)
+{
+	__u32 tgid = v->tgid;
+	struct dac_proc_val *p;
+
+	if (v->run_ns || v->tgid == DAC_TGID_KERNEL || c->now < v->queued_ns + DAC_SWEEP_IDLE_NS)
+		return 0;
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (p && proc_same(p, v->start_ns))
+		return 0;
+	if (!bpf_map_delete_elem(map, key))
+		stat_inc(DAC_STAT_STALE_RELEASED);
+	return 0;
+}
+
+/* One pass; returns whether an exited process is left waiting. */
+static __noinline __u32 sweep_pass(void)
+{
+	struct sweep_ctx c = { .now = bpf_ktime_get_ns() };
+
+	bpf_for_each_map_elem(&procs, sweep_proc, &c, 0);
+	bpf_for_each_map_elem(&inflight, sweep_job, &c, 0);
+	bpf_for_each_map_elem(&inflight617, sweep_job, &c, 0);
+	return c.waiting;
+}
+
+static int sweep_fire(void *map, __u32 *key, struct sweep_val *sv)
+{
+	__sync_fetch_and_and(&sv->armed, 0);
+	if (sweep_pass() && !__sync_val_compare_and_swap(&sv->armed, 0, 1))
+		bpf_timer_start(&sv->timer, DAC_SWEEP_PERIOD_NS, 0);
+	return 0;
+}
+
+/* Without a timer: a fork or an exit runs the sweep when one is due. */
+static __always_inline void sweep_poke(void)
+{
+	__u64 next, now;
+
+	if (use_timer || !*(volatile __u32 *)&sweep_waiting)
+		return;
+	next = *(volatile __u64 *)&sweep_next_ns;
+	now = bpf_ktime_get_ns();
+	if (now < next ||
+	    __sync_val_compare_and_swap(&sweep_next_ns, next, now + DAC_SWEEP_PERIOD_NS) != next)
+		return;
+	__sync_fetch_and_and(&sweep_waiting, 0);
+	if (sweep_pass())
+		__sync_fetch_and_or(&sweep_waiting, 1);
+}
+
+/* An exited process waits for its jobs: the sweep runs within a period. */
+static __always_inline void sweep_arm(void)
+{
+	__u32 zero = 0;
+	struct sweep_val *sv;
+
+	if (!use_timer) {
+		if (!__sync_fetch_and_or(&sweep_waiting, 1))
+			sweep_next_ns = bpf_ktime_get_ns() + DAC_SWEEP_PERIOD_NS;
+		return;
+	}
+	sv = bpf_map_lookup_elem(&sweeper, &zero);
+	if (!sv || __sync_val_compare_and_swap(&sv->armed, 0, 1))
+		return;		/* already on its way */
+	bpf_timer_init(&sv->timer, &sweeper, DAC_CLOCK_MONOTONIC);	/* -EBUSY: done before */
+	bpf_timer_set_callback(&sv->timer, sweep_fire);
+	if (bpf_timer_start(&sv->timer, DAC_SWEEP_PERIOD_NS, 0))
+		__sync_fetch_and_and(&sv->armed, 0);
+}
+
 /* ---- process tracking ---------------------------------------------------- */
 
 /*
@@ -1991,6 +2135,7 @@ int BPF_PROG(track_fork, struct task_struct *parent, struct task_struct *child)
 {
 	if (parent && child)
 		fork_inherit(parent, child);
+	sweep_poke();
 	return 0;
 }
 
@@ -2039,15 +2184,19 @@ static __always_inline void on_exit(struct task_struct *task, __u32 tgid)
 			proc_emit(tgid, p, DAC_EXIT_F_REUSED);
 		return;
 	}
+	p->last_ns = bpf_ktime_get_ns();	/* the exit is its last event so far */
 	if (__sync_val_compare_and_swap(&p->exited, 0, 1))
 		return;
-	if (!__sync_fetch_and_add(&p->inflight, 0))
+	if (!proc_pending(p))
 		proc_emit(tgid, p, 0);
+	else
+		sweep_arm();
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(track_exit, struct task_struct *task)
 {
+	sweep_poke();
 	if (!task || BPF_CORE_READ(task, signal, live.counter))
 		return 0;	/* other threads live on */
 	on_exit(task, BPF_CORE_READ(task, tgid));

@@ -175,9 +175,16 @@ struct dac_proc_val {
 	__u64 acct_jobs;
 	__u64 cookie;
 	__u64 cgroup_id;
-	__u64 inflight;		/* scheduler jobs queued and not yet done */
+	/*
+	 * Scheduler jobs of the process: queued and not yet run (a killed
+	 * process's are dropped without any event), and run and not yet
+	 * done (each of these gets its completion).
+	 */
+	__u64 queued;
+	__u64 inflight;
 	__u64 start_ns;		/* process start; 0 unknown (a seeded client's) */
-	__u32 exited;		/* 1: record as soon as inflight is 0 */
+	__u64 last_ns;		/* its last job event (queue, run, done) or its exit */
+	__u32 exited;		/* 1: record as soon as queued and inflight are 0 */
 	__u32 flags;		/* DAC_EXIT_F_TRUNCATED: more rings than slots */
 	__u32 ring_ids[DAC_PROC_MAX_RINGS];	/* 0 = free slot */
 	char comm[DAC_COMM_LEN];
@@ -221,6 +228,13 @@ enum dac_rec_type {
  * process still held) -- then it adds to that record.
  */
 #define DAC_EXIT_F_REUSED	(1u << 2)
+/*
+ * PROC_EXIT written by the sweep: jobs of the process were still queued
+ * or running (pending) long after its exit with nothing moving -- queued
+ * jobs a kill dropped, or a completion never seen. The sums are what
+ * was charged.
+ */
+#define DAC_EXIT_F_INCOMPLETE	(1u << 3)
 
 struct dac_rec_engine {
 	__u64 busy_ns;
@@ -234,8 +248,8 @@ struct dac_rec_region {
 };
 
 /*
- * One record per closed client; emitted with bpf_ringbuf_output() at its
- * real size: the header, num_engines engine entries, then num_regions
+ * One record per closed client; built in place in the ring buffer (the
+ * largest size reserved, the real size here): the header, num_engines engine entries, then num_regions
  * region entries.
  */
 struct dac_rec_exit {
@@ -278,9 +292,9 @@ struct dac_rec_proc_exit {
 	__u64 cgroup_id;
 	__u64 start_ns;		/* process start (task start_time), 0 unknown */
 	__u32 tgid;
-	__u32 flags;		/* DAC_EXIT_F_TRUNCATED, DAC_EXIT_F_REUSED */
+	__u32 flags;		/* DAC_EXIT_F_TRUNCATED, _REUSED, _INCOMPLETE */
 	__u32 num_rings;
-	__u32 pad;
+	__u32 pending;		/* INCOMPLETE: jobs queued or running, never done */
 	char comm[DAC_COMM_LEN];
 };
 
@@ -350,7 +364,9 @@ enum dac_stat {
 	DAC_STAT_NESTED_SCHED_RUN,	/* drm_sched_job_run */
 	DAC_STAT_NESTED_FORK,		/* sched_process_fork */
 	DAC_STAT_NESTED_EXIT,		/* sched_process_exit */
-	DAC_STAT_SCRATCH_FULL,		/* no record scratch slot free: record dropped */
+	DAC_STAT_SCRATCH_FULL,		/* unused since records are built in place: 0 */
+	DAC_STAT_SWEEP_WRITTEN,		/* PROC_EXIT records the sweep wrote (INCOMPLETE) */
+	DAC_STAT_STALE_RELEASED,	/* in-flight entries overwritten by a new job */
 	DAC_STAT_FULL,			/* + enum dac_map_id: insert failed, map full */
 	DAC_STAT_BUSY = DAC_STAT_FULL + DAC_MAP__COUNT,	/* + id: bucket busy */
 	DAC_STAT__COUNT = DAC_STAT_BUSY + DAC_MAP__COUNT
@@ -361,7 +377,7 @@ enum dac_stat {
  * trusts the other pins. Bumped whenever a key, value or record changes.
  */
 #define DAC_LAYOUT_MAGIC	0x6472616363745f6dull	/* "drmacct_m" */
-#define DAC_LAYOUT_VERSION	7
+#define DAC_LAYOUT_VERSION	8
 
 struct dac_meta {
 	__u64 magic;

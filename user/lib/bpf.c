@@ -166,7 +166,7 @@ static void size_maps(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 {
 	struct bpf_map *acct[] = {
 		s->maps.clients, s->maps.usage, s->maps.mem, s->maps.totals, s->maps.muted,
-		s->maps.names, s->maps.cookie_usage, s->maps.cookie_mem, s->maps.exit_scratch,
+		s->maps.names, s->maps.cookie_usage, s->maps.cookie_mem,
 	};
 	struct bpf_map *sched[] = {
 		s->maps.rings, s->maps.ring_ids, s->maps.sched_usage, s->maps.procs,
@@ -218,6 +218,8 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 	set_groups(b->skel, plan);
 	b->skel->rodata->tp_shift_drmacct = shift_drmacct;
 	b->skel->rodata->tp_shift_sched = shift_sched;
+	/* PREEMPT_RT refuses bpf_timer: the sweep then runs at forks and exits */
+	b->skel->rodata->use_timer = !dac_bpf_kernel_is_rt();
 	if (o->test_break_btf) {
 		/* A log buffer below the kernel's minimum: BPF_PROG_LOAD says EINVAL. */
 		static char tiny_log[8];

@@ -194,6 +194,12 @@ struct dac_bpf_region_mem {
  * tgid and start_ns).
  */
 #define DAC_BPF_EXIT_REUSED	(1u << 2)
+/*
+ * PROC_EXIT only: written by the sweep, long after the exit, with jobs
+ * still pending (dac_bpf_proc_exit.pending: queued jobs a kill dropped, a
+ * completion never seen); the sums are what was charged.
+ */
+#define DAC_BPF_EXIT_INCOMPLETE	(1u << 3)
 
 struct dac_bpf_client_exit {
 	uint64_t client_id;
@@ -228,7 +234,7 @@ struct dac_bpf_proc_ring {
  */
 struct dac_bpf_proc_exit {
 	uint32_t tgid;			/* 0: kernel threads (DAC_BPF_TGID_KERNEL) */
-	uint32_t flags;			/* DAC_BPF_EXIT_TRUNCATED, _REUSED */
+	uint32_t flags;			/* DAC_BPF_EXIT_TRUNCATED, _REUSED, _INCOMPLETE */
 	uint64_t seq;			/* process exit sequence number */
 	/*
 	 * The process's start (its task start_time, CLOCK_MONOTONIC at
@@ -245,6 +251,7 @@ struct dac_bpf_proc_exit {
 	char comm[DAC_BPF_COMM_LEN];	/* the process's (group leader's) name */
 	uint32_t num_rings;
 	struct dac_bpf_proc_ring *rings;	/* valid during the callback only */
+	uint32_t pending;		/* INCOMPLETE: jobs that never completed */
 };
 
 struct dac_bpf_event {
@@ -394,7 +401,7 @@ struct dac_bpf_stats {
 	uint64_t nested_sched_run;
 	uint64_t nested_fork;
 	uint64_t nested_exit;
-	/* records dropped because every scratch slot of the CPU was taken */
+	/* 0: records are built in place now (kept for the JSON output) */
 	uint64_t scratch_full;
 	/*
 	 * Charges for a process whose tgid a later process already has (the
@@ -403,6 +410,9 @@ struct dac_bpf_stats {
 	uint64_t proc_late;
 	uint64_t full;			/* inserts refused, every map: map full */
 	uint64_t busy;			/* ... bucket busy (recursion miss) */
+	uint64_t sweep_written;		/* PROC_EXIT records the sweep wrote */
+	/* in-flight entries of jobs never completed, released (overwrite, sweep) */
+	uint64_t stale_released;
 };
 int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st);
 

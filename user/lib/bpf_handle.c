@@ -241,3 +241,13 @@ int dac_bpf_info(struct dac_bpf *b, struct dac_bpf_info *info)
 	*info = b->info;
 	return 0;
 }
+
+bool dac_bpf_kernel_is_rt(void)
+{
+	FILE *f = fopen("/sys/kernel/realtime", "re");
+	int c = f ? fgetc(f) : EOF;
+
+	if (f)
+		fclose(f);
+	return c == '1';
+}

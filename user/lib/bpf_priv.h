@@ -72,6 +72,11 @@ uint64_t dac_bpf_stat_get(struct dac_bpf *b, uint32_t which);
 
 /* "@a/@b[/@c]" into @buf; -ENAMETOOLONG when it does not fit. */
 int dac_bpf_join(char *buf, size_t len, const char *a, const char *b, const char *c);
+/*
+ * A PREEMPT_RT kernel (/sys/kernel/realtime reads 1)? Its verifier refuses
+ * bpf_timer: the programs' use_timer must be false there.
+ */
+bool dac_bpf_kernel_is_rt(void);
 
 static inline bool dac_path_exists(const char *p)
 {

@@ -68,6 +68,8 @@ int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st)
 	st->nested_exit = v[DAC_STAT_NESTED_EXIT];
 	st->scratch_full = v[DAC_STAT_SCRATCH_FULL];
 	st->proc_late = v[DAC_STAT_PROC_LATE];
+	st->sweep_written = v[DAC_STAT_SWEEP_WRITTEN];
+	st->stale_released = v[DAC_STAT_STALE_RELEASED];
 	for (int i = 0; i < DAC_MAP__COUNT; i++) {
 		st->full += v[DAC_STAT_FULL + i];
 		st->busy += v[DAC_STAT_BUSY + i];
@@ -301,7 +303,9 @@ static int on_proc_record(struct dac_bpf *b, const void *data, size_t size)
 	}
 	x->tgid = r->tgid;
 	x->flags = (r->flags & DAC_EXIT_F_TRUNCATED ? DAC_BPF_EXIT_TRUNCATED : 0) |
-		   (r->flags & DAC_EXIT_F_REUSED ? DAC_BPF_EXIT_REUSED : 0);
+		   (r->flags & DAC_EXIT_F_REUSED ? DAC_BPF_EXIT_REUSED : 0) |
+		   (r->flags & DAC_EXIT_F_INCOMPLETE ? DAC_BPF_EXIT_INCOMPLETE : 0);
+	x->pending = r->pending;
 	x->seq = r->seq;
 	x->start_ns = r->start_ns;
 	x->exit_ns = r->exit_ns;
@@ -312,13 +316,19 @@ static int on_proc_record(struct dac_bpf *b, const void *data, size_t size)
 	x->cookie = r->cookie;
 	x->cgroup_id = r->cgroup_id;
 	copy_str(x->comm, sizeof(x->comm), r->comm, sizeof(r->comm));
-	x->num_rings = r->num_rings;
+	x->num_rings = 0;
 	x->rings = b->rings;
+	/* entry i is the process's ring slot i: ring id 0 is an empty slot */
 	for (uint32_t i = 0; i < r->num_rings; i++) {
-		b->rings[i].ring_id = rr[i].ring_id;
-		ring_name(b, rr[i].ring_id, b->rings[i].ring, sizeof(b->rings[i].ring));
-		b->rings[i].busy_ns = rr[i].busy_ns;
-		b->rings[i].jobs = rr[i].jobs;
+		struct dac_bpf_proc_ring *o = &b->rings[x->num_rings];
+
+		if (!rr[i].ring_id)
+			continue;
+		o->ring_id = rr[i].ring_id;
+		ring_name(b, rr[i].ring_id, o->ring, sizeof(o->ring));
+		o->busy_ns = rr[i].busy_ns;
+		o->jobs = rr[i].jobs;
+		x->num_rings++;
 	}
 	return deliver(b, &ev);
 }

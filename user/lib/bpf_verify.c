@@ -149,6 +149,7 @@ static int verify_one(size_t index, struct dac_bpf_verdict *v)
 		return -ENOENT;
 	}
 	shrink_maps(s->obj);
+	s->rodata->use_timer = !dac_bpf_kernel_is_rt();
 	dac_bpf_load_log_reset();
 	err = bpf_object__load(s->obj);
 	if (err) {
