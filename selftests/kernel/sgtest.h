@@ -62,19 +62,6 @@ uint64_t sg_union_ns(const uint64_t *run, const uint64_t *end, size_t n);
  */
 void sg_sched_bounds(const struct drm_simgpu_wait *w, size_t n, uint64_t *lo, uint64_t *hi);
 
-/*
- * SG_SCHED_SLACK_NS - what one job may add, above its [run_ns, end_ns], to
- * busy time measured on the gpu_scheduler tracepoints. drm_run_job fires
- * just before simgpu's run_job() reads run_ns, drm_sched_process_job just
- * after it takes end_ns: adjacent statements, but under TCG the guest's
- * clock keeps running while its vCPU thread waits for the host (another
- * guest, a busy host) or while single-threaded TCG runs the other vCPU.
- * Seen: 2.8 ms (6.1) and 5 ms (6.1-rt) on one job with two guests and
- * three builds on two cores. Only upper bounds use it: the tracepoints'
- * interval never starts after run_ns nor ends before end_ns.
- */
-#define SG_SCHED_SLACK_NS (10 * NSEC_PER_MSEC)
-
 /* ---- device ----------------------------------------------------------- */
 
 /**

@@ -263,6 +263,8 @@ static int status_json(const char *dir, const struct dac_bpf_info *info,
 	dac_json_u64(&j, "nested_exit", st->nested_exit);
 	dac_json_u64(&j, "scratch_full", st->scratch_full);
 	dac_json_u64(&j, "proc_late", st->proc_late);
+	dac_json_u64(&j, "sweep_written", st->sweep_written);
+	dac_json_u64(&j, "stale_released", st->stale_released);
 	dac_json_obj_end(&j);
 	if (nm < 0) {
 		dac_json_null(&j, "maps");
@@ -342,6 +344,10 @@ static void status_text(const char *dir, const struct dac_bpf_info *info,
 		printf("  records dropped, no scratch slot free: %" PRIu64 "\n", st->scratch_full);
 	if (st->proc_late)
 		printf("  charges after tgid reuse:  %" PRIu64 " (dropped)\n", st->proc_late);
+	if (st->sweep_written || st->stale_released)
+		printf("  jobs that never completed: %" PRIu64 " entries released, %" PRIu64
+		       " process records written by the sweep (INCOMPLETE)\n", st->stale_released,
+		       st->sweep_written);
 	/* full: inserts refused; busy: refused, bucket locked (recursion) */
 	if (nm >= 0) {
 		printf("  maps:  %-14s %-14s %9s %9s %10s %6s %6s\n", "NAME", "TYPE",
