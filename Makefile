@@ -638,12 +638,17 @@ REL_COMP := $(REL)/completion/drmacct.bash $(REL)/completion/_drmacct \
 UNITS := drmacct-exporter.service drmacct-textfile.service drmacct-textfile.timer
 REL_UNITS := $(UNITS:%=$(REL)/systemd/%)
 PUBLIC_HEADERS := $(wildcard include/drmacct/*.h)
-REL_ALL := $(REL_CLI) $(REL_MAN) $(REL_A) $(REL_SO) $(REL_PC) $(REL_COMP) $(REL_UNITS)
+# The bpftrace one-liners of Documentation/bpf.rst, as files (DATADIR/drmacct/bpftrace).
+REL_BT := $(REL)/bpftrace/.stamp
+REL_ALL := $(REL_CLI) $(REL_MAN) $(REL_A) $(REL_SO) $(REL_PC) $(REL_COMP) $(REL_UNITS) $(REL_BT)
 
 .PHONY: drmacct do-drmacct install do-install install-strip uninstall dist spdx-check
 drmacct:
 	@$(MAKE) --no-print-directory deps-cli && $(MAKE) --no-print-directory do-drmacct
 do-drmacct: $(REL_ALL)
+$(REL_BT): Documentation/bpf.rst selftests/bpf/bpftrace-extract.sh
+	@mkdir -p $(@D)
+	selftests/bpf/bpftrace-extract.sh $< $(@D) && touch $@
 
 # Rebuild everything when the build's configuration changes, and what
 # carries the version when VERSION does.
@@ -712,7 +717,8 @@ do-install: do-drmacct
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/drmacct $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
 		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(SYSTEMDUNITDIR) \
-		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/LICENSES
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/LICENSES \
+		$(DESTDIR)$(DATADIR)/drmacct/bpftrace
 	$(INSTALL) -m 0755 $(INSTALL_STRIP) $(REL_CLI) $(DESTDIR)$(BINDIR)/drmacct
 	$(INSTALL) -m 0755 $(REL_SO) $(DESTDIR)$(LIBDIR)/
 	$(if $(INSTALL_STRIP),$(STRIP) --strip-unneeded $(DESTDIR)$(LIBDIR)/$(notdir $(REL_SO)))
@@ -729,6 +735,8 @@ do-install: do-drmacct
 	$(INSTALL) -m 0644 COPYING $(MAN_CITED_DOCS) $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 0644 LICENSES/preferred/* LICENSES/exceptions/* $(DESTDIR)$(DOCDIR)/LICENSES/
 	$(INSTALL) -m 0644 user/examples/*.c systemd/web-config.yml $(DESTDIR)$(DOCDIR)/examples/
+	$(INSTALL) -m 0644 $(REL)/bpftrace/*.bt $(DESTDIR)$(DATADIR)/drmacct/bpftrace/
+	$(INSTALL) -m 0644 Documentation/perfetto-drmacct.pbtxt $(DESTDIR)$(DATADIR)/drmacct/
 install-strip:
 	$(MAKE) --no-print-directory do-install INSTALL_STRIP='-s --strip-program=$(STRIP)'
 
@@ -740,7 +748,7 @@ INSTALLED = $(BINDIR)/drmacct $(LIBDIR)/$(notdir $(REL_SO)) $(LIBDIR)/$(REL_SONA
 	$(UNITS:%=$(SYSTEMDUNITDIR)/%)
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	rm -rf $(DESTDIR)$(INCLUDEDIR)/drmacct $(DESTDIR)$(DOCDIR)
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/drmacct $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)/drmacct
 
 # A release tarball of the committed tree (HEAD) with .tarball-version, so
 # that it builds, and knows its version, without git.

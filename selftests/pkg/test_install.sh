@@ -73,9 +73,27 @@ want="./usr/bin/drmacct ./usr/include/drmacct/counters.h ./usr/include/drmacct/d
 ./usr/share/doc/drmacct/exporter.rst ./usr/share/doc/drmacct/fdinfo-validation.rst \
 ./usr/share/doc/drmacct/json-schema.rst \
 ./usr/share/doc/drmacct/libdrmacct.rst ./usr/share/doc/drmacct/record-format.rst \
+./usr/share/drmacct/bpftrace/client-busy-per-engine.bt \
+./usr/share/drmacct/bpftrace/sched-jobs-per-ring-617.bt ./usr/share/drmacct/bpftrace/sched-jobs-per-ring.bt \
+./usr/share/drmacct/bpftrace/sched-time-per-client.bt \
+./usr/share/drmacct/bpftrace/sched-time-per-process-617.bt \
+./usr/share/drmacct/bpftrace/sched-time-per-process.bt ./usr/share/drmacct/perfetto-drmacct.pbtxt \
 ./usr/share/fish/vendor_completions.d/drmacct.fish ./usr/share/man/man1/drmacct.1 \
 ./usr/share/zsh/site-functions/_drmacct "
 eq "the installed files" "$got" "$want"
+# Every one-liner bpf.rst names is installed, as the text the VM test runs.
+eq "one .bt file per bpftrace one-liner of bpf.rst" \
+	"$(ls "$D/usr/share/drmacct/bpftrace" | sed 's/\.bt$//' | LC_ALL=C sort | tr '\n' ' ')" \
+	"$(sed -n 's/^\.\. bpftrace: //p' "$repo/Documentation/bpf.rst" | LC_ALL=C sort | tr '\n' ' ')"
+has "sched-time-per-process-617.bt is the 6.17 one-liner" \
+	"$(cat "$D/usr/share/drmacct/bpftrace/sched-time-per-process-617.bt")" "gpu_scheduler:drm_sched_job_run"
+# The Perfetto config enables the group of every event drmacct.ko defines.
+events=$(sed -n 's/^TRACE_EVENT(\([a-z_]*\),.*/\1/p' "$repo/kernel/drmacct/drmacct_trace.h" | sort | tr '\n' ' ')
+eq "drmacct.ko's events (drmacct_trace.h)" "$events" \
+	"drmacct_client_close drmacct_client_open drmacct_job_begin drmacct_job_end drmacct_mem_change "
+cfg=$(cat "$D/usr/share/drmacct/perfetto-drmacct.pbtxt")
+has "the Perfetto config takes every drmacct event" "$cfg" 'ftrace_events: "drmacct/*"'
+has "the Perfetto config takes every gpu_scheduler event" "$cfg" 'ftrace_events: "gpu_scheduler/*"'
 eq "the binary is 0755" "$(stat -c %a "$D/usr/bin/drmacct")" 755
 eq "the man page is 0644" "$(stat -c %a "$D/usr/share/man/man1/drmacct.1")" 644
 
