@@ -781,16 +781,24 @@ int sg_kmsg_bad_lines(int fd)
 	char rec[8192];
 	int n = 0;
 
-	if (fd < 0)
-		return 0;
+	if (fd < 0) {
+		/* a log that cannot be read is not a clean one */
+		dt_info("kernel log: /dev/kmsg could not be opened");
+		return 1;
+	}
 	for (;;) {
 		ssize_t r = read(fd, rec, sizeof(rec) - 1);
 		char *msg;
 
 		if (r < 0 && errno == EPIPE)
 			continue;	/* overwritten records: go on with the next */
-		if (r <= 0)
+		if (r < 0 && errno != EAGAIN) {
+			dt_info("kernel log: reading /dev/kmsg: %s", strerror(errno));
+			n++;
 			break;
+		}
+		if (r <= 0)
+			break;	/* EAGAIN: no newer record */
 		rec[r] = '\0';
 		msg = strchr(rec, ';');
 		msg = msg ? msg + 1 : rec;

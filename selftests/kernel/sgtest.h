@@ -260,13 +260,16 @@ int sg_open_pci_node(const char *bdf);
 /**
  * sg_kmsg_open() - open /dev/kmsg positioned at its end, so that
  * sg_kmsg_bad_lines() later sees only what the kernel logged after this
- * point. Returns the fd or -1 (then the check is skipped).
+ * point. Returns the fd or -1 (sg_kmsg_bad_lines() then counts the
+ * unreadable log as one bad line).
  */
 int sg_kmsg_open(void);
 /**
  * sg_kmsg_bad_lines() - read the new kernel messages from @fd and count
  * those that show a kernel problem (BUG, WARNING, Oops, Call Trace, ...);
- * each is printed as a diagnostic. Closes @fd.
+ * each is printed as a diagnostic. A log that could not be opened (@fd < 0)
+ * or read counts as one more: an unreadable log is not a clean one.
+ * Closes @fd.
  */
 int sg_kmsg_bad_lines(int fd);
 /** sg_is_root() - true when running with root privileges. */
