@@ -315,14 +315,15 @@ done
 	if [ -z "$bad$kmsg_bad$guest_bad" ]; then
 		echo "ok 2 vm-kernel-log-clean # console, guest log and taint flags ($taint)"
 	else
+		# show_hits FILE: each hit with a little context, as TAP comments
+		show_hits() { grep -nE -B2 -A12 "$pattern" "$1" | head -n 200 | sed 's/^/#   /'; }
 		if [ -n "$bad" ]; then
 			echo "# the guest kernel log has errors ($checked: $console less what is set aside):"
-			# Show each hit with a little context, as TAP comments.
-			grep -nE -B2 -A12 "$pattern" "$checked" | head -n 200 | sed 's/^/#   /'
+			show_hits "$checked"
 		fi
 		if [ -n "$kmsg_bad" ]; then
 			echo "# the guest's own kernel log, read after its last program, has errors ($kmsg):"
-			grep -nE -B2 -A12 "$pattern" "$kmsg.checked" | head -n 200 | sed 's/^/#   /'
+			show_hits "$kmsg.checked"
 		fi
 		[ -n "$guest_bad" ] && echo "# $guest_bad"
 		echo "not ok 2 vm-kernel-log-clean"
