@@ -5,7 +5,9 @@
  * runs beside drmacct's programs on the same events, and the kernel's
  * run_time_ns/run_cnt of each gives the floor a program on that event
  * cannot go below (the attach point's own cost and the stats' timing).
- * Each program's section names its tracepoint, as in drmacct.bpf.c.
+ * Each program's section names its tracepoint, as in drmacct.bpf.c; the
+ * bench loads those whose section one of drmacct's loaded programs has
+ * (the gpu_scheduler events of 6.1 and of 6.17 never both exist).
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -35,6 +37,9 @@ EMPTY_BTF(e_btf_mem_change, "drmacct_mem_change")
 EMPTY_BTF(e_btf_sched_job, "drm_sched_job")
 EMPTY_BTF(e_btf_run_job, "drm_run_job")
 EMPTY_BTF(e_btf_process_job, "drm_sched_process_job")
+EMPTY_BTF(e_btf_job_queue, "drm_sched_job_queue")
+EMPTY_BTF(e_btf_job_run, "drm_sched_job_run")
+EMPTY_BTF(e_btf_job_done, "drm_sched_job_done")
 EMPTY_BTF(e_btf_fork, "sched_process_fork")
 EMPTY_BTF(e_btf_exit, "sched_process_exit")
 
@@ -46,3 +51,6 @@ EMPTY_TP(e_tp_mem_change, "drmacct", "drmacct_mem_change")
 EMPTY_TP(e_tp_sched_job, "gpu_scheduler", "drm_sched_job")
 EMPTY_TP(e_tp_run_job, "gpu_scheduler", "drm_run_job")
 EMPTY_TP(e_tp_process_job, "gpu_scheduler", "drm_sched_process_job")
+EMPTY_TP(e_tp_job_queue, "gpu_scheduler", "drm_sched_job_queue")
+EMPTY_TP(e_tp_job_run, "gpu_scheduler", "drm_sched_job_run")
+EMPTY_TP(e_tp_job_done, "gpu_scheduler", "drm_sched_job_done")

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,25 +106,49 @@ static int workload(unsigned int clients, unsigned int jobs)
 	return 0;
 }
 
-/*
- * The empty programs of @kind ("tp_btf/" or "tracepoint/") and those on the
- * process events (always tp_btf, as drmacct's are), loaded and attached.
- */
-static struct empty_bpf *empty_attach(const char *kind)
+/* Is @sec the section of one of @b's loaded programs (@ps, @np: its list)? */
+static bool section_loaded(struct dac_bpf *b, const struct dac_bpf_prog_stats *ps, size_t np,
+			   const char *sec)
 {
-	struct empty_bpf *e = empty_bpf__open();
-	struct bpf_program *p;
+	for (size_t i = 0; i < np; i++) {
+		const char *s = NULL;
 
-	if (!e)
-		return NULL;
-	bpf_object__for_each_program(p, e->obj) {
-		const char *sec = bpf_program__section_name(p);
-
-		bpf_program__set_autoload(p, !strncmp(sec, kind, strlen(kind)) ||
-					  strstr(sec, "sched_process_"));
+		if (dac_bpf_prog_state(b, ps[i].name, &s) == 2 && s && !strcmp(s, sec))
+			return true;
 	}
+	return false;
+}
+
+/*
+ * The empty programs on the tracepoints @b's loaded programs use (the same
+ * section: tp_btf or plain, 6.1's or 6.17's scheduler events), loaded and
+ * attached; NULL with errno set on failure.
+ */
+static struct empty_bpf *empty_attach(struct dac_bpf *b)
+{
+	struct dac_bpf_prog_stats *ps = NULL;
+	struct empty_bpf *e;
+	struct bpf_program *p;
+	size_t np = 0;
+	int err = dac_bpf_read_prog_stats(b, &ps, &np);
+
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	e = empty_bpf__open();
+	if (!e) {
+		free(ps);
+		return NULL;
+	}
+	bpf_object__for_each_program(p, e->obj)
+		bpf_program__set_autoload(p, section_loaded(b, ps, np,
+							    bpf_program__section_name(p)));
+	free(ps);
 	if (empty_bpf__load(e) || empty_bpf__attach(e)) {
+		err = errno;
 		empty_bpf__destroy(e);
+		errno = err;
 		return NULL;
 	}
 	return e;
@@ -172,7 +197,7 @@ static int measure(const char *label, enum dac_bpf_attach attach, unsigned long 
 	       "(2 events/job: +%.1f ns/event)\n", label, with, with - base, (with - base) / 2);
 
 	/* Per-program costs, counted only while the stats fd is open. */
-	empty = empty_attach(attach == DAC_BPF_ATTACH_BTF ? "tp_btf/" : "tracepoint/");
+	empty = empty_attach(b);
 	if (!empty) {
 		fprintf(stderr, "bench_bpf: the empty programs did not load: %s\n", strerror(errno));
 		dac_bpf_close(b);
