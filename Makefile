@@ -588,9 +588,10 @@ INCLUDEDIR ?= $(PREFIX)/include
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 DOCDIR ?= $(DATADIR)/doc/drmacct
-# What drmacct(1) cites as Documentation/NAME.rst, installed as $(DOCDIR)/NAME.rst
+# What drmacct(1) cites as Documentation/NAME.rst, and what those cite in turn
+# (but the kernel's own drm-usage-stats.rst), installed as $(DOCDIR)/NAME.rst
 MAN_CITED_DOCS := $(addprefix Documentation/,bpf.rst conformance.rst exporter.rst \
-	fdinfo-validation.rst json-schema.rst libdrmacct.rst record-format.rst)
+	counters.rst fdinfo-validation.rst json-schema.rst libdrmacct.rst record-format.rst)
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions

@@ -69,7 +69,7 @@ want="./usr/bin/drmacct ./usr/include/drmacct/counters.h ./usr/include/drmacct/d
 ./usr/share/doc/drmacct/LICENSES/GPL-2.0 ./usr/share/doc/drmacct/LICENSES/LGPL-2.1 \
 ./usr/share/doc/drmacct/LICENSES/Linux-syscall-note ./usr/share/doc/drmacct/LICENSES/MIT \
 ./usr/share/doc/drmacct/bpf.rst ./usr/share/doc/drmacct/conformance.rst \
-./usr/share/doc/drmacct/examples/drmacct-clients.c ./usr/share/doc/drmacct/examples/web-config.yml \
+./usr/share/doc/drmacct/counters.rst ./usr/share/doc/drmacct/examples/drmacct-clients.c ./usr/share/doc/drmacct/examples/web-config.yml \
 ./usr/share/doc/drmacct/exporter.rst ./usr/share/doc/drmacct/fdinfo-validation.rst \
 ./usr/share/doc/drmacct/json-schema.rst \
 ./usr/share/doc/drmacct/libdrmacct.rst ./usr/share/doc/drmacct/record-format.rst \
@@ -126,6 +126,15 @@ for f in $cited; do
 done
 eq "every Documentation/*.rst the page and --help cite is installed" "$missing" ""
 t "the page cites some of them" test -n "$cited"
+# ... and what those installed documents cite in turn (the kernel's own
+# Documentation/gpu/drm-usage-stats.rst aside): no reference leads out.
+missing=
+for d in "$D"/usr/share/doc/drmacct/*.rst; do
+	for f in $(grep -o '[A-Za-z0-9_/-]*\.rst' "$d" | grep -v '^Documentation/gpu/' | sort -u); do
+		[ -f "$D/usr/share/doc/drmacct/${f##*/}" ] || missing="$missing ${d##*/}:$f"
+	done
+done
+eq "every .rst an installed document cites is installed" "$missing" ""
 has "the page says where they are" "$page" "/usr/share/doc/drmacct/NAME.rst"
 
 # ---- libdrmacct -------------------------------------------------------------
