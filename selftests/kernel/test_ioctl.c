@@ -452,6 +452,47 @@ DT_TEST(wait_poll_and_timeout)
 	ctx_fini(&c);
 }
 
+/*
+ * Userspace built before the engine's own stamps were appended passes the
+ * old, shorter struct drm_simgpu_wait (ending at run_ns). The ioctl must
+ * accept it, fill every old field exactly as for a full-size caller, and
+ * write not one byte past the size the caller gave (the DRM core copies
+ * out only that much; a driver that wrote through a pointer of its own
+ * would not).
+ */
+DT_TEST(wait_old_struct_size_accepted)
+{
+	const size_t old = offsetof(struct drm_simgpu_wait, hw_start_ns);
+	const unsigned long cmd = _IOC(_IOC_READ | _IOC_WRITE, DRM_IOCTL_BASE,
+				       DRM_COMMAND_BASE + DRM_SIMGPU_WAIT, old);
+	unsigned char buf[sizeof(struct drm_simgpu_wait) + 16];
+	struct drm_simgpu_wait full, got;
+	size_t spoiled = 0;
+	struct ctx c;
+
+	ctx_init(&c);
+	sg_wait(c.fd, c.done_job, &full);
+	memset(buf, 0xa5, sizeof(buf));
+	memset(&got, 0, sizeof(got));
+	got.job_id = c.done_job;
+	memcpy(buf, &got, old);
+	SG_CHECK(ioctl(c.fd, cmd, buf) == 0, "WAIT with the old %zu-byte struct: %s", old,
+		 strerror(errno));
+	for (size_t i = old; i < sizeof(buf); i++)
+		spoiled += buf[i] != 0xa5;
+	DT_EXPECT_EQ(spoiled, 0);
+	memcpy(&got, buf, old);
+	DT_EXPECT_EQ(got.status, (uint32_t)SIMGPU_JOB_DONE);
+	DT_EXPECT_EQ(got.instance, full.instance);
+	DT_EXPECT_EQ(got.queued_ns, full.queued_ns);
+	DT_EXPECT_EQ(got.start_ns, full.start_ns);
+	DT_EXPECT_EQ(got.end_ns, full.end_ns);
+	DT_EXPECT_EQ(got.cycles, full.cycles);
+	DT_EXPECT_EQ(got.run_ns, full.run_ns);
+	DT_EXPECT_GT(got.end_ns, 0);
+	ctx_fini(&c);
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
