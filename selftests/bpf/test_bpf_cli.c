@@ -239,7 +239,7 @@ static size_t parse_stat(const char *text, struct stat_row *r, size_t max)
 	return n;
 }
 
-DT_TEST_F_TIMEOUT(pinned, stat_reports_workload_within_1pct, 180)
+DT_TEST_F_TIMEOUT(pinned, stat_reports_workload_exactly, 180)
 {
 	struct eng_truth t[8];
 	struct stat_row r[8];
