@@ -158,6 +158,8 @@ void simgpu_result_put(struct simgpu_result *result);
 /* Live results and jobs of all devices (debugfs simgpu/objects). */
 extern atomic_t simgpu_live_results;
 extern atomic_t simgpu_live_jobs;
+extern atomic64_t simgpu_jobs_ran;
+extern atomic64_t simgpu_jobs_dropped;
 
 /* Per open file. Jobs hold references, so it outlives the file. */
 /* Per-file state of the fault injection (simgpu_fault.c). */

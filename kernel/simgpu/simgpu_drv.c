@@ -123,15 +123,23 @@ MODULE_PARM_DESC(stats,
 
 static struct platform_device *simgpu_pdev;
 
-/* Objects alive across all devices, for debugfs simgpu/objects. */
+/*
+ * Objects alive across all devices, and jobs freed since the module
+ * loaded after running or dropped before they ran, for debugfs
+ * simgpu/objects.
+ */
 atomic_t simgpu_live_results = ATOMIC_INIT(0);
 atomic_t simgpu_live_jobs = ATOMIC_INIT(0);
+atomic64_t simgpu_jobs_ran = ATOMIC64_INIT(0);
+atomic64_t simgpu_jobs_dropped = ATOMIC64_INIT(0);
 static struct dentry *simgpu_debugfs;
 
 static int simgpu_objects_show(struct seq_file *m, void *unused)
 {
-	seq_printf(m, "results %d\njobs %d\n", atomic_read(&simgpu_live_results),
-		   atomic_read(&simgpu_live_jobs));
+	seq_printf(m, "results %d\njobs %d\nran %lld\ndropped %lld\n",
+		   atomic_read(&simgpu_live_results), atomic_read(&simgpu_live_jobs),
+		   (long long)atomic64_read(&simgpu_jobs_ran),
+		   (long long)atomic64_read(&simgpu_jobs_dropped));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(simgpu_objects);
@@ -263,6 +271,18 @@ static void simgpu_file_teardown(struct simgpu_file *sfile)
 	complete_all(&sfile->torn_down);
 }
 
+/*
+ * Whether the closing task was killed: a fatal signal pending (a close
+ * inside a killed process's syscall), or an exit by SIGKILL -- by the time
+ * exit closes the files, the thread that took the signal has dequeued it,
+ * and only its exit code tells.
+ */
+static bool simgpu_current_killed(void)
+{
+	return fatal_signal_pending(current) ||
+	       ((current->flags & PF_EXITING) && (current->exit_code & 0x7f) == SIGKILL);
+}
+
 /**
  * simgpu_flush() - file_operations.flush: a close(2) of a simgpu fd
  * @f: the file
@@ -271,8 +291,9 @@ static void simgpu_file_teardown(struct simgpu_file *sfile)
  * A process that closes its file cleanly gets the jobs it queued run, as
  * with any GPU driver: the close waits until the scheduler has handed them
  * all to the engines (it does not wait for them to finish). The wait holds
- * no lock, a fatal signal ends it (as does a pending one: a killed
- * process's queued jobs are dropped when the file is released), and so
+ * no lock, a fatal signal ends it (a killed process -- a fatal signal
+ * pending, or exiting by SIGKILL -- does not wait at all: its queued jobs
+ * are dropped when the file is released), and so
  * does an unplug, which tears the file's entities down. Like amdgpu's
  * flush, it runs for every close of a descriptor of the file.
  *
@@ -284,7 +305,7 @@ int simgpu_flush(struct file *f, fl_owner_t id)
 	struct simgpu_file *sfile = file ? file->driver_priv : NULL;
 	struct simgpu_device *sdev;
 
-	if (!sfile || fatal_signal_pending(current))
+	if (!sfile || simgpu_current_killed())
 		return 0;
 	sdev = sfile->sdev;
 	wait_event_killable(sdev->flush_wq, !atomic_read(&sfile->queued) ||

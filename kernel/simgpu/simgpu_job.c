@@ -224,8 +224,10 @@ static void simgpu_sched_free_job(struct drm_sched_job *sched_job)
 	drm_sched_job_cleanup(sched_job);
 	if (job->ran) {
 		dma_fence_put(job->hw_fence);
+		atomic64_inc(&simgpu_jobs_ran);
 	} else {
 		/* Dropped by the scheduler (its file was closed) before it ran. */
+		atomic64_inc(&simgpu_jobs_dropped);
 		simgpu_job_retire(job, SIMGPU_JOB_ERROR);
 		simgpu_job_dequeued(job);
 		kfree(job->hw_fence);

@@ -9,8 +9,10 @@
  *      the file (fdinfo == Σ WAIT), and once they end nothing is left
  *      (debugfs simgpu/objects: the file's schedulers went after its last
  *      job);
- *   2. a process killed with jobs queued: its file's teardown (queued
- *      jobs dropped, running ones finished) leaves nothing;
+ *   2. a process killed with jobs queued (SIGKILL while it sleeps, so
+ *      the close is its exit's): its exit does not wait for them, its
+ *      file's teardown drops them (only those the engine could have
+ *      started run) and leaves nothing;
  *   3. a hung job of one file ahead of another file's job on the same
  *      instance: one reset ends the hung job (TIMEDOUT), the other file's
  *      job then completes normally;
@@ -173,6 +175,11 @@ DT_TEST_F_TIMEOUT(q, close_runs_queued_jobs, 60)
 
 DT_TEST_F_TIMEOUT(q, killed_process_drops_queued_jobs, 60)
 {
+	const uint64_t job_ns = 250 * NSEC_PER_MSEC;
+	const long njobs = 40;
+	long ran0 = sg_simgpu_live("ran "), dropped0 = sg_simgpu_live("dropped ");
+	long ran, dropped, could;
+	uint64_t t0, t1;
 	int pfd[2], st;
 	pid_t pid;
 	char c;
@@ -186,21 +193,37 @@ DT_TEST_F_TIMEOUT(q, killed_process_drops_queued_jobs, 60)
 		close(pfd[0]);
 		if (fd < 0)
 			_exit(2);
-		for (int i = 0; i < 40; i++)
-			sg_submit_busy(fd, self->e->index, 0, 20 * NSEC_PER_MSEC);
+		for (long i = 0; i < njobs; i++)
+			sg_submit_busy(fd, self->e->index, 0, job_ns);
 		if (write(pfd[1], "x", 1) != 1)
 			_exit(3);
 		pause();
 		_exit(0);
 	}
+	t0 = sg_now_ns();	/* before the child's first job could start */
 	close(pfd[1]);
 	DT_ASSERT_EQ(read(pfd[0], &c, 1), 1);
 	close(pfd[0]);
 	DT_ASSERT_EQ(kill(pid, SIGKILL), 0);
 	DT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	t1 = sg_now_ns();	/* the file's teardown is behind us */
 	DT_EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 	DT_EXPECT_EQ(jobs_drained(), 0);
 	DT_EXPECT_EQ(results_drained(), 0);
+	ran = sg_simgpu_live("ran ") - ran0;
+	dropped = sg_simgpu_live("dropped ") - dropped0;
+	/*
+	 * Until the teardown, the engine holds at most SIMGPU_HW_QUEUE_DEPTH
+	 * (4) of the jobs and starts a new one only when one ended (one per
+	 * 250 ms): no more can have run than that. An exit that waited for
+	 * the queue to be handed over would run all 40 and drop none.
+	 */
+	could = 4 + (long)((t1 - t0) / job_ns) + 1;
+	dt_info("killed with %ld queued: %ld ran, %ld dropped, %.3f s from the submits to the reap",
+		njobs, ran, dropped, (double)(t1 - t0) / 1e9);
+	DT_EXPECT_EQ(ran + dropped, njobs);
+	DT_EXPECT_LE(ran, could);
+	DT_EXPECT_GT(dropped, 0);
 }
 
 DT_TEST_F_TIMEOUT(q, hang_of_one_file_ends_for_the_next, 60)
