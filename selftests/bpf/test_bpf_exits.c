@@ -111,9 +111,9 @@ static const struct sg_engine *exits_setup(struct dac_bpf *b, struct sg_dev *dev
  * then, when the parent says so on @rfd (its blockers fill the engine's
  * queue), QUEUED_JOBS more submitted; it says so on @wfd and closes its
  * file, which waits until its queued jobs are handed to the engine: the
- * kill comes in that wait. (A kill in pause() would not drop them: the
- * exit's close runs with the SIGKILL already taken, and simgpu's flush
- * waits for them to run.)
+ * kill comes in that wait, the harder case of the two: a kill in pause()
+ * drops them as well (test_queues checks that), as the exit's close does
+ * not wait in a process killed by SIGKILL.
  */
 static void killed_child(const char *node, unsigned int engine, uint64_t ns, int rfd, int wfd)
 {
