@@ -527,7 +527,12 @@ do-fuzz: $(FUZZERS)
 # output in one piece when it ends. Each part's wall time is printed at the
 # end (timing: lines), before the summary line, which stays last.
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
-TEST_PARTS := $(foreach k,$(KVERS),test-part-vm-$(k)) test-part-runner test-part-host
+# Longest first, so that the last part to start is a short one: the newest
+# kernel's VM part (twice as long as the others: a bigger kernel, 7.x's
+# verifier), then the RT kernels', then the rest.
+TEST_KORDER := $(filter $(KNEW),$(KVERS)) $(filter %-rt-amd64 %-rt-arm64,$(KVERS)) \
+	$(filter-out $(KNEW) %-rt-amd64 %-rt-arm64,$(KVERS))
+TEST_PARTS := $(foreach k,$(TEST_KORDER),test-part-vm-$(k)) test-part-runner test-part-host
 do-test: do-all $(FUZZERS) $(B)/bench/harness-sample $(TEP_CHECK)
 	@rm -rf $(B)/test && mkdir -p $(B)/test
 	@{ [ -z "$${DRMACCT_KTIME:-}" ] || echo "$$DRMACCT_KTIME"; \
