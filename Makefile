@@ -239,11 +239,16 @@ BBENCH_SRCS := $(wildcard selftests/bpf/bench_*.c)
 CSUP_SRCS := $(filter-out $(CTEST_SRCS),$(wildcard selftests/cli/*.c))
 SELFCHECK_SRCS := $(wildcard selftests/vm/selfcheck/*.c)
 FUZZ_SRCS := $(wildcard user/fuzz/fuzz_*.c)
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
+# A BPF object is one source, bpf/X.bpf.c, or the link of several,
+# bpf/X/*.bpf.c (bpftool gen object: maps and globals shared by name).
+BPF_SINGLE := $(wildcard bpf/*.bpf.c)
+BPF_LINKED := $(patsubst bpf/%/,%,$(sort $(dir $(wildcard bpf/*/*.bpf.c))))
+BPF_NAMES := $(BPF_SINGLE:bpf/%.bpf.c=%) $(BPF_LINKED)
+BPF_SRCS := $(BPF_SINGLE) $(wildcard bpf/*/*.bpf.c)
+BPF_HDRS := $(wildcard bpf/*.h bpf/*/*.h)
 KERNEL_SRCS := $(shell find kernel selftests/vm/testmod -name '*.[ch]' -o -name Kbuild 2>/dev/null) Kbuild
 
-BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(BB)/%.bpf.o)
-BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BB)/%.skel.h)
+BPF_SKELS := $(BPF_NAMES:%=$(BB)/%.skel.h)
 
 HLIB := $(HB)/libdrmacct.a
 GLIB := $(GB)/libdrmacct.a
@@ -322,7 +327,7 @@ $(call KB,$(1))/vmlinux.h: $(call KB,$(1))/vmlinux
 # -fms-extensions: since 6.19 the kernel is built with it, and its BTF has
 # anonymous members of tagged types ("struct ns_tree;" inside a struct),
 # which vmlinux.h then declares as the kernel does; plain C rejects them.
-$(call KB,$(1))/bpf/%.bpf.o: bpf/%.bpf.c $(call KB,$(1))/vmlinux.h $(wildcard bpf/*.h)
+$(call KB,$(1))/bpf/%.bpf.o: bpf/%.bpf.c $(call KB,$(1))/vmlinux.h $(BPF_HDRS)
 	@mkdir -p $$(@D)
 	$$(CLANG) $$(BPF_CFLAGS) -fms-extensions -Wno-microsoft-anon-tag -DDAC_VMLINUX_H \
 		-I$(call KB,$(1)) -c $$< -o $$@
@@ -355,14 +360,24 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Ibpf -Ius
 bpf: $(BPF_SKELS) $(BPF_CHECKS)
 
 # The depfile (X.bpf.d) also tells spdx-check what the skeleton is made of.
-$(BB)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h)
-	@mkdir -p $(BB)
+$(BB)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
+	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 # The depfile alone, for a BPF object built before depfiles were written.
-$(BB)/%.bpf.d: bpf/%.bpf.c $(wildcard bpf/*.h)
-	@mkdir -p $(BB)
+$(BB)/%.bpf.d: bpf/%.bpf.c $(BPF_HDRS)
+	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -MM -MP -MT $(BB)/$*.bpf.o $< > $@.tmp && mv $@.tmp $@
+
+# A linked object, and its depfile: every unit's, under the object's name.
+define BPF_LINK_RULES
+$(BB)/$(1).bpf.o: $(patsubst bpf/%.bpf.c,$(BB)/%.bpf.o,$(wildcard bpf/$(1)/*.bpf.c))
+	bpftool gen object $$@ $$^
+
+$(BB)/$(1).bpf.d: $(patsubst bpf/%.bpf.c,$(BB)/%.bpf.d,$(wildcard bpf/$(1)/*.bpf.c))
+	sed 's|^$(BB)/$(1)/[^:]*\.bpf\.o:|$(BB)/$(1).bpf.o:|' $$^ > $$@.tmp && mv $$@.tmp $$@
+endef
+$(foreach o,$(BPF_LINKED),$(eval $(call BPF_LINK_RULES,$(o))))
 
 $(BB)/%.skel.h: $(BB)/%.bpf.o
 	bpftool gen skeleton $< > $@.tmp && mv $@.tmp $@
@@ -774,7 +789,7 @@ dist:
 # Every file's licence; then what the library, the CLI and the host
 # programs are made of (their objects' depfiles) and link, against each
 # one's licence: MIT for the library and the CLI, GPL-2.0 for tests.
-spdx-check: $(REL_ALL) host $(BPF_SRCS:bpf/%.bpf.c=$(BB)/%.bpf.d)
+spdx-check: $(REL_ALL) host $(BPF_NAMES:%=$(BB)/%.bpf.d)
 	scripts/spdx-check.py tree
 	scripts/spdx-check.py link libdrmacct MIT $(REL_PIC) $(filter -l%,$(LIB_LIBS))
 	scripts/spdx-check.py link drmacct MIT $(REL_OBJ) $(REL_PIC) $(filter -l%,$(CLI_LIBS))
