@@ -244,6 +244,18 @@ struct dac_probe_names {
  * @pn is empty. Free with dac_probe_names_free().
  */
 int dac_bpf_parse_probe(FILE *f, struct dac_probe_names *pn);
+
+/*
+ * dac_bpf_map_walk() - call @fn(key, value, @arg) for every entry of the
+ * map @fd (keys of @ksize, values of @vsize bytes), by batch lookups where
+ * the kernel has them: an entry present for the whole walk is seen exactly
+ * once, whatever is added or deleted meanwhile. A non-zero return of @fn
+ * ends the walk with it. Return: 0, @fn's value, or a negative errno.
+ */
+typedef int (*dac_bpf_walk_fn)(const void *key, const void *val, void *arg);
+int dac_bpf_map_walk(int fd, size_t ksize, size_t vsize, dac_bpf_walk_fn fn, void *arg);
+/* Test hook: entries asked for per batch (0: the default, 256). */
+void dac_bpf_test_walk_chunk(size_t n);
 void dac_probe_names_free(struct dac_probe_names *pn);
 
 #endif /* DRMACCT_BPF_PRIV_H */

@@ -422,13 +422,29 @@ int dac_bpf_poll(struct dac_bpf *b, int timeout_ms, dac_bpf_event_fn cb, void *c
 /* ---- map readers ------------------------------------------------------------ */
 
 /*
- * Walk every key of @fd, calling @fn(key, value, arg). Entries deleted
- * during the walk are skipped; the walk restarts only if its cursor key
- * vanished (the kernel then returns the first key again), bounded.
+ * Walk every entry of @fd, calling @fn(key, value, arg); a non-zero return
+ * of @fn ends the walk with that value.
+ *
+ * By BPF_MAP_LOOKUP_BATCH: the kernel hands over whole hash buckets, in
+ * bucket order, so an entry deleted or added during the walk moves no
+ * other entry's place -- each entry present from start to end is seen
+ * exactly once (a key-by-key walk, whose cursor key can vanish, starts
+ * over from the first key then). A bucket larger than the chunk (ENOSPC)
+ * doubles it. Maps without batch operations (EINVAL, ENOTSUPP from kernels
+ * or map types that lack them) are walked key by key.
  */
-typedef int (*walk_fn)(const void *key, const void *val, void *arg);
+typedef dac_bpf_walk_fn walk_fn;
 
-static int map_walk(int fd, size_t ksize, size_t vsize, walk_fn fn, void *arg)
+#define WALK_CHUNK	256
+static size_t walk_chunk = WALK_CHUNK;
+
+void dac_bpf_test_walk_chunk(size_t n)
+{
+	walk_chunk = n ? n : WALK_CHUNK;
+}
+#define DAC_ENOTSUPP	524	/* the kernel's internal "not supported" */
+
+static int map_walk_keys(int fd, size_t ksize, size_t vsize, walk_fn fn, void *arg)
 {
 	unsigned char *key = calloc(2, ksize), *next = key + ksize, *val = malloc(vsize);
 	bool first = true;
@@ -458,6 +474,59 @@ static int map_walk(int fd, size_t ksize, size_t vsize, walk_fn fn, void *arg)
 out:
 	free(key);
 	free(val);
+	return err;
+}
+
+int dac_bpf_map_walk(int fd, size_t ksize, size_t vsize, walk_fn fn, void *arg)
+{
+	/* the batch cursor: a bucket index for hashes, a key for arrays */
+	unsigned char *token = calloc(2, ksize > 8 ? ksize : 8);
+	size_t tsize = ksize > 8 ? ksize : 8, chunk = walk_chunk;
+	unsigned char *keys = NULL, *vals = NULL, *in = NULL;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int err = 0;
+
+	if (!token)
+		return -ENOMEM;
+	for (bool done = false; !done && !err;) {
+		__u32 count = chunk;
+
+		if (!keys) {
+			keys = malloc(chunk * ksize);
+			vals = malloc(chunk * vsize);
+			if (!keys || !vals) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		if (bpf_map_lookup_batch(fd, in, token + tsize, keys, vals, &count, &opts)) {
+			if (errno == ENOSPC && chunk < (1u << 20)) {
+				chunk *= 2;	/* one bucket holds more: again, bigger */
+				free(keys);
+				free(vals);
+				keys = vals = NULL;
+				continue;
+			}
+			if ((errno == EINVAL || errno == DAC_ENOTSUPP) && !in) {
+				free(keys);
+				free(vals);
+				free(token);
+				return map_walk_keys(fd, ksize, vsize, fn, arg);
+			}
+			if (errno != ENOENT) {
+				err = -errno;
+				break;
+			}
+			done = true;	/* ENOENT: these were the last ones */
+		}
+		for (__u32 i = 0; i < count && !err; i++)
+			err = fn(keys + i * ksize, vals + i * vsize, arg);
+		memcpy(token, token + tsize, tsize);
+		in = token;
+	}
+	free(keys);
+	free(vals);
+	free(token);
 	return err;
 }
 
@@ -517,7 +586,7 @@ int dac_bpf_read_clients(struct dac_bpf *b, struct dac_bpf_client **out, size_t 
 {
 	struct vec v = { .elem = sizeof(**out) };
 
-	return finish(&v, map_walk(b->fd[M_CLIENTS], sizeof(uint64_t),
+	return finish(&v, dac_bpf_map_walk(b->fd[M_CLIENTS], sizeof(uint64_t),
 				   sizeof(struct dac_client_val), client_cb, &v), out, n);
 }
 
@@ -599,7 +668,7 @@ int dac_bpf_read_usage(struct dac_bpf *b, uint64_t *now_ns, struct dac_bpf_usage
 
 	*out = NULL;
 	*n = 0;
-	err = map_walk(b->fd[M_USAGE], sizeof(struct dac_usage_key),
+	err = dac_bpf_map_walk(b->fd[M_USAGE], sizeof(struct dac_usage_key),
 		       sizeof(struct dac_usage_val), usage_key_cb, &keys);
 	if (err) {
 		free(keys.p);
@@ -693,7 +762,7 @@ int dac_bpf_read_mem(struct dac_bpf *b, struct dac_bpf_mem **out, size_t *n)
 {
 	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
 
-	return finish(&a.v, map_walk(b->fd[M_MEM], sizeof(struct dac_mem_key),
+	return finish(&a.v, dac_bpf_map_walk(b->fd[M_MEM], sizeof(struct dac_mem_key),
 				     sizeof(struct dac_mem_val), mem_cb, &a), out, n);
 }
 
@@ -719,7 +788,7 @@ int dac_bpf_read_totals(struct dac_bpf *b, struct dac_bpf_total **out, size_t *n
 {
 	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
 
-	return finish(&a.v, map_walk(b->fd[M_TOTALS], sizeof(struct dac_total_key),
+	return finish(&a.v, dac_bpf_map_walk(b->fd[M_TOTALS], sizeof(struct dac_total_key),
 				     sizeof(struct dac_total_val), total_cb, &a), out, n);
 }
 
@@ -748,7 +817,7 @@ int dac_bpf_read_sched(struct dac_bpf *b, struct dac_bpf_sched **out, size_t *n)
 {
 	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
 
-	return finish(&a.v, map_walk(b->fd[M_SCHED], sizeof(struct dac_sched_key),
+	return finish(&a.v, dac_bpf_map_walk(b->fd[M_SCHED], sizeof(struct dac_sched_key),
 				     sizeof(struct dac_sched_val), sched_cb, &a), out, n);
 }
 
@@ -774,7 +843,7 @@ int dac_bpf_read_sched_clients(struct dac_bpf *b, struct dac_bpf_sched_client **
 {
 	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
 
-	return finish(&a.v, map_walk(b->fd[M_SCHED_CLIENTS], sizeof(struct dac_sched_client_key),
+	return finish(&a.v, dac_bpf_map_walk(b->fd[M_SCHED_CLIENTS], sizeof(struct dac_sched_client_key),
 				     sizeof(struct dac_sched_client_val), sched_client_cb, &a),
 		      out, n);
 }
@@ -1076,7 +1145,7 @@ int dac_bpf_known_devices(struct dac_bpf *b, uint32_t **ids, dev_t **rdevs, size
 {
 	struct known_arg a = { .ids = { .elem = sizeof(uint32_t) },
 			       .rdevs = { .elem = sizeof(dev_t) } };
-	int err = map_walk(b->fd[M_NAMES], sizeof(struct dac_name_key), DAC_NAME_LEN, known_cb, &a);
+	int err = dac_bpf_map_walk(b->fd[M_NAMES], sizeof(struct dac_name_key), DAC_NAME_LEN, known_cb, &a);
 
 	if (err) {
 		free(a.ids.p);
@@ -1155,7 +1224,7 @@ static int sched_cookie_cb(const void *key, const void *val, void *arg)
 static int delete_matching(int fd, size_t ksize, size_t vsize, walk_fn fn, uint64_t cookie)
 {
 	struct untrack_arg a = { .cookie = cookie, .v = { .elem = ksize } };
-	int err = map_walk(fd, ksize, vsize, fn, &a);
+	int err = dac_bpf_map_walk(fd, ksize, vsize, fn, &a);
 
 	for (size_t i = 0; !err && i < a.v.n; i++)
 		if (bpf_map_delete_elem(fd, (char *)a.v.p + i * ksize) && errno != ENOENT)
@@ -1228,11 +1297,11 @@ int dac_bpf_read_cookie(struct dac_bpf *b, uint64_t cookie,
 				.region = true };
 	int err;
 
-	err = finish(&e.v, map_walk(b->fd[M_COOKIE_USAGE], sizeof(struct dac_cookie_key),
+	err = finish(&e.v, dac_bpf_map_walk(b->fd[M_COOKIE_USAGE], sizeof(struct dac_cookie_key),
 				    sizeof(struct dac_cookie_val), cookie_read_cb, &e), eng, neng);
 	if (err)
 		return err;
-	err = finish(&r.v, map_walk(b->fd[M_COOKIE_MEM], sizeof(struct dac_cookie_key),
+	err = finish(&r.v, dac_bpf_map_walk(b->fd[M_COOKIE_MEM], sizeof(struct dac_cookie_key),
 				    sizeof(struct dac_cookie_val), cookie_read_cb, &r), reg, nreg);
 	if (err) {
 		free(*eng);
