@@ -550,7 +550,7 @@ static inline char *line_and_key(char *p, size_t *key)
 #endif
 }
 
-char *dac__lex_line(struct dac_lex *lx, char *p, struct dac_tok *t)
+static inline char *lex_line(struct dac_lex *lx, char *p, struct dac_tok *t)
 {
 	size_t i;
 	char *le = line_and_key(p, &i);
@@ -572,3 +572,23 @@ char *dac__lex_line(struct dac_lex *lx, char *p, struct dac_tok *t)
 	return le + 1;
 }
 
+size_t dac__lex_lines(struct dac_lex *lx, char **pp, struct dac_tok *t, struct dac_kv *kv,
+		      size_t room)
+{
+	char *p = *pp;
+	size_t n = 0;
+
+	while (n < DAC_LEX_BATCH && p < lx->end) {
+		bool is_kv;
+
+		t[n].kv = kv;
+		p = lex_line(lx, p, &t[n]);
+		is_kv = t[n++].kind == DAC_TOK_KV;
+		kv += is_kv;
+		room -= is_kv;
+		if (!room)
+			break;
+	}
+	*pp = p;
+	return n;
+}
