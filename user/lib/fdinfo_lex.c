@@ -318,13 +318,39 @@ static inline bool numeric(enum dac_key_type t)
  * A "key:value" line: key [@s, @colon), the line ends at @le ('\n'). Ends
  * the key and the value with NUL bytes in the text.
  */
+/*
+ * The first byte at @v, at most @end (a '\n'), that is not whitespace
+ * (dac__isws()); 16 bytes a step where there is SSE2 (the padding makes
+ * 16 bytes past @end readable).
+ */
+static inline char *skip_ws(char *v, char *end)
+{
+#if defined(__SSE2__)
+	(void)end;	/* it is not whitespace: the loop stops there */
+	for (;; v += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)v);
+		__m128i d = _mm_sub_epi8(a, _mm_set1_epi8(9));
+		/* 9..13 but '\n', or ' ' */
+		__m128i ws = _mm_andnot_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('\n')),
+					      _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(4)), d));
+		unsigned int m = (unsigned int)_mm_movemask_epi8(
+			_mm_or_si128(ws, _mm_cmpeq_epi8(a, _mm_set1_epi8(' ')))) ^ 0xffff;
+
+		if (m)
+			return v + __builtin_ctz(m);
+	}
+#else
+	while (v < end && dac__isws(*v))
+		v++;
+	return v;
+#endif
+}
+
 static void kv_line(struct dac_lex *lx, struct dac_tok *t, char *s, char *colon, char *le,
 		    unsigned int line, bool key_ws, enum dac_key_type type, const char *name)
 {
-	char *v = colon + 1, *end = le;
+	char *v = skip_ws(colon + 1, le), *end = le;
 
-	while (v < end && dac__isws(*v))
-		v++;
 	while (end > v && dac__isws(end[-1]))
 		end--;
 	t->trailing_ws = end != le;
