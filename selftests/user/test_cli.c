@@ -566,6 +566,21 @@ static const char *trailing_blank(const char *s)
 }
 
 /*
+ * The tree the trailing-blank tests print: build_tree()'s, plus in pid 102
+ * a core-only client and a named one with an engine and a region.
+ */
+static int build_blank_tree(struct proc_tree *pt)
+{
+	build_tree(pt, 1000000000ull, 0);
+	if (proc_tree_add_drm_fd(pt, 102, 7, 226, 129, "drm-driver:\tcore\ndrm-client-id:\t9\n"))
+		return -1;
+	return proc_tree_add_drm_fd(pt, 102, 8, 226, 128,
+				    "drm-driver:\tsimgpu\ndrm-client-id:\t10\n"
+				    "drm-client-name:\tnamed\n"
+				    "drm-engine-render:\t5 ns\ndrm-memory-vram:\t4 KiB\n");
+}
+
+/*
  * No table line ends in blanks: clients without a name (list's last
  * column), a core-only client (no MEMORY), a region with no value of its
  * own, each view of list and top's batch mode.
@@ -582,13 +597,7 @@ DT_TEST(tables_have_no_trailing_blanks)
 	struct proc_tree pt;
 	struct cli_result r;
 
-	build_tree(&pt, 1000000000ull, 0);
-	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 102, 7, 226, 129,
-					  "drm-driver:\tcore\ndrm-client-id:\t9\n"), 0);
-	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 102, 8, 226, 128,
-					  "drm-driver:\tsimgpu\ndrm-client-id:\t10\n"
-					  "drm-client-name:\tnamed\n"
-					  "drm-engine-render:\t5 ns\ndrm-memory-vram:\t4 KiB\n"), 0);
+	DT_ASSERT_EQ(build_blank_tree(&pt), 0);
 	for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
 		const char *args[16] = { NULL };
 		const char *bad;
@@ -636,13 +645,7 @@ DT_TEST(reports_have_no_trailing_blanks)
 	struct proc_tree pt;
 	struct cli_result r;
 
-	build_tree(&pt, 1000000000ull, 0);
-	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 102, 7, 226, 129,
-					  "drm-driver:\tcore\ndrm-client-id:\t9\n"), 0);
-	DT_ASSERT_EQ(proc_tree_add_drm_fd(&pt, 102, 8, 226, 128,
-					  "drm-driver:\tsimgpu\ndrm-client-id:\t10\n"
-					  "drm-client-name:\tnamed\n"
-					  "drm-engine-render:\t5 ns\ndrm-memory-vram:\t4 KiB\n"), 0);
+	DT_ASSERT_EQ(build_blank_tree(&pt), 0);
 	snprintf(rec, sizeof(rec), "%s/trailing.rec", pt.root);
 	snprintf(pid, sizeof(pid), "102");
 	for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
