@@ -243,14 +243,31 @@ static enum dac_key_type drm_family(const char *r, size_t m, const char **name)
 #undef HAS
 }
 
-/* A '-' in the key [@s, @s + @n)? */
+/* A '-' in the key [@s, @s + @n)? (16 bytes past it are readable: padding) */
 static inline bool has_dash(const char *s, size_t n)
 {
+#if defined(__SSE2__)
+	for (size_t i = 0; i < n; i += 16) {
+		unsigned int m = (unsigned int)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + i)), _mm_set1_epi8('-')));
+
+		if (n - i < 16)
+			m &= (1u << (n - i)) - 1;
+		if (m)
+			return true;
+	}
+	return false;
+#else
 	for (size_t i = 0; i < n; i++)
 		if (s[i] == '-')
 			return true;
 	return false;
+#endif
 }
+
+/* The types family() gives keys that start with "drm-", one bit each. */
+#define DRM_TYPES (((1u << (DAC_KEY_MEMORY_LEGACY + 1)) - 1) | 1u << DAC_KEY_UNKNOWN_DRM)
+_Static_assert(DAC_KEY__COUNT <= 32, "DRM_TYPES has a bit per key type");
 
 /* The tail of a line kv_line() finishes: key [@s, @colon), value [@v, @end). */
 static inline void kv_finish(struct dac_lex *lx, struct dac_tok *t, char *s, char *colon,
@@ -259,15 +276,24 @@ static inline void kv_finish(struct dac_lex *lx, struct dac_tok *t, char *s, cha
 {
 	size_t klen = (size_t)(colon - s);
 
+	struct dac_kv *kv = t->kv;
+
 	t->kind = DAC_TOK_KV;
 	t->klen = klen;
-	/* family() gave the "drm-" keys these types */
-	t->drm = type <= DAC_KEY_MEMORY_LEGACY || type == DAC_KEY_UNKNOWN_DRM ||
-		 (type == DAC_KEY_INVALID && is_drm(s));
+	/* family() gave the "drm-" keys these types: a bit each */
+	t->drm = ((DRM_TYPES >> type) & 1) || (type == DAC_KEY_INVALID && is_drm(s));
 	t->key_empty = !klen;
 	t->key_ws = key_ws;
 	t->line = line;
-	*t->kv = (struct dac_kv){ .type = type, .key = s, .name = name, .str = v, .line = line };
+	/* field by field: a structure's initialiser zeroes all of it first */
+	kv->type = type;
+	kv->key = s;
+	kv->name = name;
+	kv->str = v;
+	kv->unit = NULL;
+	kv->value = 0;
+	kv->has_value = false;
+	kv->line = line;
 	*colon = '\0';
 	*end = '\0';
 	lx->is_drm |= t->drm;
@@ -292,13 +318,39 @@ static inline bool numeric(enum dac_key_type t)
  * A "key:value" line: key [@s, @colon), the line ends at @le ('\n'). Ends
  * the key and the value with NUL bytes in the text.
  */
+/*
+ * The first byte at @v, at most @end (a '\n'), that is not whitespace
+ * (dac__isws()); 16 bytes a step where there is SSE2 (the padding makes
+ * 16 bytes past @end readable).
+ */
+static inline char *skip_ws(char *v, char *end)
+{
+#if defined(__SSE2__)
+	(void)end;	/* it is not whitespace: the loop stops there */
+	for (;; v += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)v);
+		__m128i d = _mm_sub_epi8(a, _mm_set1_epi8(9));
+		/* 9..13 but '\n', or ' ' */
+		__m128i ws = _mm_andnot_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('\n')),
+					      _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(4)), d));
+		unsigned int m = (unsigned int)_mm_movemask_epi8(
+			_mm_or_si128(ws, _mm_cmpeq_epi8(a, _mm_set1_epi8(' ')))) ^ 0xffff;
+
+		if (m)
+			return v + __builtin_ctz(m);
+	}
+#else
+	while (v < end && dac__isws(*v))
+		v++;
+	return v;
+#endif
+}
+
 static void kv_line(struct dac_lex *lx, struct dac_tok *t, char *s, char *colon, char *le,
 		    unsigned int line, bool key_ws, enum dac_key_type type, const char *name)
 {
-	char *v = colon + 1, *end = le;
+	char *v = skip_ws(colon + 1, le), *end = le;
 
-	while (v < end && dac__isws(*v))
-		v++;
 	while (end > v && dac__isws(end[-1]))
 		end--;
 	t->trailing_ws = end != le;
@@ -307,6 +359,7 @@ static void kv_line(struct dac_lex *lx, struct dac_tok *t, char *s, char *colon,
 }
 
 #if __BYTE_ORDER == __LITTLE_ENDIAN
+#if !defined(__SSE2__)
 /* High bit of each byte of @w that equals @c (exactly: no borrow between bytes). */
 static inline uint64_t bytes_eq(uint64_t w, unsigned char c)
 {
@@ -315,7 +368,6 @@ static inline uint64_t bytes_eq(uint64_t w, unsigned char c)
 	return ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
 }
 
-#if !defined(__SSE2__)
 /* High bit of each byte of @w that is not a decimal digit. */
 static inline uint64_t non_digits(uint64_t w)
 {
@@ -384,10 +436,26 @@ static bool num_line(struct dac_lex *lx, struct dac_tok *t, char *s, char *colon
 		     unsigned int line, enum dac_key_type type, const char *name)
 {
 	char *v = colon + 1, *e;
-	uint64_t m, w, hi, lo;
+	uint64_t hi, lo;
 	unsigned int n;
 
 	/* blanks: spaces and tabs (others take the plain way) */
+#if defined(__SSE2__)
+	for (;;) {
+		__m128i a = _mm_loadu_si128((const __m128i *)v);
+		unsigned int b = (unsigned int)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8(' ')),
+				     _mm_cmpeq_epi8(a, _mm_set1_epi8('\t')))) ^ 0xffff;
+
+		if (b) {
+			v += __builtin_ctz(b);
+			break;
+		}
+		v += 16;
+	}
+#else
+	uint64_t m, w;
+
 	for (;;) {
 		w = load8(v);
 		m = ~(bytes_eq(w, ' ') | bytes_eq(w, '\t')) & HIGHS;
@@ -396,6 +464,7 @@ static bool num_line(struct dac_lex *lx, struct dac_tok *t, char *s, char *colon
 		v += 8;
 	}
 	v += __builtin_ctzll(m) >> 3;
+#endif
 	/* up to 16 digits, both halves worked out and picked without a branch */
 	n = ndigits(v);
 	if (!n || n > 15)
@@ -507,7 +576,7 @@ static inline char *line_and_key(char *p, size_t *key)
 #endif
 }
 
-char *dac__lex_line(struct dac_lex *lx, char *p, struct dac_tok *t)
+static inline char *lex_line(struct dac_lex *lx, char *p, struct dac_tok *t)
 {
 	size_t i;
 	char *le = line_and_key(p, &i);
@@ -527,4 +596,25 @@ char *dac__lex_line(struct dac_lex *lx, char *p, struct dac_tok *t)
 	}
 	plain_line(lx, t, p, le, lx->line);
 	return le + 1;
+}
+
+size_t dac__lex_lines(struct dac_lex *lx, char **pp, struct dac_tok *t, struct dac_kv *kv,
+		      size_t room)
+{
+	char *p = *pp;
+	size_t n = 0;
+
+	while (n < DAC_LEX_BATCH && p < lx->end) {
+		bool is_kv;
+
+		t[n].kv = kv;
+		p = lex_line(lx, p, &t[n]);
+		is_kv = t[n++].kind == DAC_TOK_KV;
+		kv += is_kv;
+		room -= is_kv;
+		if (!room)
+			break;
+	}
+	*pp = p;
+	return n;
 }

@@ -215,11 +215,19 @@ struct dac_lex {
 /* dac__lex_start() - begin @text (@len bytes, padded: the padding is written) */
 void dac__lex_start(struct dac_lex *lx, char *text, size_t len);
 
+/* Lines dac__lex_lines() tokenises at most per call. */
+#define DAC_LEX_BATCH	16
+
 /*
- * dac__lex_line() - the line at @p (< lx->end) into @t; returns where the
- * next line starts. Keys and values are ended with NUL bytes in the text.
+ * dac__lex_lines() - the lines from *@pp (< lx->end) into @t, up to
+ * DAC_LEX_BATCH of them and up to @room (>= 1) key/value lines, which get
+ * the key/value slots from @kv on, in order; *@pp is then where the next
+ * line starts. Returns how many lines. Keys and values are ended with NUL
+ * bytes in the text. A batch and not a call per line: the call's cost
+ * (saving and restoring registers) was a tenth of a line's tokenising.
  */
-char *dac__lex_line(struct dac_lex *lx, char *p, struct dac_tok *t);
+size_t dac__lex_lines(struct dac_lex *lx, char **pp, struct dac_tok *t, struct dac_kv *kv,
+		      size_t room);
 
 /*
  * dac__lex_uint() - the digits at @s as a number: *@v (only meaningful

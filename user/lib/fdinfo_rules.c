@@ -748,17 +748,21 @@ static inline int dac_judge_tok(struct dac_judged *j, struct dac_tok *tok)
 
 int dac__judge_text(struct dac_judged *j, struct dac_lex *lx, char *text)
 {
-	struct dac_tok tok;
+	struct dac_tok tok[DAC_LEX_BATCH];
 	int err;
 
 	for (char *p = text; p < lx->end; ) {
-		tok.kv = dac_judge_room(j);
-		if (!tok.kv)
+		size_t n;
+
+		if (!dac_judge_room(j))
 			return -ENOMEM;
-		p = dac__lex_line(lx, p, &tok);
-		err = dac_judge_tok(j, &tok);
-		if (err)
-			return err;
+		/* the judging adds no key/value slot: the batch's stay where they are */
+		n = dac__lex_lines(lx, &p, tok, &j->kv[j->nkv], j->kv_cap - j->nkv);
+		for (size_t i = 0; i < n; i++) {
+			err = dac_judge_tok(j, &tok[i]);
+			if (err)
+				return err;
+		}
 	}
 	return 0;
 }
