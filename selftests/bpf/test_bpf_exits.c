@@ -158,6 +158,55 @@ static bool in_close(pid_t pid)
 	return ret;
 }
 
+/* Kill @pid once it is inside close(2), its queued jobs waiting (killed_child()). */
+static void kill_in_close(pid_t pid)
+{
+	uint64_t t0 = sg_now_ns();
+	int status;
+
+	while (!in_close(pid) && sg_now_ns() - t0 < 10000 * NSEC_PER_MSEC)
+		usleep(1000);
+	DT_ASSERT_TRUE(in_close(pid));
+	DT_ASSERT_EQ(kill(pid, SIGKILL), 0);
+	DT_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	DT_ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+/*
+ * One wait for the sweep's records: a short-lived child (on PREEMPT_RT,
+ * without bpf_timer, the sweep runs at a fork or an exit, as any system
+ * makes them), then a poll into @c.
+ */
+static void sweep_tick(struct dac_bpf *b, struct exit_catch *c)
+{
+	pid_t p = fork();
+	int status;
+
+	DT_ASSERT_GE(p, 0);
+	if (!p)
+		_exit(0);
+	DT_ASSERT_EQ(waitpid(p, &status, 0), p);
+	DT_ASSERT_GE(dac_bpf_poll(b, 200, catch_exit, c), 0);
+}
+
+/*
+ * The blockers after the first run out, then one more sweep period of
+ * polling: a second record of a process would come now.
+ */
+static void settle(struct dac_bpf *b, struct exit_catch *c, int fd, const uint64_t *blocker)
+{
+	uint64_t t0;
+
+	for (int i = 1; i < BLOCKERS; i++) {
+		struct drm_simgpu_wait w;
+
+		sg_wait(fd, blocker[i], &w);
+	}
+	t0 = sg_now_ns();
+	while (sg_now_ns() - t0 < 3000 * NSEC_PER_MSEC)
+		DT_ASSERT_GE(dac_bpf_poll(b, 200, catch_exit, c), 0);
+}
+
 DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 {
 	struct dac_bpf_load_opts o = { 0 };
@@ -171,7 +220,7 @@ DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 	const struct sg_engine *e;
 	uint64_t blocker[BLOCKERS], union_ns, t0;
 	struct sg_dev dev;
-	int to_child[2], from_child[2], fd, status;
+	int to_child[2], from_child[2], fd;
 	char node[64], go = 'g';
 
 	c.records = &records;
@@ -211,13 +260,7 @@ DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 	DT_ASSERT_EQ(close(dup(fd)), 0);
 	DT_ASSERT_EQ(write(to_child[1], &go, 1), 1);
 	DT_ASSERT_EQ(read(from_child[0], &go, 1), 1);
-	t0 = sg_now_ns();
-	while (!in_close(f.pid) && sg_now_ns() - t0 < 10000 * NSEC_PER_MSEC)
-		usleep(1000);
-	DT_ASSERT_TRUE(in_close(f.pid));
-	DT_ASSERT_EQ(kill(f.pid, SIGKILL), 0);
-	DT_ASSERT_EQ(waitpid(f.pid, &status, 0), f.pid);
-	DT_ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	kill_in_close(f.pid);
 	{
 		struct drm_simgpu_wait w;
 
@@ -232,24 +275,9 @@ DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 	 * every poll makes them, as any system does.
 	 */
 	t0 = sg_now_ns();
-	while (!records && sg_now_ns() - t0 < 30000 * NSEC_PER_MSEC) {
-		pid_t p = fork();
-
-		DT_ASSERT_GE(p, 0);
-		if (!p)
-			_exit(0);
-		DT_ASSERT_EQ(waitpid(p, &status, 0), p);
-		DT_ASSERT_GE(dac_bpf_poll(b, 200, catch_exit, &c), 0);
-	}
-	for (int i = 1; i < BLOCKERS; i++) {
-		struct drm_simgpu_wait w;
-
-		sg_wait(fd, blocker[i], &w);
-	}
-	/* one more sweep period: a second record would come now */
-	t0 = sg_now_ns();
-	while (sg_now_ns() - t0 < 3000 * NSEC_PER_MSEC)
-		DT_ASSERT_GE(dac_bpf_poll(b, 200, catch_exit, &c), 0);
+	while (!records && sg_now_ns() - t0 < 30000 * NSEC_PER_MSEC)
+		sweep_tick(b, &c);
+	settle(b, &c, fd, blocker);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
 	union_ns = sg_union_ns(t.run, t.end, t.jobs);
 	dt_info("killed child: %u records, flags %#x, pending %u; jobs %" PRIu64 "/%u, drmacct %"
@@ -315,7 +343,7 @@ DT_TEST_TIMEOUT(more_killed_than_one_sweep_pass_writes, 300)
 	const struct sg_engine *e;
 	uint64_t blocker[BLOCKERS], t0, hi = 0;
 	struct sg_dev dev;
-	int to_child[KILLED][2], from_child[KILLED][2], fd, status;
+	int to_child[KILLED][2], from_child[KILLED][2], fd;
 	char node[64], go = 'g';
 
 	memset(last, 0, sizeof(last));
@@ -356,16 +384,9 @@ DT_TEST_TIMEOUT(more_killed_than_one_sweep_pass_writes, 300)
 		DT_ASSERT_EQ(write(to_child[i][1], &go, 1), 1);
 		DT_ASSERT_EQ(read(from_child[i][0], &go, 1), 1);
 	}
-	for (int i = 0; i < KILLED; i++) {
-		t0 = sg_now_ns();
-		while (!in_close(f[i].pid) && sg_now_ns() - t0 < 10000 * NSEC_PER_MSEC)
-			usleep(1000);
-		DT_ASSERT_TRUE(in_close(f[i].pid));
-		DT_ASSERT_EQ(kill(f[i].pid, SIGKILL), 0);
-		DT_ASSERT_EQ(waitpid(f[i].pid, &status, 0), f[i].pid);
-		DT_ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-		hi = sg_now_ns();
-	}
+	for (int i = 0; i < KILLED; i++)
+		kill_in_close(f[i].pid);
+	hi = sg_now_ns();
 	{
 		struct drm_simgpu_wait w;
 
@@ -376,26 +397,12 @@ DT_TEST_TIMEOUT(more_killed_than_one_sweep_pass_writes, 300)
 	/* as above: 30 s, far beyond the sweep's 3 s; forks for PREEMPT_RT */
 	t0 = sg_now_ns();
 	while (total < KILLED && sg_now_ns() - t0 < 30000 * NSEC_PER_MSEC) {
-		pid_t p = fork();
-
-		DT_ASSERT_GE(p, 0);
-		if (!p)
-			_exit(0);
-		DT_ASSERT_EQ(waitpid(p, &status, 0), p);
-		DT_ASSERT_GE(dac_bpf_poll(b, 200, catch_exit, &c), 0);
+		sweep_tick(b, &c);
 		total = 0;
 		for (int i = 0; i < KILLED; i++)
 			total += records[i] > 0;
 	}
-	for (int i = 1; i < BLOCKERS; i++) {
-		struct drm_simgpu_wait w;
-
-		sg_wait(fd, blocker[i], &w);
-	}
-	/* one more sweep period: a second record of any would come now */
-	t0 = sg_now_ns();
-	while (sg_now_ns() - t0 < 3000 * NSEC_PER_MSEC)
-		DT_ASSERT_GE(dac_bpf_poll(b, 200, catch_exit, &c), 0);
+	settle(b, &c, fd, blocker);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
 	dt_info("%d killed children: %u with a record; sweep wrote %" PRIu64
 		", stale in-flight released %" PRIu64, KILLED, total,
