@@ -6,6 +6,8 @@
  *      exactly one record, written by the sweep (INCOMPLETE, 50 pending),
  *      whose sums are the jobs that ran -- simgpu's WAIT stamps -- and the
  *      50 in-flight entries of the dropped jobs are released, no more;
+ *      so do six such processes killed at once, more than one pass of
+ *      the sweep writes;
  *   2. 1,000 processes, each ending right after one short hrtimer-driven
  *      job (its completion races the exit): every one gets exactly one
  *      record, complete, with its one job.
@@ -156,6 +158,55 @@ static bool in_close(pid_t pid)
 	return ret;
 }
 
+/* Kill @pid once it is inside close(2), its queued jobs waiting (killed_child()). */
+static void kill_in_close(pid_t pid)
+{
+	uint64_t t0 = sg_now_ns();
+	int status;
+
+	while (!in_close(pid) && sg_now_ns() - t0 < 10000 * NSEC_PER_MSEC)
+		usleep(1000);
+	DT_ASSERT_TRUE(in_close(pid));
+	DT_ASSERT_EQ(kill(pid, SIGKILL), 0);
+	DT_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	DT_ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+/*
+ * One wait for the sweep's records: a short-lived child (on PREEMPT_RT,
+ * without bpf_timer, the sweep runs at a fork or an exit, as any system
+ * makes them), then a poll into @c.
+ */
+static void sweep_tick(struct dac_bpf *b, struct exit_catch *c)
+{
+	pid_t p = fork();
+	int status;
+
+	DT_ASSERT_GE(p, 0);
+	if (!p)
+		_exit(0);
+	DT_ASSERT_EQ(waitpid(p, &status, 0), p);
+	DT_ASSERT_GE(dac_bpf_poll(b, 200, catch_exit, c), 0);
+}
+
+/*
+ * The blockers after the first run out, then one more sweep period of
+ * polling: a second record of a process would come now.
+ */
+static void settle(struct dac_bpf *b, struct exit_catch *c, int fd, const uint64_t *blocker)
+{
+	uint64_t t0;
+
+	for (int i = 1; i < BLOCKERS; i++) {
+		struct drm_simgpu_wait w;
+
+		sg_wait(fd, blocker[i], &w);
+	}
+	t0 = sg_now_ns();
+	while (sg_now_ns() - t0 < 3000 * NSEC_PER_MSEC)
+		DT_ASSERT_GE(dac_bpf_poll(b, 200, catch_exit, c), 0);
+}
+
 DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 {
 	struct dac_bpf_load_opts o = { 0 };
@@ -169,7 +220,7 @@ DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 	const struct sg_engine *e;
 	uint64_t blocker[BLOCKERS], union_ns, t0;
 	struct sg_dev dev;
-	int to_child[2], from_child[2], fd, status;
+	int to_child[2], from_child[2], fd;
 	char node[64], go = 'g';
 
 	c.records = &records;
@@ -209,13 +260,7 @@ DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 	DT_ASSERT_EQ(close(dup(fd)), 0);
 	DT_ASSERT_EQ(write(to_child[1], &go, 1), 1);
 	DT_ASSERT_EQ(read(from_child[0], &go, 1), 1);
-	t0 = sg_now_ns();
-	while (!in_close(f.pid) && sg_now_ns() - t0 < 10000 * NSEC_PER_MSEC)
-		usleep(1000);
-	DT_ASSERT_TRUE(in_close(f.pid));
-	DT_ASSERT_EQ(kill(f.pid, SIGKILL), 0);
-	DT_ASSERT_EQ(waitpid(f.pid, &status, 0), f.pid);
-	DT_ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	kill_in_close(f.pid);
 	{
 		struct drm_simgpu_wait w;
 
@@ -230,24 +275,9 @@ DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 	 * every poll makes them, as any system does.
 	 */
 	t0 = sg_now_ns();
-	while (!records && sg_now_ns() - t0 < 30000 * NSEC_PER_MSEC) {
-		pid_t p = fork();
-
-		DT_ASSERT_GE(p, 0);
-		if (!p)
-			_exit(0);
-		DT_ASSERT_EQ(waitpid(p, &status, 0), p);
-		DT_ASSERT_GE(dac_bpf_poll(b, 200, catch_exit, &c), 0);
-	}
-	for (int i = 1; i < BLOCKERS; i++) {
-		struct drm_simgpu_wait w;
-
-		sg_wait(fd, blocker[i], &w);
-	}
-	/* one more sweep period: a second record would come now */
-	t0 = sg_now_ns();
-	while (sg_now_ns() - t0 < 3000 * NSEC_PER_MSEC)
-		DT_ASSERT_GE(dac_bpf_poll(b, 200, catch_exit, &c), 0);
+	while (!records && sg_now_ns() - t0 < 30000 * NSEC_PER_MSEC)
+		sweep_tick(b, &c);
+	settle(b, &c, fd, blocker);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
 	union_ns = sg_union_ns(t.run, t.end, t.jobs);
 	dt_info("killed child: %u records, flags %#x, pending %u; jobs %" PRIu64 "/%u, drmacct %"
@@ -284,6 +314,114 @@ DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 	close(fd);
 	close(to_child[1]);
 	close(from_child[0]);
+	sg_dev_free(&dev);
+	dac_bpf_close(b);
+}
+
+/*
+ * More killed processes at once than one sweep pass writes (DAC_SWEEP_BATCH,
+ * 4, in bpf/drmacct.bpf.c): the pass notes four, writes them, and the next
+ * comes right after for the rest. Every one gets its one record,
+ * INCOMPLETE with its QUEUED_JOBS pending and its RAN_JOBS jobs; all their
+ * dropped jobs' in-flight entries go. Longer blockers than above: the
+ * kills of all children must come before the first blocker ends (a queued
+ * job that ran would be counted).
+ */
+#define KILLED		6
+#define LONG_BLOCK_MS	4000
+
+DT_TEST_TIMEOUT(more_killed_than_one_sweep_pass_writes, 300)
+{
+	struct dac_bpf_load_opts o = { 0 };
+	struct dac_bpf *b = sg_bpf_load(&o);
+	struct dac_bpf_proc_exit last[KILLED];
+	struct exit_truth t[KILLED];
+	struct exit_fork f[KILLED];
+	unsigned int records[KILLED] = { 0 }, total = 0;
+	struct exit_catch c = { .fork = f, .n = KILLED, .records = records, .last = last };
+	struct dac_bpf_stats st0, st;
+	const struct sg_engine *e;
+	uint64_t blocker[BLOCKERS], t0, hi = 0;
+	struct sg_dev dev;
+	int to_child[KILLED][2], from_child[KILLED][2], fd;
+	char node[64], go = 'g';
+
+	memset(last, 0, sizeof(last));
+	memset(f, 0, sizeof(f));
+	e = exits_setup(b, &dev, node, &c);
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
+	fd = sg_open_raw();
+	DT_ASSERT_GE(fd, 0);
+	for (int i = 0; i < KILLED; i++) {
+		DT_ASSERT_EQ(pipe(to_child[i]), 0);
+		DT_ASSERT_EQ(pipe(from_child[i]), 0);
+		f[i].lo = sg_now_ns();
+		f[i].pid = fork();
+		f[i].hi = sg_now_ns();
+		DT_ASSERT_GE(f[i].pid, 0);
+		if (f[i].pid == 0) {
+			close(to_child[i][1]);
+			close(from_child[i][0]);
+			killed_child(node, e->index, 2 * NSEC_PER_MSEC, to_child[i][0],
+				     from_child[i][1]);
+		}
+		close(to_child[i][0]);
+		close(from_child[i][1]);
+		DT_ASSERT_EQ(read(from_child[i][0], &t[i], sizeof(t[i])), (ssize_t)sizeof(t[i]));
+		DT_ASSERT_EQ(t[i].jobs, (uint32_t)RAN_JOBS);
+	}
+	for (int i = 0; i < BLOCKERS; i++)
+		blocker[i] = sg_submit_busy(fd, e->index, SIMGPU_INSTANCE_ANY,
+					    LONG_BLOCK_MS * NSEC_PER_MSEC);
+	DT_ASSERT_EQ(close(dup(fd)), 0);
+	/*
+	 * All queue their jobs before the first kill: on 6.1's set a job's
+	 * in-flight key is its fence's address, and a fence a kill freed,
+	 * reused by a later child's job, releases the killed one's entry and
+	 * count (its record then has fewer pending, or none).
+	 */
+	for (int i = 0; i < KILLED; i++) {
+		DT_ASSERT_EQ(write(to_child[i][1], &go, 1), 1);
+		DT_ASSERT_EQ(read(from_child[i][0], &go, 1), 1);
+	}
+	for (int i = 0; i < KILLED; i++)
+		kill_in_close(f[i].pid);
+	hi = sg_now_ns();
+	{
+		struct drm_simgpu_wait w;
+
+		/* The first blocker was still running: no queued job of theirs ran. */
+		sg_wait(fd, blocker[0], &w);
+		DT_EXPECT_GT(w.end_ns, hi);
+	}
+	/* as above: 30 s, far beyond the sweep's 3 s; forks for PREEMPT_RT */
+	t0 = sg_now_ns();
+	while (total < KILLED && sg_now_ns() - t0 < 30000 * NSEC_PER_MSEC) {
+		sweep_tick(b, &c);
+		total = 0;
+		for (int i = 0; i < KILLED; i++)
+			total += records[i] > 0;
+	}
+	settle(b, &c, fd, blocker);
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
+	dt_info("%d killed children: %u with a record; sweep wrote %" PRIu64
+		", stale in-flight released %" PRIu64, KILLED, total,
+		st.sweep_written - st0.sweep_written, st.stale_released - st0.stale_released);
+	DT_EXPECT_EQ(c.lost, (uint64_t)0);
+	DT_EXPECT_EQ(c.bad_sum, (size_t)0);
+	for (int i = 0; i < KILLED; i++) {
+		DT_EXPECT_EQ(records[i], 1u);
+		DT_EXPECT_TRUE(last[i].flags & DAC_BPF_EXIT_INCOMPLETE);
+		DT_EXPECT_EQ(last[i].pending, (uint32_t)QUEUED_JOBS);
+		DT_EXPECT_EQ(last[i].jobs, (uint64_t)RAN_JOBS);
+		DT_EXPECT_EQ(last[i].acct_jobs, (uint64_t)RAN_JOBS);
+		DT_EXPECT_EQ(last[i].acct_busy_ns, t[i].busy_ns);
+		close(to_child[i][1]);
+		close(from_child[i][0]);
+	}
+	DT_EXPECT_EQ(st.sweep_written - st0.sweep_written, (uint64_t)KILLED);
+	DT_EXPECT_EQ(st.stale_released - st0.stale_released, (uint64_t)(KILLED * QUEUED_JOBS));
+	close(fd);
 	sg_dev_free(&dev);
 	dac_bpf_close(b);
 }

@@ -16,6 +16,7 @@
  * to run and kernel to kernel.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,7 @@ DT_TEST_TIMEOUT(every_program_passes_this_kernels_verifier, 300)
 	bool is617 = expected_set() == DAC_SCHED_SET_617;
 	struct dac_bpf_verdict *v = NULL;
 	size_t n = 0, loaded = 0;
+	uint64_t sum_insns = 0, sum_us = 0;
 	struct utsname u;
 
 	DT_ASSERT_EQ(uname(&u), 0);
@@ -241,8 +243,11 @@ DT_TEST_TIMEOUT(every_program_passes_this_kernels_verifier, 300)
 
 		if (v[i].status == 0) {
 			loaded++;
-			dt_info("verified on %s: %-22s %-44s %6u insns, %7u verified", u.release,
-				v[i].name, v[i].sec, v[i].insns, v[i].verified_insns);
+			dt_info("verified on %s: %-22s %-44s %6u insns, %7u verified, %8u us",
+				u.release, v[i].name, v[i].sec, v[i].insns, v[i].verified_insns,
+				v[i].verify_us);
+			sum_insns += v[i].verified_insns;
+			sum_us += v[i].verify_us;
 		} else if (v[i].status == DAC_BPF_NOT_HERE) {
 			dt_info("not here on %s: %-22s %-44s (%s)", u.release, v[i].name, v[i].sec,
 				v[i].why);
@@ -255,7 +260,8 @@ DT_TEST_TIMEOUT(every_program_passes_this_kernels_verifier, 300)
 		if (v[i].status == 0)
 			DT_EXPECT_GT(v[i].verified_insns, 0u);
 	}
-	dt_info("%zu of %zu programs loaded on %s", loaded, n, u.release);
+	dt_info("%zu of %zu programs loaded on %s: %llu verified, %llu us verifying", loaded, n,
+		u.release, (unsigned long long)sum_insns, (unsigned long long)sum_us);
 	free(v);
 }
 

@@ -61,8 +61,8 @@ DT_TEST_TIMEOUT(every_program_passes_the_host_verifier, 300)
 
 		if (v[i].status == 0) {
 			loaded++;
-			dt_info("verified %-18s %-44s %6u insns, %7u verified", v[i].name, v[i].sec,
-				v[i].insns, v[i].verified_insns);
+			dt_info("verified %-18s %-44s %6u insns, %7u verified, %8u us", v[i].name,
+				v[i].sec, v[i].insns, v[i].verified_insns, v[i].verify_us);
 			DT_EXPECT_GT(v[i].verified_insns, 0u);
 			if (!strcmp(v[i].sec, "tp_btf/sched_process_fork"))
 				fork_loaded = true;

@@ -123,7 +123,8 @@ static int attach_progs(struct drmacct_bpf *s, bool first)
 
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < nprog; i++) {
-			if (links[i] || !bpf_program__autoload(progs[i]))
+			if (links[i] || !bpf_program__autoload(progs[i]) ||
+			    progs[i] == s->progs.sweep_init)	/* run, not attached */
 				continue;
 			if (first && !prog_in(progs[i], early, N(early)))
 				continue;
@@ -186,6 +187,22 @@ static void size_maps(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 	}
 }
 
+/*
+ * Set the sweep's timer up: sweep_init() (drmacct.bpf.c), run once here
+ * after the load, gives it its callback, so that no exit program carries
+ * the verification of that callback. It does nothing where use_timer is
+ * false (PREEMPT_RT). The timer holds the program from then on; it goes
+ * with the sweeper map.
+ */
+static int init_sweep(struct drmacct_bpf *s)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(s->progs.sweep_init), &run))
+		return -errno;
+	return (int)run.retval;		/* 0, or the helper's -errno */
+}
+
 /* Load and attach the programs @plan asks for; *@out only on success. */
 static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan *plan,
 		    struct dac_bpf **out)
@@ -243,6 +260,9 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 	if (err)
 		goto fail;
 	take_fds(b);
+	err = init_sweep(b->skel);
+	if (err)
+		goto fail;
 	{
 		struct dac_meta m = { .magic = DAC_LAYOUT_MAGIC, .version = DAC_LAYOUT_VERSION };
 		uint32_t zero = 0;

@@ -105,6 +105,8 @@ struct dac_bpf_verdict {
 	int status;			/* 0 loaded, -errno refused, DAC_BPF_NOT_HERE */
 	uint32_t insns;			/* loaded: its instructions */
 	uint32_t verified_insns;	/* loaded: instructions the verifier walked */
+	uint32_t verify_us;		/* loaded: the verifier's time (its BPF_LOG_STATS
+					 * "verification time"), 0 where it gave none */
 	char why[4096];			/* refused: the end of the verifier's log;
 					 * not here: what this kernel lacks */
 };

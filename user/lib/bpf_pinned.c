@@ -6,6 +6,7 @@
  * Pinned layout under the pin directory (mode 0700):
  *   maps/<name>    clients usage mem totals records stats muted names
  *                  tracked rings sched_usage cookie_usage cookie_mem
+ *                  sched_clients procs; sweeper (kept for its timer, not read)
  *   links/<prog>   one per attached program (btf_* = tp_btf, tp_* = plain
  *                  tracepoint, track_fork)
  * The scheduler join maps (ring_ids, inflight) hold kernel addresses as
@@ -83,6 +84,14 @@ int dac_bpf_pin(struct dac_bpf *b, const char *dir)
 		    (err = bpf_map__pin(m, p)))
 			goto fail;
 	}
+	/*
+	 * Not read, but pinned: the kernel frees a map's timers when its last
+	 * user reference (a descriptor or a pin) goes, so unpinned the sweep
+	 * would stop with the process that loaded the collection.
+	 */
+	if ((err = dac_bpf_join(p, sizeof(p), dir, "maps", "sweeper")) ||
+	    (err = bpf_map__pin(b->skel->maps.sweeper, p)))
+		goto fail;
 	bpf_object__for_each_program(prog, b->skel->obj) {
 		struct bpf_link **links = (struct bpf_link **)&b->skel->links;
 		struct bpf_program **progs = (struct bpf_program **)&b->skel->progs;

@@ -868,7 +868,7 @@ static int prog_stats_fd(int fd, const char *name, struct vec *v)
 
 /*
  * Call @fn(prog fd, name, @arg) for every program of the collection that
- * runs: loaded by us (autoload on), or attached through a pinned link.
+ * runs: attached by us, or through a pinned link.
  */
 static int for_each_prog(struct dac_bpf *b, int (*fn)(int fd, const char *name, void *arg),
 			 void *arg)
@@ -879,12 +879,18 @@ static int for_each_prog(struct dac_bpf *b, int (*fn)(int fd, const char *name, 
 	DIR *dir;
 
 	if (b->skel) {
-		struct bpf_program *prog;
+		struct bpf_program **progs = (struct bpf_program **)&b->skel->progs;
+		struct bpf_link **links = (struct bpf_link **)&b->skel->links;
+		size_t nprog = sizeof(b->skel->progs) / sizeof(progs[0]);
 
-		bpf_object__for_each_program(prog, b->skel->obj) {
-			if (bpf_program__fd(prog) < 0)
-				continue;	/* not loaded (the other variant) */
-			err = fn(bpf_program__fd(prog), bpf_program__name(prog), arg);
+		/*
+		 * The attached ones, as in a pinned collection: not the other
+		 * variant's (not loaded), nor sweep_init (run once by the loader).
+		 */
+		for (size_t i = 0; i < nprog; i++) {
+			if (!links[i])
+				continue;
+			err = fn(bpf_program__fd(progs[i]), bpf_program__name(progs[i]), arg);
 			if (err)
 				return err;
 		}

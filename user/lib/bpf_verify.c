@@ -14,6 +14,7 @@
  * them all, the other kernel versions' event sets included.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,13 +126,38 @@ static void shrink_maps(struct bpf_object *obj)
 	}
 }
 
-/* Load program @index of the object alone; fills @v. */
-static int verify_one(size_t index, struct dac_bpf_verdict *v)
+/*
+ * The verifier's own time from a BPF_LOG_STATS log ("verification time
+ * N usec", every kernel drmacct takes has it); 0 when the log has none.
+ */
+static uint32_t stats_time_us(const char *log)
+{
+	const char *p = strstr(log, "verification time ");
+	unsigned long us;
+	char *end;
+
+	if (!p)
+		return 0;
+	p += strlen("verification time ");
+	us = strtoul(p, &end, 10);
+	if (end == p || strncmp(end, " usec", 5) || us > UINT32_MAX)
+		return 0;
+	return (uint32_t)us;
+}
+
+/*
+ * Load program @index of the object alone; fills @v. With @stats the
+ * verifier writes only its statistics (BPF_LOG_STATS, a few lines) into a
+ * buffer of ours: the time it took. A refusal is then loaded again
+ * without, so that the verifier's words reach the load log.
+ */
+static int verify_one(size_t index, struct dac_bpf_verdict *v, bool stats)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
 	struct drmacct_bpf *s;
 	struct bpf_program *prog, *mine = NULL;
+	char slog[1024] = "";
 	size_t i = 0;
 	int err, fd;
 
@@ -150,8 +176,16 @@ static int verify_one(size_t index, struct dac_bpf_verdict *v)
 	}
 	shrink_maps(s->obj);
 	s->rodata->use_timer = !dac_bpf_kernel_is_rt();
+	if (stats) {
+		bpf_program__set_log_buf(mine, slog, sizeof(slog));
+		bpf_program__set_log_level(mine, 4);	/* BPF_LOG_STATS */
+	}
 	dac_bpf_load_log_reset();
 	err = bpf_object__load(s->obj);
+	if (err && stats) {
+		drmacct_bpf__destroy(s);
+		return verify_one(index, v, false);
+	}
 	if (err) {
 		v->status = err < 0 ? err : -EINVAL;
 		log_tail(dac_bpf_load_log(), 12, v->why, sizeof(v->why));
@@ -160,6 +194,7 @@ static int verify_one(size_t index, struct dac_bpf_verdict *v)
 	}
 	v->status = 0;
 	v->insns = (uint32_t)bpf_program__insn_cnt(mine);
+	v->verify_us = stats_time_us(slog);
 	fd = bpf_program__fd(mine);
 	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
 		v->verified_insns = info.verified_insns;
@@ -199,7 +234,7 @@ int dac_bpf_verify(struct dac_bpf_verdict **out, size_t *n)
 		v[i].status = loadable_here(v[i].sec, v[i].why, sizeof(v[i].why));
 		if (v[i].status)
 			continue;
-		err = verify_one(i, &v[i]);
+		err = verify_one(i, &v[i], true);
 		if (err)
 			break;
 	}
