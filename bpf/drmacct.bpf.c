@@ -628,13 +628,6 @@ static __always_inline void on_client_open(__u64 client_id, __u32 device_id,
 	map_put(&clients, DAC_MAP_CLIENTS, &client_id, &c, BPF_ANY);
 }
 
-static __always_inline __u32 device_of(__u64 client_id)
-{
-	struct dac_client_val *c = bpf_map_lookup_elem(&clients, &client_id);
-
-	return c ? c->device_id : 0;
-}
-
 /* The cookie of a client's opener, with its device. */
 static __always_inline __u64 client_cookie(__u64 client_id, __u32 *device_id)
 {
@@ -646,36 +639,77 @@ static __always_inline __u64 client_cookie(__u64 client_id, __u32 *device_id)
 	return c->cookie;
 }
 
-/* A job of client @c ended: its opener's process gets it, exactly. */
-static __always_inline void proc_acct(const struct dac_client_val *c, __u64 busy_ns)
+/*
+ * Jobs that began at or after this time (CLOCK_MONOTONIC ns) had their
+ * begin seen by the programs: the loader writes it, from its own clock,
+ * once the job programs are attached (a begin takes its time before its
+ * tracepoint fires, so a time from after the attach is an event after
+ * it). Until then nothing is known to be seen (~0).
+ */
+__u64 jobs_seen_from = ~0ULL;
+
+/*
+ * The usage entry of (@client_id, @engine) on device @device_id, made on
+ * the first job with what the client table knows of the opener (the only
+ * client lookup on the job path).
+ */
+static __always_inline struct dac_usage_val *usage_of(__u64 client_id, __u32 engine,
+						      __u32 device_id)
 {
+	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
+	struct dac_usage_val zero = {}, *u;
+	struct dac_client_val *c;
+
+	u = bpf_map_lookup_elem(&usage, &k);
+	if (u)
+		return u;
+	zero.device_id = device_id;
+	c = bpf_map_lookup_elem(&clients, &client_id);
+	if (c) {
+		zero.cookie = c->cookie;
+		zero.start_ns = c->start_ns;
+		zero.tgid = c->tgid;
+		zero.flags = DAC_USAGE_F_OPENER;
+	}
+	return lookup_or_init(&usage, &k, &zero, DAC_MAP_USAGE);
+}
+
+/*
+ * A job of a client whose opener is @u's ended: the opener's process gets
+ * it, exactly. Its procs entry is looked up by tgid alone when it is
+ * there and the same process; only a first charge (or a tgid taken by
+ * another process since) goes through the client table and proc_of().
+ */
+static __always_inline void proc_acct(__u64 client_id, const struct dac_usage_val *u,
+				      __u64 busy_ns)
+{
+	struct dac_client_val *c;
 	struct dac_proc_val *p;
+	__u32 tgid = u->tgid;
 	bool refused;
 
-	if (!c)
+	if (!(u->flags & DAC_USAGE_F_OPENER))
 		return;
-	p = proc_of(c->tgid, c->start_ns, c->cookie, c->cgroup_id, c->comm, &refused);
-	if (!p)
-		return;
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (!p || !proc_same(p, u->start_ns)) {
+		c = bpf_map_lookup_elem(&clients, &client_id);
+		if (!c)
+			return;
+		p = proc_of(c->tgid, c->start_ns, c->cookie, c->cgroup_id, c->comm, &refused);
+		if (!p)
+			return;
+	}
 	__sync_fetch_and_add(&p->acct_busy_ns, busy_ns);
 	__sync_fetch_and_add(&p->acct_jobs, 1);
 }
 
-static __always_inline void on_job_begin(__u64 client_id, __u32 engine, __u64 ts_ns)
+static __always_inline void on_job_begin(__u64 client_id, __u32 engine, __u32 device_id,
+					 __u64 ts_ns)
 {
-	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
-	struct dac_usage_val zero = {}, *u;
+	struct dac_usage_val *u = usage_of(client_id, engine, device_id);
 
-	/* The client's device only for a new entry, or one seeded without. */
-	u = bpf_map_lookup_elem(&usage, &k);
-	if (!u) {
-		zero.device_id = device_of(client_id);
-		u = lookup_or_init(&usage, &k, &zero, DAC_MAP_USAGE);
-		if (!u)
-			return;
-	} else if (!u->device_id) {
-		u->device_id = device_of(client_id);	/* client placed since (seeded) */
-	}
+	if (!u)
+		return;
 	/* A write readers can tell from (struct dac_usage_val). */
 	__sync_fetch_and_add(&u->wr_begun, 1);
 	__sync_fetch_and_add(&u->start_sum, ts_ns);
@@ -683,40 +717,39 @@ static __always_inline void on_job_begin(__u64 client_id, __u32 engine, __u64 ts
 	__sync_fetch_and_add(&u->wr_done, 1);
 }
 
-static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_ns,
-				       __u64 busy_ns, __u64 cycles)
+/*
+ * A job ended. Its begin, when the programs saw it or will, added what
+ * this takes away (struct dac_usage_val), in whichever order the two
+ * come. A job that began before jobs_seen_from may have begun before the
+ * programs were attached: it leaves the running ones only when some job
+ * is counted running (as many as were seen to begin).
+ */
+static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u32 device_id,
+				       __u64 ts_ns, __u64 busy_ns, __u64 cycles)
 {
-	struct dac_client_val *c = bpf_map_lookup_elem(&clients, &client_id);
-	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
-	struct dac_usage_val zero = {}, *u;
-	struct dac_total_key tk = { .engine = engine };
+	struct dac_usage_val *u = usage_of(client_id, engine, device_id);
+	struct dac_total_key tk = { .device_id = device_id, .engine = engine };
 	struct dac_total_val tzero = {}, *t;
 	struct dac_cookie_key ck = {};
 	struct dac_cookie_val czero = {}, *cu;
+	__u64 start = ts_ns - busy_ns;
 
-	/*
-	 * One lookup of the client for all that follows (device, process,
-	 * cookie): the element stays readable for the program's run (RCU)
-	 * even when the client closes on another CPU meanwhile.
-	 */
-	zero.device_id = c ? c->device_id : 0;
-	u = lookup_or_init(&usage, &k, &zero, DAC_MAP_USAGE);
 	if (u) {
-		if (!u->device_id)
-			u->device_id = zero.device_id;	/* client placed since (seeded) */
 		__sync_fetch_and_add(&u->wr_begun, 1);
 		__sync_fetch_and_add(&u->busy_ns, busy_ns);
 		__sync_fetch_and_add(&u->cycles, cycles);
 		__sync_fetch_and_add(&u->jobs, 1);
-		/* Its begin was seen: it leaves the running ones. */
-		if (atomic_dec_nonzero(&u->running))
-			__sync_fetch_and_add(&u->start_sum, -(ts_ns - busy_ns));
-		else
+		if (start >= jobs_seen_from) {
+			__sync_fetch_and_add(&u->running, -1);
+			__sync_fetch_and_add(&u->start_sum, -start);
+		} else if (__sync_fetch_and_add(&u->running, -1) > 0) {
+			__sync_fetch_and_add(&u->start_sum, -start);
+		} else {
+			/* begun before the programs ran: never counted */
+			__sync_fetch_and_add(&u->running, 1);
 			stat_inc(DAC_STAT_JOB_END_UNSEEN);
+		}
 		__sync_fetch_and_add(&u->wr_done, 1);
-		tk.device_id = u->device_id;
-	} else {
-		tk.device_id = zero.device_id;
 	}
 	t = lookup_or_init(&totals, &tk, &tzero, DAC_MAP_TOTALS);
 	if (t) {
@@ -724,19 +757,19 @@ static __always_inline void on_job_end(__u64 client_id, __u32 engine, __u64 ts_n
 		__sync_fetch_and_add(&t->cycles, cycles);
 		__sync_fetch_and_add(&t->jobs, 1);
 	}
-	proc_acct(c, busy_ns);
-	if (c) {
-		ck.cookie = c->cookie;
-		ck.device_id = c->device_id;
-	}
-	if (ck.cookie) {
-		ck.index = engine;
-		cu = lookup_or_init(&cookie_usage, &ck, &czero, DAC_MAP_COOKIE_USAGE);
-		if (cu) {
-			__sync_fetch_and_add(&cu->busy_ns, busy_ns);
-			__sync_fetch_and_add(&cu->cycles, cycles);
-			__sync_fetch_and_add(&cu->jobs, 1);
-		}
+	if (!u)
+		return;
+	proc_acct(client_id, u, busy_ns);
+	if (!u->cookie)
+		return;
+	ck.cookie = u->cookie;
+	ck.device_id = device_id;
+	ck.index = engine;
+	cu = lookup_or_init(&cookie_usage, &ck, &czero, DAC_MAP_COOKIE_USAGE);
+	if (cu) {
+		__sync_fetch_and_add(&cu->busy_ns, busy_ns);
+		__sync_fetch_and_add(&cu->cycles, cycles);
+		__sync_fetch_and_add(&cu->jobs, 1);
 	}
 }
 
@@ -961,22 +994,22 @@ int BPF_PROG(btf_client_close, u64 client_id, u32 device_id, u32 num_engines,
 }
 
 SEC("tp_btf/drmacct_job_begin")
-int BPF_PROG(btf_job_begin, u64 client_id, u32 engine, u64 ts_ns, u32 running)
+int BPF_PROG(btf_job_begin, u64 client_id, u32 engine, u64 ts_ns, u32 running, u32 device_id)
 {
 	__u32 *m = nest_mark(DAC_NEST_JOB_BEGIN);
 
-	on_job_begin(client_id, engine, ts_ns);
+	on_job_begin(client_id, engine, device_id, ts_ns);
 	nest_unmark(m);
 	return 0;
 }
 
 SEC("tp_btf/drmacct_job_end")
 int BPF_PROG(btf_job_end, u64 client_id, u32 engine, u64 ts_ns, u64 busy_ns,
-	     u64 cycles, u32 running)
+	     u64 cycles, u32 running, u32 device_id)
 {
 	__u32 *m = nest_mark(DAC_NEST_JOB_END);
 
-	on_job_end(client_id, engine, ts_ns, busy_ns, cycles);
+	on_job_end(client_id, engine, device_id, ts_ns, busy_ns, cycles);
 	nest_unmark(m);
 	return 0;
 }
@@ -996,19 +1029,20 @@ int BPF_PROG(btf_mem_change, u64 client_id, u32 region, u32 op, u64 size)
 
 /* The events btf_job_begin and btf_job_end missed (see nesting[]). */
 SEC("tp_btf/drmacct_job_begin")
-int BPF_PROG(btf_job_begin_nested, u64 client_id, u32 engine, u64 ts_ns, u32 running)
+int BPF_PROG(btf_job_begin_nested, u64 client_id, u32 engine, u64 ts_ns, u32 running,
+	     u32 device_id)
 {
 	if (nest_missed(DAC_NEST_JOB_BEGIN, DAC_STAT_NESTED_JOB_BEGIN))
-		on_job_begin(client_id, engine, ts_ns);
+		on_job_begin(client_id, engine, device_id, ts_ns);
 	return 0;
 }
 
 SEC("tp_btf/drmacct_job_end")
 int BPF_PROG(btf_job_end_nested, u64 client_id, u32 engine, u64 ts_ns, u64 busy_ns,
-	     u64 cycles, u32 running)
+	     u64 cycles, u32 running, u32 device_id)
 {
 	if (nest_missed(DAC_NEST_JOB_END, DAC_STAT_NESTED_JOB_END))
-		on_job_end(client_id, engine, ts_ns, busy_ns, cycles);
+		on_job_end(client_id, engine, device_id, ts_ns, busy_ns, cycles);
 	return 0;
 }
 
@@ -1074,6 +1108,7 @@ struct tp_job_begin {
 	__u64 ts_ns;
 	__u32 engine;
 	__u32 running;
+	__u32 device_id;
 };
 
 struct tp_job_end {
@@ -1084,6 +1119,7 @@ struct tp_job_end {
 	__u64 cycles;
 	__u32 engine;
 	__u32 running;
+	__u32 device_id;
 };
 
 struct tp_mem_change {
@@ -1155,15 +1191,15 @@ int tp_client_close(struct tp_client_close *ctx)
 SEC("tracepoint/drmacct/drmacct_job_begin")
 int tp_job_begin(struct tp_job_begin *ctx)
 {
-	on_job_begin(TPD(ctx, client_id), TPD(ctx, engine), TPD(ctx, ts_ns));
+	on_job_begin(TPD(ctx, client_id), TPD(ctx, engine), TPD(ctx, device_id), TPD(ctx, ts_ns));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_job_end")
 int tp_job_end(struct tp_job_end *ctx)
 {
-	on_job_end(TPD(ctx, client_id), TPD(ctx, engine), TPD(ctx, ts_ns), TPD(ctx, busy_ns),
-		   TPD(ctx, cycles));
+	on_job_end(TPD(ctx, client_id), TPD(ctx, engine), TPD(ctx, device_id), TPD(ctx, ts_ns),
+		   TPD(ctx, busy_ns), TPD(ctx, cycles));
 	return 0;
 }
 

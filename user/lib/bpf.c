@@ -277,6 +277,12 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 	err = attach_progs(b->skel, false);
 	if (err)
 		goto fail;
+	/*
+	 * Every job begun from now on has its begin seen: its end may come
+	 * first and take the running count below what runs, its begin puts
+	 * it back (drmacct.bpf.c, jobs_seen_from).
+	 */
+	b->skel->data->jobs_seen_from = dac_bpf_mono_ns();
 	*out = b;
 	return 0;
 fail:

@@ -545,13 +545,20 @@ static int usage_lookup(int fd, const struct dac_usage_key *k, struct dac_usage_
 	return -EAGAIN;
 }
 
-/* Busy time of @v at @now: finished jobs plus the running ones so far. */
+/*
+ * Busy time of @v at @now: finished jobs plus the running ones so far. A
+ * job that began after @now was taken has no in-flight part yet; while an
+ * end precedes its begin (struct dac_usage_val) the running ones count at
+ * most what they ran, never more.
+ */
 static uint64_t usage_busy_at(const struct dac_usage_val *v, uint64_t now)
 {
-	/* A job that began after @now was taken has no in-flight part yet. */
-	if (v->running && v->running * now > v->start_sum)
-		return v->busy_ns + (v->running * now - v->start_sum);
-	return v->busy_ns;
+	int64_t inflight;
+
+	if (v->running <= 0)
+		return v->busy_ns;
+	inflight = v->running * (int64_t)now - v->start_sum;
+	return inflight > 0 ? v->busy_ns + (uint64_t)inflight : v->busy_ns;
 }
 
 static int usage_key_cb(const void *key, const void *val, void *arg)
@@ -565,7 +572,7 @@ static int usage_key_cb(const void *key, const void *val, void *arg)
 	return 0;
 }
 
-static uint64_t mono_ns(void)
+uint64_t dac_bpf_mono_ns(void)
 {
 	struct timespec ts;
 
@@ -584,7 +591,7 @@ static void usage_fill(struct dac_bpf *b, const struct dac_usage_key *k,
 	o->busy_ns = usage_busy_at(v, now);
 	o->cycles = v->cycles;
 	o->jobs = v->jobs;
-	o->running = (uint32_t)v->running;
+	o->running = v->running > 0 ? (uint32_t)v->running : 0;
 }
 
 int dac_bpf_read_usage(struct dac_bpf *b, uint64_t *now_ns, struct dac_bpf_usage **out,
@@ -630,7 +637,7 @@ int dac_bpf_read_usage(struct dac_bpf *b, uint64_t *now_ns, struct dac_bpf_usage
 		((struct dac_usage_key *)keys.p)[nu] = ((struct dac_usage_key *)keys.p)[i];
 		nu++;
 	}
-	now = mono_ns();
+	now = dac_bpf_mono_ns();
 	if (err && err != -ENOENT) {
 		free(keys.p);
 		free(vals);
@@ -657,7 +664,7 @@ int dac_bpf_lookup_usage(struct dac_bpf *b, uint64_t client_id, uint32_t engine,
 
 	if (err)
 		return err;
-	now = mono_ns();
+	now = dac_bpf_mono_ns();
 	usage_fill(b, &k, &v, now, out);
 	*now_ns = now;
 	return 0;
