@@ -971,7 +971,7 @@ static __always_inline void on_client_close(__u64 client_id, __u32 device_id, __
 /* ---- drmacct: tp_btf ----------------------------------------------------- */
 
 SEC("tp_btf/drmacct_client_open")
-int BPF_PROG(btf_client_open, u64 client_id, u32 device_id, const char *driver)
+int BPF_PROG(hb_open, u64 client_id, u32 device_id, const char *driver)
 {
 	on_client_open(client_id, device_id, driver);
 	return 0;
@@ -983,7 +983,7 @@ int BPF_PROG(btf_client_open, u64 client_id, u32 device_id, const char *driver)
  * possibly NULL and refuse arithmetic on them before a check.
  */
 SEC("tp_btf/drmacct_client_close")
-int BPF_PROG(btf_client_close, u64 client_id, u32 device_id, u32 num_engines,
+int BPF_PROG(hb_close, u64 client_id, u32 device_id, u32 num_engines,
 	     const u64 *busy_ns, const u64 *cycles)
 {
 	__u32 *m = nest_mark(DAC_NEST_CLIENT_CLOSE);
@@ -994,7 +994,7 @@ int BPF_PROG(btf_client_close, u64 client_id, u32 device_id, u32 num_engines,
 }
 
 SEC("tp_btf/drmacct_job_begin")
-int BPF_PROG(btf_job_begin, u64 client_id, u32 engine, u64 ts_ns, u32 running, u32 device_id)
+int BPF_PROG(hb_begin, u64 client_id, u32 engine, u64 ts_ns, u32 running, u32 device_id)
 {
 	__u32 *m = nest_mark(DAC_NEST_JOB_BEGIN);
 
@@ -1004,7 +1004,7 @@ int BPF_PROG(btf_job_begin, u64 client_id, u32 engine, u64 ts_ns, u32 running, u
 }
 
 SEC("tp_btf/drmacct_job_end")
-int BPF_PROG(btf_job_end, u64 client_id, u32 engine, u64 ts_ns, u64 busy_ns,
+int BPF_PROG(hb_end, u64 client_id, u32 engine, u64 ts_ns, u64 busy_ns,
 	     u64 cycles, u32 running, u32 device_id)
 {
 	__u32 *m = nest_mark(DAC_NEST_JOB_END);
@@ -1015,7 +1015,7 @@ int BPF_PROG(btf_job_end, u64 client_id, u32 engine, u64 ts_ns, u64 busy_ns,
 }
 
 SEC("tp_btf/drmacct_mem_change")
-int BPF_PROG(btf_mem_change, u64 client_id, u32 region, u32 op, u64 size)
+int BPF_PROG(hb_mem, u64 client_id, u32 region, u32 op, u64 size)
 {
 	__u32 *m;
 
@@ -1027,9 +1027,9 @@ int BPF_PROG(btf_mem_change, u64 client_id, u32 region, u32 op, u64 size)
 	return 0;
 }
 
-/* The events btf_job_begin and btf_job_end missed (see nesting[]). */
+/* The events hb_begin and hb_end missed (see nesting[]). */
 SEC("tp_btf/drmacct_job_begin")
-int BPF_PROG(btf_job_begin_nested, u64 client_id, u32 engine, u64 ts_ns, u32 running,
+int BPF_PROG(hb_begin_n, u64 client_id, u32 engine, u64 ts_ns, u32 running,
 	     u32 device_id)
 {
 	if (nest_missed(DAC_NEST_JOB_BEGIN, DAC_STAT_NESTED_JOB_BEGIN))
@@ -1038,7 +1038,7 @@ int BPF_PROG(btf_job_begin_nested, u64 client_id, u32 engine, u64 ts_ns, u32 run
 }
 
 SEC("tp_btf/drmacct_job_end")
-int BPF_PROG(btf_job_end_nested, u64 client_id, u32 engine, u64 ts_ns, u64 busy_ns,
+int BPF_PROG(hb_end_n, u64 client_id, u32 engine, u64 ts_ns, u64 busy_ns,
 	     u64 cycles, u32 running, u32 device_id)
 {
 	if (nest_missed(DAC_NEST_JOB_END, DAC_STAT_NESTED_JOB_END))
@@ -1047,7 +1047,7 @@ int BPF_PROG(btf_job_end_nested, u64 client_id, u32 engine, u64 ts_ns, u64 busy_
 }
 
 /*
- * The client events btf_client_open, btf_client_close and btf_mem_change
+ * The client events hb_open, hb_close and hb_mem
  * missed. They come from task context (open, close, GEM ioctls, the last
  * job's free), where 7.x kernels run tracepoints preemptible; drmacct
  * fires its events with preemption disabled all the same (a task
@@ -1058,7 +1058,7 @@ int BPF_PROG(btf_job_end_nested, u64 client_id, u32 engine, u64 ts_ns, u64 busy_
  * nesting[].
  */
 SEC("tp_btf/drmacct_client_open")
-int BPF_PROG(btf_client_open_nested, u64 client_id, u32 device_id, const char *driver)
+int BPF_PROG(hb_open_n, u64 client_id, u32 device_id, const char *driver)
 {
 	if (bpf_map_lookup_elem(&clients, &client_id))
 		return 0;
@@ -1068,7 +1068,7 @@ int BPF_PROG(btf_client_open_nested, u64 client_id, u32 device_id, const char *d
 }
 
 SEC("tp_btf/drmacct_client_close")
-int BPF_PROG(btf_client_close_nested, u64 client_id, u32 device_id, u32 num_engines,
+int BPF_PROG(hb_close_n, u64 client_id, u32 device_id, u32 num_engines,
 	     const u64 *busy_ns, const u64 *cycles)
 {
 	if (nest_missed(DAC_NEST_CLIENT_CLOSE, DAC_STAT_NESTED_CLIENT_CLOSE))
@@ -1077,7 +1077,7 @@ int BPF_PROG(btf_client_close_nested, u64 client_id, u32 device_id, u32 num_engi
 }
 
 SEC("tp_btf/drmacct_mem_change")
-int BPF_PROG(btf_mem_change_nested, u64 client_id, u32 region, u32 op, u64 size)
+int BPF_PROG(hb_mem_n, u64 client_id, u32 region, u32 op, u64 size)
 {
 	if (op <= 2 && nest_missed(DAC_NEST_MEM_CHANGE, DAC_STAT_NESTED_MEM_CHANGE))
 		on_mem_change(client_id, region, op, size);
@@ -1086,14 +1086,14 @@ int BPF_PROG(btf_mem_change_nested, u64 client_id, u32 region, u32 op, u64 size)
 
 /* ---- drmacct: plain tracepoints (record layouts of drmacct_trace.h) ----- */
 
-struct tp_client_open {
+struct ht_open {
 	struct trace_entry ent;
 	__u64 client_id;
 	__u32 device_id;
 	__u32 driver_loc;	/* __data_loc char[] */
 };
 
-struct tp_client_close {
+struct ht_close {
 	struct trace_entry ent;
 	__u64 client_id;
 	__u32 device_id;
@@ -1102,7 +1102,7 @@ struct tp_client_close {
 	__u32 cycles_loc;
 };
 
-struct tp_job_begin {
+struct ht_begin {
 	struct trace_entry ent;
 	__u64 client_id;
 	__u64 ts_ns;
@@ -1111,7 +1111,7 @@ struct tp_job_begin {
 	__u32 device_id;
 };
 
-struct tp_job_end {
+struct ht_end {
 	struct trace_entry ent;
 	__u64 client_id;
 	__u64 ts_ns;
@@ -1122,7 +1122,7 @@ struct tp_job_end {
 	__u32 device_id;
 };
 
-struct tp_mem_change {
+struct ht_mem {
 	struct trace_entry ent;
 	__u64 client_id;
 	__u64 size;
@@ -1173,7 +1173,7 @@ const volatile __u32 tp_shift_sched = 0;
 #define TPS(ctx, field)	TP_READ(ctx, field, tp_shift_sched)
 
 SEC("tracepoint/drmacct/drmacct_client_open")
-int tp_client_open(struct tp_client_open *ctx)
+int ht_open(struct ht_open *ctx)
 {
 	on_client_open(TPD(ctx, client_id), TPD(ctx, device_id),
 		       DATA_LOC(ctx, TPD(ctx, driver_loc)));
@@ -1181,7 +1181,7 @@ int tp_client_open(struct tp_client_open *ctx)
 }
 
 SEC("tracepoint/drmacct/drmacct_client_close")
-int tp_client_close(struct tp_client_close *ctx)
+int ht_close(struct ht_close *ctx)
 {
 	on_client_close(TPD(ctx, client_id), TPD(ctx, device_id), TPD(ctx, num_engines),
 			DATA_LOC(ctx, TPD(ctx, busy_loc)), DATA_LOC(ctx, TPD(ctx, cycles_loc)));
@@ -1189,14 +1189,14 @@ int tp_client_close(struct tp_client_close *ctx)
 }
 
 SEC("tracepoint/drmacct/drmacct_job_begin")
-int tp_job_begin(struct tp_job_begin *ctx)
+int ht_begin(struct ht_begin *ctx)
 {
 	on_job_begin(TPD(ctx, client_id), TPD(ctx, engine), TPD(ctx, device_id), TPD(ctx, ts_ns));
 	return 0;
 }
 
 SEC("tracepoint/drmacct/drmacct_job_end")
-int tp_job_end(struct tp_job_end *ctx)
+int ht_end(struct ht_end *ctx)
 {
 	on_job_end(TPD(ctx, client_id), TPD(ctx, engine), TPD(ctx, device_id), TPD(ctx, ts_ns),
 		   TPD(ctx, busy_ns), TPD(ctx, cycles));
@@ -1204,7 +1204,7 @@ int tp_job_end(struct tp_job_end *ctx)
 }
 
 SEC("tracepoint/drmacct/drmacct_mem_change")
-int tp_mem_change(struct tp_mem_change *ctx)
+int ht_mem(struct ht_mem *ctx)
 {
 	on_mem_change(TPD(ctx, client_id), TPD(ctx, region), TPD(ctx, op), TPD(ctx, size));
 	return 0;
