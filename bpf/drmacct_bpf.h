@@ -113,7 +113,11 @@ struct dac_mem_val {
 	__u64 peak;		/* highest total seen */
 };
 
-/* ---- all-time totals per (device, engine), never deleted --------------- */
+/*
+ * ---- all-time totals per (device, engine), never deleted ----------------
+ * Closed clients' finished jobs: a client's usage entries are added when it
+ * closes; a reader adds the open clients' entries (dac_bpf_read_totals()).
+ */
 struct dac_total_key {
 	__u32 device_id;
 	__u32 engine;
@@ -386,6 +390,12 @@ enum dac_stat {
 	DAC_STAT_SCRATCH_FULL,		/* unused since records are built in place: 0 */
 	DAC_STAT_SWEEP_WRITTEN,		/* PROC_EXIT records the sweep wrote (INCOMPLETE) */
 	DAC_STAT_STALE_RELEASED,	/* in-flight entries overwritten by a new job */
+	/*
+	 * A closing client's usage entries move into totals between these
+	 * two counts (readers add open clients' entries to totals).
+	 */
+	DAC_STAT_FOLDS_BEGUN,
+	DAC_STAT_FOLDS_DONE,
 	DAC_STAT_FULL,			/* + enum dac_map_id: insert failed, map full */
 	DAC_STAT_BUSY = DAC_STAT_FULL + DAC_MAP__COUNT,	/* + id: bucket busy */
 	DAC_STAT__COUNT = DAC_STAT_BUSY + DAC_MAP__COUNT

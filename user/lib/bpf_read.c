@@ -704,30 +704,94 @@ int dac_bpf_read_mem(struct dac_bpf *b, struct dac_bpf_mem **out, size_t *n)
 				     sizeof(struct dac_mem_val), mem_cb, &a), out, n);
 }
 
-static int total_cb(const void *key, const void *val, void *arg)
+/* The row of (@device_id, @engine) in @a's rows, added when there is none. */
+static struct dac_bpf_total *total_row(struct mem_arg *a, uint32_t device_id, uint32_t engine)
 {
-	struct mem_arg *a = arg;
-	const struct dac_total_key *k = key;
-	const struct dac_total_val *t = val;
-	struct dac_bpf_total *o = vec_push(&a->v);
+	struct dac_bpf_total *o = a->v.p;
+
+	for (size_t i = 0; i < a->v.n; i++)
+		if (o[i].device_id == device_id && o[i].engine == engine)
+			return &o[i];
+	o = vec_push(&a->v);
+	if (!o)
+		return NULL;
+	o->device_id = device_id;
+	o->engine = engine;
+	dac_bpf_name(a->b, device_id, false, engine, o->name, sizeof(o->name));
+	return o;
+}
+
+/* Add finished jobs' sums to the row of (@device_id, @engine). */
+static int total_add(struct mem_arg *a, uint32_t device_id, uint32_t engine, uint64_t busy_ns,
+		     uint64_t cycles, uint64_t jobs)
+{
+	struct dac_bpf_total *o = total_row(a, device_id, engine);
 
 	if (!o)
 		return -ENOMEM;
-	o->device_id = k->device_id;
-	o->engine = k->engine;
-	dac_bpf_name(a->b, k->device_id, false, k->engine, o->name, sizeof(o->name));
-	o->busy_ns = t->busy_ns;
-	o->cycles = t->cycles;
-	o->jobs = t->jobs;
+	o->busy_ns += busy_ns;
+	o->cycles += cycles;
+	o->jobs += jobs;
 	return 0;
 }
 
+static int total_cb(const void *key, const void *val, void *arg)
+{
+	const struct dac_total_key *k = key;
+	const struct dac_total_val *t = val;
+
+	return total_add(arg, k->device_id, k->engine, t->busy_ns, t->cycles, t->jobs);
+}
+
+/* An open client's finished jobs on one engine: part of its device's totals. */
+static int total_usage_cb(const void *key, const void *val, void *arg)
+{
+	const struct dac_usage_key *k = key;
+	const struct dac_usage_val *u = val;
+
+	return total_add(arg, u->device_id, k->engine, u->busy_ns, u->cycles, u->jobs);
+}
+
+/*
+ * Tries of a totals read that a client close moved entries under (each
+ * means a close made progress; a close's move takes microseconds).
+ */
+#define TOTALS_READ_TRIES	1000
+
+/*
+ * The totals map holds closed clients' jobs; open clients' are in their
+ * usage entries, which a close moves into it (bpf/drmacct.bpf.c,
+ * close_fold()). A read counts both, and is taken only when no move began
+ * or was under way while it ran: else a moving client would count twice or
+ * not at all.
+ */
 int dac_bpf_read_totals(struct dac_bpf *b, struct dac_bpf_total **out, size_t *n)
 {
-	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
+	for (int i = 0; i < TOTALS_READ_TRIES; i++) {
+		struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
+		uint64_t done = dac_bpf_stat_get(b, DAC_STAT_FOLDS_DONE);
+		uint64_t begun = dac_bpf_stat_get(b, DAC_STAT_FOLDS_BEGUN);
+		int err;
 
-	return finish(&a.v, map_walk(b->fd[M_TOTALS], sizeof(struct dac_total_key),
-				     sizeof(struct dac_total_val), total_cb, &a), out, n);
+		if (begun != done) {
+			sched_yield();
+			continue;
+		}
+		err = map_walk(b->fd[M_TOTALS], sizeof(struct dac_total_key),
+			       sizeof(struct dac_total_val), total_cb, &a);
+		if (!err)
+			err = map_walk(b->fd[M_USAGE], sizeof(struct dac_usage_key),
+				       sizeof(struct dac_usage_val), total_usage_cb, &a);
+		if (!err && dac_bpf_stat_get(b, DAC_STAT_FOLDS_BEGUN) != begun) {
+			free(a.v.p);
+			sched_yield();
+			continue;
+		}
+		return finish(&a.v, err, out, n);
+	}
+	*out = NULL;
+	*n = 0;
+	return -EAGAIN;
 }
 
 static int sched_cb(const void *key, const void *val, void *arg)
