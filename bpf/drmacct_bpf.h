@@ -62,6 +62,15 @@ struct dac_usage_key {
  * running * now - start_sum (their start times summed), which is how a
  * reader gets the in-flight part at any instant, like fdinfo does.
  *
+ * running and start_sum are signed sums that a begin and an end move in
+ * opposite directions (begin: +1 and +start; end: -1 and -start), so the
+ * order the two events reach the programs in does not matter: an end
+ * traced before its begin (another CPU, an interrupt between the helper's
+ * write and its tracepoint) takes the count below what is running until
+ * its begin comes, never for longer. A job whose begin came before the
+ * programs were attached is the exception (see jobs_seen_from in
+ * drmacct.bpf.c): its end never takes the count below 0.
+ *
  * Every writer (a job's begin or end, on any CPU) adds 1 to wr_begun before
  * it changes busy_ns, cycles, jobs, start_sum or running and 1 to wr_done
  * after, all with fully ordered atomics. A reader copies the value twice
@@ -69,16 +78,26 @@ struct dac_usage_key {
  * write was under way, so start_sum, running and busy_ns are of one moment
  * (a copy is not atomic: start_sum of before a begin with running of after
  * it would count the new job as running since boot).
+ *
+ * The entry also keeps who opened the client, copied from the client
+ * table when the entry is made (DAC_USAGE_F_OPENER), so that a job's end
+ * charges the opener's process and cookie without looking the client up.
  */
+#define DAC_USAGE_F_OPENER	(1u << 0)	/* tgid, start_ns, cookie are known */
+
 struct dac_usage_val {
 	__u64 busy_ns;
 	__u64 cycles;
 	__u64 jobs;		/* finished jobs */
-	__u64 start_sum;	/* sum of start times of running jobs */
-	__u64 running;		/* jobs running now */
+	__s64 start_sum;	/* sum of start times of running jobs */
+	__s64 running;		/* jobs running now (< 0 while an end precedes its begin) */
 	__u64 wr_begun;		/* writes begun */
 	__u64 wr_done;		/* writes finished */
+	__u64 cookie;		/* DAC_MAP_TRACKED cookie of the client's opener */
+	__u64 start_ns;		/* the opener's process start, 0 unknown */
 	__u32 device_id;
+	__u32 tgid;		/* the opener's process */
+	__u32 flags;		/* DAC_USAGE_F_* */
 	__u32 pad;
 };
 
@@ -94,7 +113,11 @@ struct dac_mem_val {
 	__u64 peak;		/* highest total seen */
 };
 
-/* ---- all-time totals per (device, engine), never deleted --------------- */
+/*
+ * ---- all-time totals per (device, engine), never deleted ----------------
+ * Closed clients' finished jobs: a client's usage entries are added when it
+ * closes; a reader adds the open clients' entries (dac_bpf_read_totals()).
+ */
 struct dac_total_key {
 	__u32 device_id;
 	__u32 engine;
@@ -367,6 +390,12 @@ enum dac_stat {
 	DAC_STAT_SCRATCH_FULL,		/* unused since records are built in place: 0 */
 	DAC_STAT_SWEEP_WRITTEN,		/* PROC_EXIT records the sweep wrote (INCOMPLETE) */
 	DAC_STAT_STALE_RELEASED,	/* in-flight entries overwritten by a new job */
+	/*
+	 * A closing client's usage entries move into totals between these
+	 * two counts (readers add open clients' entries to totals).
+	 */
+	DAC_STAT_FOLDS_BEGUN,
+	DAC_STAT_FOLDS_DONE,
 	DAC_STAT_FULL,			/* + enum dac_map_id: insert failed, map full */
 	DAC_STAT_BUSY = DAC_STAT_FULL + DAC_MAP__COUNT,	/* + id: bucket busy */
 	DAC_STAT__COUNT = DAC_STAT_BUSY + DAC_MAP__COUNT
@@ -377,7 +406,7 @@ enum dac_stat {
  * trusts the other pins. Bumped whenever a key, value or record changes.
  */
 #define DAC_LAYOUT_MAGIC	0x6472616363745f6dull	/* "drmacct_m" */
-#define DAC_LAYOUT_VERSION	8
+#define DAC_LAYOUT_VERSION	9
 
 struct dac_meta {
 	__u64 magic;

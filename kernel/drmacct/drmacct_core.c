@@ -38,6 +38,19 @@
 		preempt_enable();		\
 	} while (0)
 
+/*
+ * For the selftests only (selftests/bpf/test_bpf_order): every job's
+ * drmacct_job_begin event is held back and fired right after the event
+ * that ends that run, with its own arguments, so a tracer sees each end
+ * before its begin -- what can happen to any driver when the end is traced
+ * on another CPU, or from an interrupt, before the begin's tracepoint ran.
+ * The accounting itself is unchanged. Read at each begin.
+ */
+static bool trace_end_first;
+module_param(trace_end_first, bool, 0600);
+MODULE_PARM_DESC(trace_end_first,
+		 "Trace each job's begin after its end (for tests; default off)");
+
 enum {
 	JOB_IDLE = 0,
 	JOB_RUNNING = 1,
@@ -494,6 +507,7 @@ int drmacct_job_init(struct drmacct_job *job, struct drmacct_client *client,
 	job->engine = engine;
 	job->start_ns = 0;
 	job->state = JOB_IDLE;
+	job->begin_held = 0;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(drmacct_job_init);
@@ -565,7 +579,10 @@ u64 drmacct_job_begin(struct drmacct_job *job)
 		  "drmacct: %u jobs of client %llu running on %s:%s of capacity %u (begin a job when the hardware starts it)\n",
 		  running, client->id, client->adev->driver_name, eng->name,
 		  eng->capacity);
-	drmacct_trace(drmacct_job_begin, client->id, e, now, running, client->adev->id);
+	job->begin_held = READ_ONCE(trace_end_first);
+	if (!job->begin_held)
+		drmacct_trace(drmacct_job_begin, client->id, e, now, running,
+			      client->adev->id);
 	return now;
 }
 EXPORT_SYMBOL_GPL(drmacct_job_begin);
@@ -589,6 +606,12 @@ static u64 drmacct_job_stop(struct drmacct_job *job, u64 cycles, u32 new_state)
 	job->state = new_state;
 	drmacct_trace(drmacct_job_end, client->id, e, now, now - job->start_ns, cycles,
 		      running, client->adev->id);
+	if (job->begin_held) {
+		/* the count of running jobs the begin saw: this one as well */
+		job->begin_held = 0;
+		drmacct_trace(drmacct_job_begin, client->id, e, job->start_ns, running + 1,
+			      client->adev->id);
+	}
 	return now;
 }
 

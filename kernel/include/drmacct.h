@@ -168,6 +168,8 @@ enum drmacct_mem_op {
  * @start_ns: CLOCK_MONOTONIC start time while running.
  * @engine: engine index.
  * @state: 0 = not started (or reset), 1 = running, 2 = ended.
+ * @begin_held: the drmacct_job_begin event is held back until the run's
+ *	end (the trace_end_first test parameter).
  *
  * All fields are private to the helper.
  */
@@ -176,6 +178,7 @@ struct drmacct_job {
 	u64 start_ns;
 	u32 engine;
 	u32 state;
+	u32 begin_held;
 };
 
 struct drmacct_device *drmacct_device_create(const struct drmacct_device_desc *desc);

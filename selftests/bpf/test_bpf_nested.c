@@ -3,8 +3,8 @@
  * Events that come while their program is already running on the CPU.
  *
  * The kernel runs a tp_btf program at most once at a time per CPU: when an
- * interrupt comes in the middle of btf_process_job (or btf_job_end,
- * btf_job_begin) and fires the same tracepoint, the program is skipped for
+ * interrupt comes in the middle of btf_process_job (or hb_end,
+ * hb_begin) and fires the same tracepoint, the program is skipped for
  * that event and a recursion miss is counted. simgpu ends OP_FILL jobs in
  * a worker (task context) and OP_BUSY jobs in its hrtimer (hard IRQ), so
  * with both kinds running on both CPUs the timer interrupts the programs
@@ -259,17 +259,17 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 	sg_bpf_poll_procs(b, &c, 100);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
 	DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &ps, &nps), 0);
-	m_begin = misses(ps, nps, "btf_job_begin");
-	m_end = misses(ps, nps, "btf_job_end");
+	m_begin = misses(ps, nps, "hb_begin");
+	m_end = misses(ps, nps, "hb_end");
 	m_done = misses(ps, nps, "btf_process_job") + misses(ps, nps, "btf617_job_done");
 	/* (the 6.17 completion's three twins share DAC_STAT_NESTED_SCHED_DONE) */
-	dt_info("recursion misses: btf_job_begin %" PRIu64 ", btf_job_end %" PRIu64
+	dt_info("recursion misses: hb_begin %" PRIu64 ", hb_end %" PRIu64
 		", completion %" PRIu64 "; taken by _nested: %" PRIu64 ", %" PRIu64 ", %" PRIu64
 		" (their own misses: %" PRIu64 ", %" PRIu64 ", %" PRIu64 ")", m_begin, m_end,
 		m_done, st.nested_job_begin - st0.nested_job_begin,
 		st.nested_job_end - st0.nested_job_end,
 		st.nested_sched_done - st0.nested_sched_done,
-		misses(ps, nps, "btf_job_begin_nested"), misses(ps, nps, "btf_job_end_nested"),
+		misses(ps, nps, "hb_begin_n"), misses(ps, nps, "hb_end_n"),
 		misses(ps, nps, "btf_process_job_nested") +
 		misses(ps, nps, "btf617_job_done_nested") +
 		misses(ps, nps, "btf617_job_done_nested2") +
@@ -306,7 +306,7 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 	}
 	{
 		static const char *const firsts[] = {
-			"btf_client_open", "btf_client_close", "btf_mem_change",
+			"hb_open", "hb_close", "hb_mem",
 			"btf617_job_queue", "btf617_job_run", "track_fork", "track_exit",
 		};
 		uint64_t taken[] = {

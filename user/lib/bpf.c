@@ -42,14 +42,14 @@ static void set_autoload(struct bpf_program *const *p, size_t n, bool on)
 static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 {
 	struct bpf_program *btf[] = {
-		s->progs.btf_client_open, s->progs.btf_client_close, s->progs.btf_job_begin,
-		s->progs.btf_job_end, s->progs.btf_mem_change, s->progs.btf_job_begin_nested,
-		s->progs.btf_job_end_nested, s->progs.btf_client_open_nested,
-		s->progs.btf_client_close_nested, s->progs.btf_mem_change_nested,
+		s->progs.hb_open, s->progs.hb_close, s->progs.hb_begin,
+		s->progs.hb_end, s->progs.hb_mem, s->progs.hb_begin_n,
+		s->progs.hb_end_n, s->progs.hb_open_n,
+		s->progs.hb_close_n, s->progs.hb_mem_n,
 	};
 	struct bpf_program *tp[] = {
-		s->progs.tp_client_open, s->progs.tp_client_close, s->progs.tp_job_begin,
-		s->progs.tp_job_end, s->progs.tp_mem_change,
+		s->progs.ht_open, s->progs.ht_close, s->progs.ht_begin,
+		s->progs.ht_end, s->progs.ht_mem,
 	};
 	struct bpf_program *sbtf[] = {
 		s->progs.btf_sched_job, s->progs.btf_run_job, s->progs.btf_process_job,
@@ -102,16 +102,16 @@ static int attach_progs(struct drmacct_bpf *s, bool first)
 	struct bpf_link **links = (struct bpf_link **)&s->links;
 	size_t nprog = sizeof(s->progs) / sizeof(progs[0]);
 	const struct bpf_program *early[] = {
-		s->progs.btf_client_open, s->progs.btf_client_close, s->progs.btf_mem_change,
-		s->progs.tp_client_open, s->progs.tp_client_close, s->progs.tp_mem_change,
-		s->progs.btf_client_open_nested, s->progs.btf_client_close_nested,
-		s->progs.btf_mem_change_nested,
+		s->progs.hb_open, s->progs.hb_close, s->progs.hb_mem,
+		s->progs.ht_open, s->progs.ht_close, s->progs.ht_mem,
+		s->progs.hb_open_n, s->progs.hb_close_n,
+		s->progs.hb_mem_n,
 	};
 	const struct bpf_program *late[] = {
-		s->progs.btf_job_begin_nested, s->progs.btf_job_end_nested,
+		s->progs.hb_begin_n, s->progs.hb_end_n,
 		s->progs.btf_process_job_nested, s->progs.btf617_job_done_nested,
-		s->progs.btf_client_open_nested, s->progs.btf_client_close_nested,
-		s->progs.btf_mem_change_nested, s->progs.btf617_job_queue_nested,
+		s->progs.hb_open_n, s->progs.hb_close_n,
+		s->progs.hb_mem_n, s->progs.btf617_job_queue_nested,
 		s->progs.btf617_job_run_nested, s->progs.btf617_job_queue_nested2,
 		s->progs.btf617_job_run_nested2, s->progs.btf617_job_done_nested2,
 		s->progs.btf617_job_queue_nested3, s->progs.btf617_job_run_nested3,
@@ -297,6 +297,12 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 	err = attach_progs(b->skel, false);
 	if (err)
 		goto fail;
+	/*
+	 * Every job begun from now on has its begin seen: its end may come
+	 * first and take the running count below what runs, its begin puts
+	 * it back (drmacct.bpf.c, jobs_seen_from).
+	 */
+	b->skel->data->jobs_seen_from = dac_bpf_mono_ns();
 	*out = b;
 	return 0;
 fail:

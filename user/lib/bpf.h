@@ -440,7 +440,7 @@ int dac_bpf_read_maps(struct dac_bpf *b, struct dac_bpf_map_stat **out, size_t *
  * bpf_enable_stats(BPF_STATS_RUN_TIME) held open).
  */
 struct dac_bpf_prog_stats {
-	char name[64];			/* program (= link pin) name, e.g. btf_job_end */
+	char name[64];			/* program (= link pin) name, e.g. hb_end */
 	uint64_t run_cnt;
 	uint64_t run_time_ns;
 	uint64_t recursion_misses;	/* runs skipped: it was already running on that CPU */

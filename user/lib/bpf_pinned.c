@@ -225,9 +225,9 @@ int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out)
 	err = check_pinned_layout(b);
 	if (err)
 		goto fail;
-	dac_bpf_join(p, sizeof(p), dir, "links/btf_job_end", NULL);
+	dac_bpf_join(p, sizeof(p), dir, "links/hb_end", NULL);
 	b->info.drmacct_btf = dac_path_exists(p);
-	dac_bpf_join(p, sizeof(p), dir, "links/tp_job_end", NULL);
+	dac_bpf_join(p, sizeof(p), dir, "links/ht_end", NULL);
 	b->info.drmacct = b->info.drmacct_btf || dac_path_exists(p);
 	dac_bpf_join(p, sizeof(p), dir, "links/btf617_job_done", NULL);
 	b->info.sched_btf = dac_path_exists(p);

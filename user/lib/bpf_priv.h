@@ -70,6 +70,9 @@ struct dac_bpf *dac_bpf_alloc(void);
 /* stats[@which] of the collection, 0 when unreadable. */
 uint64_t dac_bpf_stat_get(struct dac_bpf *b, uint32_t which);
 
+/* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns() and the events. */
+uint64_t dac_bpf_mono_ns(void);
+
 /* "@a/@b[/@c]" into @buf; -ENAMETOOLONG when it does not fit. */
 int dac_bpf_join(char *buf, size_t len, const char *a, const char *b, const char *c);
 /*

@@ -614,13 +614,20 @@ static int usage_lookup(int fd, const struct dac_usage_key *k, struct dac_usage_
 	return -EAGAIN;
 }
 
-/* Busy time of @v at @now: finished jobs plus the running ones so far. */
+/*
+ * Busy time of @v at @now: finished jobs plus the running ones so far. A
+ * job that began after @now was taken has no in-flight part yet; while an
+ * end precedes its begin (struct dac_usage_val) the running ones count at
+ * most what they ran, never more.
+ */
 static uint64_t usage_busy_at(const struct dac_usage_val *v, uint64_t now)
 {
-	/* A job that began after @now was taken has no in-flight part yet. */
-	if (v->running && v->running * now > v->start_sum)
-		return v->busy_ns + (v->running * now - v->start_sum);
-	return v->busy_ns;
+	int64_t inflight;
+
+	if (v->running <= 0)
+		return v->busy_ns;
+	inflight = v->running * (int64_t)now - v->start_sum;
+	return inflight > 0 ? v->busy_ns + (uint64_t)inflight : v->busy_ns;
 }
 
 static int usage_key_cb(const void *key, const void *val, void *arg)
@@ -634,7 +641,7 @@ static int usage_key_cb(const void *key, const void *val, void *arg)
 	return 0;
 }
 
-static uint64_t mono_ns(void)
+uint64_t dac_bpf_mono_ns(void)
 {
 	struct timespec ts;
 
@@ -653,7 +660,7 @@ static void usage_fill(struct dac_bpf *b, const struct dac_usage_key *k,
 	o->busy_ns = usage_busy_at(v, now);
 	o->cycles = v->cycles;
 	o->jobs = v->jobs;
-	o->running = (uint32_t)v->running;
+	o->running = v->running > 0 ? (uint32_t)v->running : 0;
 }
 
 int dac_bpf_read_usage(struct dac_bpf *b, uint64_t *now_ns, struct dac_bpf_usage **out,
@@ -699,7 +706,7 @@ int dac_bpf_read_usage(struct dac_bpf *b, uint64_t *now_ns, struct dac_bpf_usage
 		((struct dac_usage_key *)keys.p)[nu] = ((struct dac_usage_key *)keys.p)[i];
 		nu++;
 	}
-	now = mono_ns();
+	now = dac_bpf_mono_ns();
 	if (err && err != -ENOENT) {
 		free(keys.p);
 		free(vals);
@@ -726,7 +733,7 @@ int dac_bpf_lookup_usage(struct dac_bpf *b, uint64_t client_id, uint32_t engine,
 
 	if (err)
 		return err;
-	now = mono_ns();
+	now = dac_bpf_mono_ns();
 	usage_fill(b, &k, &v, now, out);
 	*now_ns = now;
 	return 0;
@@ -766,30 +773,94 @@ int dac_bpf_read_mem(struct dac_bpf *b, struct dac_bpf_mem **out, size_t *n)
 				     sizeof(struct dac_mem_val), mem_cb, &a), out, n);
 }
 
-static int total_cb(const void *key, const void *val, void *arg)
+/* The row of (@device_id, @engine) in @a's rows, added when there is none. */
+static struct dac_bpf_total *total_row(struct mem_arg *a, uint32_t device_id, uint32_t engine)
 {
-	struct mem_arg *a = arg;
-	const struct dac_total_key *k = key;
-	const struct dac_total_val *t = val;
-	struct dac_bpf_total *o = vec_push(&a->v);
+	struct dac_bpf_total *o = a->v.p;
+
+	for (size_t i = 0; i < a->v.n; i++)
+		if (o[i].device_id == device_id && o[i].engine == engine)
+			return &o[i];
+	o = vec_push(&a->v);
+	if (!o)
+		return NULL;
+	o->device_id = device_id;
+	o->engine = engine;
+	dac_bpf_name(a->b, device_id, false, engine, o->name, sizeof(o->name));
+	return o;
+}
+
+/* Add finished jobs' sums to the row of (@device_id, @engine). */
+static int total_add(struct mem_arg *a, uint32_t device_id, uint32_t engine, uint64_t busy_ns,
+		     uint64_t cycles, uint64_t jobs)
+{
+	struct dac_bpf_total *o = total_row(a, device_id, engine);
 
 	if (!o)
 		return -ENOMEM;
-	o->device_id = k->device_id;
-	o->engine = k->engine;
-	dac_bpf_name(a->b, k->device_id, false, k->engine, o->name, sizeof(o->name));
-	o->busy_ns = t->busy_ns;
-	o->cycles = t->cycles;
-	o->jobs = t->jobs;
+	o->busy_ns += busy_ns;
+	o->cycles += cycles;
+	o->jobs += jobs;
 	return 0;
 }
 
+static int total_cb(const void *key, const void *val, void *arg)
+{
+	const struct dac_total_key *k = key;
+	const struct dac_total_val *t = val;
+
+	return total_add(arg, k->device_id, k->engine, t->busy_ns, t->cycles, t->jobs);
+}
+
+/* An open client's finished jobs on one engine: part of its device's totals. */
+static int total_usage_cb(const void *key, const void *val, void *arg)
+{
+	const struct dac_usage_key *k = key;
+	const struct dac_usage_val *u = val;
+
+	return total_add(arg, u->device_id, k->engine, u->busy_ns, u->cycles, u->jobs);
+}
+
+/*
+ * Tries of a totals read that a client close moved entries under (each
+ * means a close made progress; a close's move takes microseconds).
+ */
+#define TOTALS_READ_TRIES	1000
+
+/*
+ * The totals map holds closed clients' jobs; open clients' are in their
+ * usage entries, which a close moves into it (bpf/drmacct.bpf.c,
+ * close_fold()). A read counts both, and is taken only when no move began
+ * or was under way while it ran: else a moving client would count twice or
+ * not at all.
+ */
 int dac_bpf_read_totals(struct dac_bpf *b, struct dac_bpf_total **out, size_t *n)
 {
-	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
+	for (int i = 0; i < TOTALS_READ_TRIES; i++) {
+		struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
+		uint64_t done = dac_bpf_stat_get(b, DAC_STAT_FOLDS_DONE);
+		uint64_t begun = dac_bpf_stat_get(b, DAC_STAT_FOLDS_BEGUN);
+		int err;
 
-	return finish(&a.v, dac_bpf_map_walk(b->fd[M_TOTALS], sizeof(struct dac_total_key),
-				     sizeof(struct dac_total_val), total_cb, &a), out, n);
+		if (begun != done) {
+			sched_yield();
+			continue;
+		}
+		err = dac_bpf_map_walk(b->fd[M_TOTALS], sizeof(struct dac_total_key),
+			       sizeof(struct dac_total_val), total_cb, &a);
+		if (!err)
+			err = dac_bpf_map_walk(b->fd[M_USAGE], sizeof(struct dac_usage_key),
+				       sizeof(struct dac_usage_val), total_usage_cb, &a);
+		if (!err && dac_bpf_stat_get(b, DAC_STAT_FOLDS_BEGUN) != begun) {
+			free(a.v.p);
+			sched_yield();
+			continue;
+		}
+		return finish(&a.v, err, out, n);
+	}
+	*out = NULL;
+	*n = 0;
+	return -EAGAIN;
 }
 
 static int sched_cb(const void *key, const void *val, void *arg)
