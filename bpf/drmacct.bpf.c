@@ -50,6 +50,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* errno values the map helpers return (negated) */
 #define DAC_EBUSY	16
 #define DAC_EEXIST	17
+#define DAC_E2BIG	7
 #define DAC_PF_KTHREAD	0x00200000	/* task_struct.flags: a kernel thread */
 
 /* ---- maps ---------------------------------------------------------------- */
@@ -142,8 +143,16 @@ struct {
 	__type(value, struct dac_cookie_val);
 } cookie_mem SEC(".maps");
 
+/*
+ * The scheduler maps below are plain hashes, preallocated (no allocation
+ * on the event path): an LRU would evict accounting state -- an in-flight
+ * job that had run, a ring without its id -- and charge wrong from then
+ * on. Full, an insert is refused and counted (map_fail()), and the job it
+ * was for is counted lost (DAC_STAT_SCHED_LOST); the loader sizes them
+ * (dac_bpf_load_opts.sched_entries).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, struct dac_ring_val);
@@ -151,7 +160,7 @@ struct {
 
 /* ring identity (scheduler or its name, a kernel address) -> ring id */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__uint(map_flags, BPF_F_WRONLY);
 	__type(key, __u64);
@@ -186,7 +195,7 @@ enum dac_counted {
 
 /* finished-fence address -> job being followed */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__uint(map_flags, BPF_F_WRONLY);
 	__type(key, __u64);
@@ -194,7 +203,7 @@ struct {
 } inflight SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct dac_sched_key);
 	__type(value, struct dac_sched_val);
@@ -206,7 +215,7 @@ struct {
  * the programs' working state.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct dac_fence_key);
 	__type(value, struct inflight_val);
@@ -214,7 +223,7 @@ struct {
 
 /* 6.17+ set: busy time per (DRM client id, ring); empty on older kernels. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct dac_sched_client_key);
 	__type(value, struct dac_sched_client_val);
@@ -222,7 +231,7 @@ struct {
 
 /* Processes with scheduler jobs: sums and rings, for their PROC_EXIT record. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, struct dac_proc_val);
@@ -311,10 +320,19 @@ static __always_inline __u64 cookie_of_current(void)
 	return c ? *c : 0;
 }
 
-/* An insert into map @id failed with @err: full, or busy (recursion). */
+/*
+ * An insert into map @id failed with @err: full (-E2BIG), busy (-EBUSY,
+ * recursion) or anything else (-ENOMEM: no element could be allocated).
+ */
 static __always_inline void map_fail(__u32 id, long err)
 {
-	stat_inc((err == -DAC_EBUSY ? DAC_STAT_BUSY : DAC_STAT_FULL) + id);
+	__u32 base = DAC_STAT_NOMEM;
+
+	if (err == -DAC_E2BIG)
+		base = DAC_STAT_FULL;
+	else if (err == -DAC_EBUSY)
+		base = DAC_STAT_BUSY;
+	stat_inc(base + id);
 }
 
 /* bpf_map_update_elem() counted by map_fail() when it fails. */
@@ -1214,6 +1232,39 @@ static __always_inline void proc_job_queued(struct inflight_val *v)
 }
 
 /*
+ * A job that ran on ring @ring_id is dropped without its completion (its
+ * entry overwritten): the ring no longer counts it active.
+ */
+static __always_inline void ring_forget(__u32 ring_id)
+{
+	struct dac_ring_val *r = bpf_map_lookup_elem(&rings, &ring_id);
+
+	if (r)
+		atomic_dec_nonzero(&r->active);
+}
+
+/*
+ * A job the programs did not follow (no in-flight entry) completes now on
+ * the scheduler at @ident (0: the event does not say): its ring has been
+ * busy with it up to now, so no later completion there is charged its
+ * time. Not charged to anyone (the jobs are counted lost or orphans).
+ */
+static __always_inline void ring_unfollowed_done(__u64 ident)
+{
+	struct dac_ring_val *r;
+	__u32 *idp;
+
+	if (!ident)
+		return;
+	idp = bpf_map_lookup_elem(&ring_ids, &ident);
+	if (!idp)
+		return;
+	r = bpf_map_lookup_elem(&rings, idp);
+	if (r)
+		atomic_max(&r->charged_ns, bpf_ktime_get_ns());
+}
+
+/*
  * A new job is followed under @key of @map (inflight, inflight617), where
  * an earlier job's entry may still be: on 6.1 the key is the address of
  * the finished fence, which a job a kill dropped (no event) freed and a
@@ -1230,7 +1281,21 @@ static __always_inline void release_stale(void *map, const void *key)
 	if (bpf_map_delete_elem(map, key))
 		return;		/* another program took it */
 	stat_inc(DAC_STAT_STALE_RELEASED);
+	/* It ran: its ring must not stay busy for it (it would charge idle gaps). */
+	if (old.run_ns && old.ring_id)
+		ring_forget(old.ring_id);
 	proc_job_gone(old.tgid, old.start_ns, old.counted);
+}
+
+/*
+ * A new job could not be followed (@err: its in-flight entry refused,
+ * counted by map_put()): counted lost, and nothing of it stays -- its
+ * process does not wait for it, and its ring never counts it active.
+ */
+static __always_inline void sched_lost(struct inflight_val *v)
+{
+	stat_inc(DAC_STAT_SCHED_LOST);
+	proc_job_gone(v->tgid, v->start_ns, v->counted);
 }
 
 static __always_inline void on_sched_queue(__u64 fence)
@@ -1241,7 +1306,7 @@ static __always_inline void on_sched_queue(__u64 fence)
 	release_stale(&inflight, &fence);
 	proc_job_queued(&v);
 	if (map_put(&inflight, DAC_MAP_INFLIGHT, &fence, &v, BPF_ANY))
-		proc_job_gone(v.tgid, v.start_ns, v.counted);
+		sched_lost(&v);
 }
 
 /*
@@ -1259,8 +1324,8 @@ static __always_inline __u32 ring_id_of(__u64 ident, const char *name)
 	__builtin_memcpy(r.name, name, sizeof(r.name));
 	/*
 	 * A new ring (once per scheduler): a fresh id, never reused, so two
-	 * rings never share one however many come and go (the LRU maps drop
-	 * the longest unused).
+	 * rings never share one. Without room (counted) the job runs on ring
+	 * 0, none: charged nowhere, counted lost at its completion.
 	 */
 	id = __sync_fetch_and_add(&next_ring_id, 1) + 1;
 	if (map_put(&rings, DAC_MAP_RINGS, &id, &r, BPF_NOEXIST))
@@ -1381,17 +1446,22 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
  * @job. The two programs of a completion both come here: the one that
  * deletes the entry has the job; @nested is the second program, which
  * finds one only when the kernel skipped the first (see nesting[]).
- * Returns false when there is nothing to charge (a job queued before
- * attach, counted once, by the first program, as an orphan).
+ * Returns false when there is nothing to charge: a job queued before
+ * attach or whose in-flight entry was refused (counted once, by the first
+ * program, as an orphan; its ring @sched, a kernel address or 0 when the
+ * event does not name it, moves past it), or one that ran on no ring
+ * (counted lost).
  */
 static __always_inline bool sched_take(void *map, const void *key, struct inflight_val *job,
-				       bool nested)
+				       bool nested, __u64 sched)
 {
 	struct inflight_val *v = bpf_map_lookup_elem(map, key);
 
 	if (!v) {
-		if (!nested)
+		if (!nested) {
 			stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
+			ring_unfollowed_done(sched);
+		}
 		return false;
 	}
 	__builtin_memcpy(job, v, sizeof(*job));
@@ -1400,18 +1470,18 @@ static __always_inline bool sched_take(void *map, const void *key, struct inflig
 	if (nested)
 		stat_inc(DAC_STAT_NESTED_SCHED_DONE);
 	if (!job->run_ns || !job->ring_id) {
-		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
+		stat_inc(job->run_ns ? DAC_STAT_SCHED_LOST : DAC_STAT_SCHED_ORPHAN_DONE);
 		proc_job_gone(job->tgid, job->start_ns, job->counted);
 		return false;
 	}
 	return true;
 }
 
-static __always_inline void on_sched_done(__u64 fence, bool nested)
+static __always_inline void on_sched_done(__u64 fence, bool nested, __u64 sched)
 {
 	struct inflight_val job;
 
-	if (!sched_take(&inflight, &fence, &job, nested))
+	if (!sched_take(&inflight, &fence, &job, nested, sched))
 		return;
 	charge_job(&job);
 	proc_job_gone(job.tgid, job.start_ns, job.counted);
@@ -1432,6 +1502,9 @@ struct drm_sched_fence___dac {
 	struct dma_fence finished;
 	struct drm_gpu_scheduler___dac *sched;
 } __attribute__((preserve_access_index));
+
+/* The scheduler of fence @sf (a ring_ids key), for unfollowed completions. */
+#define FENCE_SCHED(sf)	((__u64)BPF_CORE_READ(sf, sched))
 
 struct drm_sched_job___dac {
 	struct drm_gpu_scheduler___dac *sched;
@@ -1483,7 +1556,8 @@ int BPF_PROG(btf_process_job, struct drm_sched_fence___dac *sf)
 {
 	if (!sf)
 		return 0;
-	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), false);
+	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), false,
+		      FENCE_SCHED(sf));
 	return 0;
 }
 
@@ -1493,7 +1567,7 @@ int BPF_PROG(btf_process_job_nested, struct drm_sched_fence___dac *sf)
 {
 	if (!sf)
 		return 0;
-	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), true);
+	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), true, 0);
 	return 0;
 }
 
@@ -1587,7 +1661,7 @@ int tp_run_job(struct tp_sched_job *ctx)
 SEC("tracepoint/gpu_scheduler/drm_sched_process_job")
 int tp_process_job(struct tp_sched_process_job *ctx)
 {
-	on_sched_done(TPS(ctx, fence), false);
+	on_sched_done(TPS(ctx, fence), false, 0);
 	return 0;
 }
 
@@ -1624,7 +1698,7 @@ static __always_inline void on617_queue(__u64 ctx, __u64 seqno, __u64 client_id)
 	release_stale(&inflight617, &k);
 	proc_job_queued(&v);
 	if (map_put(&inflight617, DAC_MAP_INFLIGHT617, &k, &v, BPF_ANY))
-		proc_job_gone(v.tgid, v.start_ns, v.counted);
+		sched_lost(&v);
 }
 
 static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, __u32 ring_id)
@@ -1639,7 +1713,7 @@ static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, _
 		v->client_id = real_client(client_id);
 }
 
-static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested)
+static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested, __u64 sched)
 {
 	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
 	struct dac_sched_client_key ck = {};
@@ -1647,7 +1721,7 @@ static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested)
 	struct inflight_val job;
 	__u64 busy;
 
-	if (!sched_take(&inflight617, &k, &job, nested))
+	if (!sched_take(&inflight617, &k, &job, nested, sched))
 		return;
 	busy = charge_job(&job);
 	if (job.client_id) {
@@ -1671,6 +1745,7 @@ struct dma_fence___dac617 {
 
 struct drm_sched_fence___dac617 {
 	struct dma_fence___dac617 finished;
+	struct drm_gpu_scheduler___dac *sched;
 	__u64 drm_client_id;
 } __attribute__((preserve_access_index));
 
@@ -1733,7 +1808,8 @@ int BPF_PROG(btf617_job_done, struct drm_sched_fence___dac617 *sf)
 {
 	if (!sf)
 		return 0;
-	on617_done(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno), false);
+	on617_done(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno), false,
+		   FENCE_SCHED(sf));
 	return 0;
 }
 
@@ -1791,7 +1867,7 @@ static __always_inline void done617_unseen(struct drm_sched_fence___dac617 *sf)
 {
 	if (sf)
 		on617_done(BPF_CORE_READ(sf, finished.context),
-			   BPF_CORE_READ(sf, finished.seqno), true);
+			   BPF_CORE_READ(sf, finished.seqno), true, 0);
 }
 
 #define BTF617_TWINS(n)									\
@@ -1952,7 +2028,7 @@ int tp617_job_run(struct tp617_sched_job *ctx)
 SEC("tracepoint/gpu_scheduler/drm_sched_job_done")
 int tp617_job_done(struct tp617_job_done *ctx)
 {
-	on617_done(TPS(ctx, fence_context), TPS(ctx, fence_seqno), false);
+	on617_done(TPS(ctx, fence_context), TPS(ctx, fence_seqno), false, 0);
 	return 0;
 }
 

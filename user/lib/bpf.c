@@ -186,6 +186,45 @@ static void size_maps(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 	}
 }
 
+/*
+ * DRMACCT_BPF_SCHED_ENTRIES into *@n: unset leaves it 0; anything but a
+ * decimal number from 1 to DAC_BPF_SCHED_ENTRIES_MAX is -EINVAL, with the
+ * reason in the load log.
+ */
+static int env_sched_entries(uint32_t *n)
+{
+	const char *env = getenv("DRMACCT_BPF_SCHED_ENTRIES");
+	unsigned long long v;
+	char *end, msg[160];
+	int len;
+
+	if (!env)
+		return 0;
+	errno = 0;
+	v = strtoull(env, &end, 10);
+	if (env[0] < '0' || env[0] > '9' || *end || errno || !v || v > DAC_BPF_SCHED_ENTRIES_MAX) {
+		len = snprintf(msg, sizeof(msg),
+			       "DRMACCT_BPF_SCHED_ENTRIES='%.40s': not a number from 1 to %u\n",
+			       env, DAC_BPF_SCHED_ENTRIES_MAX);
+		dac_bpf_load_log_add(msg, (size_t)len);
+		return -EINVAL;
+	}
+	*n = (uint32_t)v;
+	return 0;
+}
+
+/* Every gpu_scheduler map gets @n entries (dac_bpf_load_opts.sched_entries). */
+static void size_sched_maps(struct drmacct_bpf *s, uint32_t n)
+{
+	struct bpf_map *m[] = {
+		s->maps.rings, s->maps.ring_ids, s->maps.inflight, s->maps.inflight617,
+		s->maps.sched_usage, s->maps.sched_clients, s->maps.procs,
+	};
+
+	for (size_t i = 0; i < N(m); i++)
+		bpf_map__set_max_entries(m[i], n);
+}
+
 /* Load and attach the programs @plan asks for; *@out only on success. */
 static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan *plan,
 		    struct dac_bpf **out)
@@ -238,6 +277,8 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 		bpf_map__set_max_entries(b->skel->maps.records, o->ringbuf_bytes);
 	if (o->max_clients)
 		bpf_map__set_max_entries(b->skel->maps.clients, o->max_clients);
+	if (o->sched_entries)
+		size_sched_maps(b->skel, o->sched_entries);
 	size_maps(b->skel, plan);
 	err = drmacct_bpf__load(b->skel);
 	if (err)
@@ -355,6 +396,9 @@ int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
 
 	dac_bpf_log_to_buffer();
 	dac_bpf_load_log_reset();
+	if (o.sched_entries > DAC_BPF_SCHED_ENTRIES_MAX ||
+	    (!o.sched_entries && (err = env_sched_entries(&o.sched_entries))))
+		return -EINVAL;
 	err = try_load(&o, &plan, out);
 	if (!err || err == -EPERM || err == -ENOMEM || o.attach != DAC_BPF_ATTACH_AUTO ||
 	    (plan.drmacct != 1 && plan.sched != 1))
