@@ -1201,20 +1201,27 @@ int tp_mem_change(struct tp_mem_change *ctx)
  */
 static __always_inline void fill_submitter(struct inflight_val *v)
 {
-	struct task_struct *task = (void *)bpf_get_current_task();
+	/*
+	 * Direct loads through the task's BTF pointer (the verifier makes
+	 * them fault-safe), not bpf_probe_read_kernel() calls: once per job.
+	 */
+	struct task_struct *task = bpf_get_current_task_btf(), *leader;
+	__u64 *comm = (__u64 *)v->comm;
 
 	v->queued_ns = bpf_ktime_get_ns();
-	if (BPF_CORE_READ(task, flags) & DAC_PF_KTHREAD) {
+	if (task->flags & DAC_PF_KTHREAD) {
 		v->tgid = DAC_TGID_KERNEL;
 		__builtin_memcpy(v->comm, "[kernel]", 9);
 		return;
 	}
+	leader = task->group_leader;
 	v->tgid = bpf_get_current_pid_tgid() >> 32;
-	v->start_ns = proc_start(task);
+	v->start_ns = leader->start_time;
 	v->cookie = cookie_of_current();
 	v->cgroup_id = bpf_get_current_cgroup_id();
-	if (BPF_CORE_READ_STR_INTO(&v->comm, task, group_leader, comm) < 0)
-		bpf_get_current_comm(v->comm, sizeof(v->comm));
+	/* comm is 16 bytes, NUL-padded by the kernel: two loads */
+	comm[0] = *(__u64 *)&leader->comm[0];
+	comm[1] = *(__u64 *)&leader->comm[8];
 }
 
 /* Job @v is followed from now: its process has one more in flight. */
@@ -1298,15 +1305,35 @@ static __always_inline void sched_lost(struct inflight_val *v)
 	proc_job_gone(v->tgid, v->start_ns, v->counted);
 }
 
+/*
+ * Follow the job @v under @key of @map (enum dac_map_id @id): one insert
+ * when the key is free (the common case); an entry already there is stale
+ * (release_stale()) and the job replaces it.
+ */
+static __always_inline long follow_job(void *map, __u32 id, const void *key,
+				       struct inflight_val *v)
+{
+	long err;
+
+	proc_job_queued(v);
+	err = bpf_map_update_elem(map, key, v, BPF_NOEXIST);
+	if (err == -DAC_EEXIST) {
+		release_stale(map, key);
+		err = bpf_map_update_elem(map, key, v, BPF_ANY);
+	}
+	if (err) {
+		map_fail(id, err);
+		sched_lost(v);
+	}
+	return err;
+}
+
 static __always_inline void on_sched_queue(__u64 fence)
 {
 	struct inflight_val v = {};
 
 	fill_submitter(&v);
-	release_stale(&inflight, &fence);
-	proc_job_queued(&v);
-	if (map_put(&inflight, DAC_MAP_INFLIGHT, &fence, &v, BPF_ANY))
-		sched_lost(&v);
+	follow_job(&inflight, DAC_MAP_INFLIGHT, &fence, &v);
 }
 
 /*
@@ -1503,8 +1530,12 @@ struct drm_sched_fence___dac {
 	struct drm_gpu_scheduler___dac *sched;
 } __attribute__((preserve_access_index));
 
-/* The scheduler of fence @sf (a ring_ids key), for unfollowed completions. */
-#define FENCE_SCHED(sf)	((__u64)BPF_CORE_READ(sf, sched))
+/*
+ * The scheduler of fence @sf (a ring_ids key), for unfollowed completions.
+ * tp_btf programs load through their typed arguments directly (the
+ * verifier makes the loads fault-safe): no bpf_probe_read_kernel() call.
+ */
+#define FENCE_SCHED(sf)	((__u64)(sf)->sched)
 
 struct drm_sched_job___dac {
 	struct drm_gpu_scheduler___dac *sched;
@@ -1513,7 +1544,7 @@ struct drm_sched_job___dac {
 
 static __always_inline __u64 job_fence(struct drm_sched_job___dac *job)
 {
-	struct drm_sched_fence___dac *sf = BPF_CORE_READ(job, s_fence);
+	struct drm_sched_fence___dac *sf = job->s_fence;
 
 	return (__u64)__builtin_preserve_access_index(&sf->finished);
 }
@@ -1537,7 +1568,7 @@ int BPF_PROG(btf_run_job, struct drm_sched_job___dac *job, void *entity)
 
 	if (!job)
 		return 0;
-	sched = BPF_CORE_READ(job, sched);
+	sched = job->sched;
 	ident = (__u64)sched;
 	idp = bpf_map_lookup_elem(&ring_ids, &ident);
 	if (idp) {
@@ -1688,17 +1719,34 @@ static __always_inline __u64 real_client(__u64 client_id)
 	return client_id >= DAC_SYNTHETIC_CLIENT_MIN ? 0 : client_id;
 }
 
+/*
+ * The last job queued by this task whose in-flight entry was refused (the
+ * map full): the queue twins (queue617_unseen()) find no entry for it
+ * either, and must not take it for one the first program missed -- that
+ * would try, refuse and count it lost again. Written on that rare path
+ * only; per task, since on 7.x a task may migrate between the programs of
+ * one event.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct dac_fence_key);
+} queue_refused SEC(".maps");
+
 static __always_inline void on617_queue(__u64 ctx, __u64 seqno, __u64 client_id)
 {
-	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
+	struct dac_fence_key k = { .context = ctx, .seqno = seqno }, *r;
 	struct inflight_val v = {};
 
 	fill_submitter(&v);
 	v.client_id = real_client(client_id);
-	release_stale(&inflight617, &k);
-	proc_job_queued(&v);
-	if (map_put(&inflight617, DAC_MAP_INFLIGHT617, &k, &v, BPF_ANY))
-		sched_lost(&v);
+	if (!follow_job(&inflight617, DAC_MAP_INFLIGHT617, &k, &v))
+		return;
+	r = bpf_task_storage_get(&queue_refused, bpf_get_current_task_btf(), NULL,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (r)
+		*r = k;
 }
 
 static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, __u32 ring_id)
@@ -1757,7 +1805,7 @@ struct drm_sched_job___dac617 {
 static __always_inline __u64 fence617_client(struct drm_sched_fence___dac617 *sf)
 {
 	if (bpf_core_field_exists(sf->drm_client_id))
-		return BPF_CORE_READ(sf, drm_client_id);
+		return sf->drm_client_id;
 	return 0;
 }
 
@@ -1768,17 +1816,15 @@ int BPF_PROG(btf617_job_queue, struct drm_sched_job___dac617 *job, void *entity)
 
 	if (!job)
 		return 0;
-	sf = BPF_CORE_READ(job, s_fence);
-
-	on617_queue(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno),
-		    fence617_client(sf));
+	sf = job->s_fence;
+	on617_queue(sf->finished.context, sf->finished.seqno, fence617_client(sf));
 	return 0;
 }
 
 /* The ring id of @job's scheduler (a new one on first sight). */
 static __always_inline __u32 btf617_ring(struct drm_sched_job___dac617 *job)
 {
-	struct drm_gpu_scheduler___dac *sched = BPF_CORE_READ(job, sched);
+	struct drm_gpu_scheduler___dac *sched = job->sched;
 	char name[DAC_NAME_LEN] = {};
 	__u64 ident = (__u64)sched;
 	__u32 *idp = bpf_map_lookup_elem(&ring_ids, &ident);
@@ -1797,9 +1843,9 @@ int BPF_PROG(btf617_job_run, struct drm_sched_job___dac617 *job, void *entity)
 
 	if (!job)
 		return 0;
-	sf = BPF_CORE_READ(job, s_fence);
-	on617_run(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno),
-		  fence617_client(sf), btf617_ring(job));
+	sf = job->s_fence;
+	on617_run(sf->finished.context, sf->finished.seqno, fence617_client(sf),
+		  btf617_ring(job));
 	return 0;
 }
 
@@ -1808,8 +1854,7 @@ int BPF_PROG(btf617_job_done, struct drm_sched_fence___dac617 *sf)
 {
 	if (!sf)
 		return 0;
-	on617_done(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno), false,
-		   FENCE_SCHED(sf));
+	on617_done(sf->finished.context, sf->finished.seqno, false, FENCE_SCHED(sf));
 	return 0;
 }
 
@@ -1832,15 +1877,18 @@ int BPF_PROG(btf617_job_done, struct drm_sched_fence___dac617 *sf)
 static __always_inline void queue617_unseen(struct drm_sched_job___dac617 *job)
 {
 	struct drm_sched_fence___dac617 *sf;
-	struct dac_fence_key k;
+	struct dac_fence_key k, *r;
 
 	if (!job)
 		return;
-	sf = BPF_CORE_READ(job, s_fence);
-	k.context = BPF_CORE_READ(sf, finished.context);
-	k.seqno = BPF_CORE_READ(sf, finished.seqno);
+	sf = job->s_fence;
+	k.context = sf->finished.context;
+	k.seqno = sf->finished.seqno;
 	if (bpf_map_lookup_elem(&inflight617, &k))
 		return;
+	r = bpf_task_storage_get(&queue_refused, bpf_get_current_task_btf(), NULL, 0);
+	if (r && r->context == k.context && r->seqno == k.seqno)
+		return;	/* seen and refused: counted once */
 	stat_inc(DAC_STAT_NESTED_SCHED_QUEUE);
 	on617_queue(k.context, k.seqno, fence617_client(sf));
 }
@@ -1853,9 +1901,9 @@ static __always_inline void run617_unseen(struct drm_sched_job___dac617 *job)
 
 	if (!job)
 		return;
-	sf = BPF_CORE_READ(job, s_fence);
-	k.context = BPF_CORE_READ(sf, finished.context);
-	k.seqno = BPF_CORE_READ(sf, finished.seqno);
+	sf = job->s_fence;
+	k.context = sf->finished.context;
+	k.seqno = sf->finished.seqno;
 	v = bpf_map_lookup_elem(&inflight617, &k);
 	if (!v || v->run_ns)
 		return;	/* queued before attach, or seen */
@@ -1866,8 +1914,7 @@ static __always_inline void run617_unseen(struct drm_sched_job___dac617 *job)
 static __always_inline void done617_unseen(struct drm_sched_fence___dac617 *sf)
 {
 	if (sf)
-		on617_done(BPF_CORE_READ(sf, finished.context),
-			   BPF_CORE_READ(sf, finished.seqno), true, 0);
+		on617_done(sf->finished.context, sf->finished.seqno, true, 0);
 }
 
 #define BTF617_TWINS(n)									\

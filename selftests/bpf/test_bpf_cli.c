@@ -660,6 +660,8 @@ DT_TEST_F_TIMEOUT(pinned, bad_input_is_refused_clearly, 60)
 		{ DRMACCT " bpf", 2, "missing subcommand" },
 		{ DRMACCT " bpf frobnicate", 2, "unknown subcommand" },
 		{ DRMACCT " bpf start --ringbuf 1000", 2, "power of 2" },
+		{ DRMACCT " bpf start --sched-entries 0", 2, "not a number from 1 to 4194304" },
+		{ DRMACCT " bpf start --sched-entries 8x", 2, "not a number from 1 to" },
 		{ DRMACCT " bpf start --attach magic", 2, "not auto, btf or tracepoint" },
 		{ DRMACCT " bpf start", 1, "already running" },
 		{ DRMACCT " stat", 2, "missing the command" },
