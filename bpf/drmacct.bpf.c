@@ -14,7 +14,7 @@
  * finished fence, and charged done - max(run, previous completion on the
  * ring), so jobs pipelined into the hardware queue are not counted twice.
  * Kernels from 6.17 renamed these events and name jobs by the finished
- * fence's (context, seqno) instead: a third set (btf617_*, tp617_*) follows
+ * fence's (context, seqno) instead: a third set (sb17_*, st17_*) follows
  * them the same way and also charges per DRM client id.
  *
  * Every program exists twice: tp_btf (typed arguments, needs module BTF) and
@@ -1550,7 +1550,7 @@ static __always_inline __u64 job_fence(struct drm_sched_job___dac *job)
 }
 
 SEC("tp_btf/drm_sched_job")
-int BPF_PROG(btf_sched_job, struct drm_sched_job___dac *job, void *entity)
+int BPF_PROG(sb_queue, struct drm_sched_job___dac *job, void *entity)
 {
 	if (!job)
 		return 0;
@@ -1559,7 +1559,7 @@ int BPF_PROG(btf_sched_job, struct drm_sched_job___dac *job, void *entity)
 }
 
 SEC("tp_btf/drm_run_job")
-int BPF_PROG(btf_run_job, struct drm_sched_job___dac *job, void *entity)
+int BPF_PROG(sb_run, struct drm_sched_job___dac *job, void *entity)
 {
 	struct drm_gpu_scheduler___dac *sched;
 	char name[DAC_NAME_LEN] = {};
@@ -1583,7 +1583,7 @@ int BPF_PROG(btf_run_job, struct drm_sched_job___dac *job, void *entity)
 }
 
 SEC("tp_btf/drm_sched_process_job")
-int BPF_PROG(btf_process_job, struct drm_sched_fence___dac *sf)
+int BPF_PROG(sb_done, struct drm_sched_fence___dac *sf)
 {
 	if (!sf)
 		return 0;
@@ -1592,9 +1592,9 @@ int BPF_PROG(btf_process_job, struct drm_sched_fence___dac *sf)
 	return 0;
 }
 
-/* The completions btf_process_job missed (see nesting[]). */
+/* The completions sb_done missed (see nesting[]). */
 SEC("tp_btf/drm_sched_process_job")
-int BPF_PROG(btf_process_job_nested, struct drm_sched_fence___dac *sf)
+int BPF_PROG(sb_done_n, struct drm_sched_fence___dac *sf)
 {
 	if (!sf)
 		return 0;
@@ -1621,7 +1621,7 @@ struct tp_sched_process_job {
 };
 
 SEC("tracepoint/gpu_scheduler/drm_sched_job")
-int tp_sched_job(struct tp_sched_job *ctx)
+int st_queue(struct tp_sched_job *ctx)
 {
 	on_sched_queue(TPS(ctx, fence));
 	return 0;
@@ -1652,7 +1652,7 @@ static __always_inline __u64 entity_sched(__u64 entity)
 }
 
 SEC("tracepoint/gpu_scheduler/drm_run_job")
-int tp_run_job(struct tp_sched_job *ctx)
+int st_run(struct tp_sched_job *ctx)
 {
 	char name[DAC_NAME_LEN] = {};
 	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a */
@@ -1690,7 +1690,7 @@ int tp_run_job(struct tp_sched_job *ctx)
 }
 
 SEC("tracepoint/gpu_scheduler/drm_sched_process_job")
-int tp_process_job(struct tp_sched_process_job *ctx)
+int st_done(struct tp_sched_process_job *ctx)
 {
 	on_sched_done(TPS(ctx, fence), false, 0);
 	return 0;
@@ -1810,7 +1810,7 @@ static __always_inline __u64 fence617_client(struct drm_sched_fence___dac617 *sf
 }
 
 SEC("tp_btf/drm_sched_job_queue")
-int BPF_PROG(btf617_job_queue, struct drm_sched_job___dac617 *job, void *entity)
+int BPF_PROG(sb17_queue, struct drm_sched_job___dac617 *job, void *entity)
 {
 	struct drm_sched_fence___dac617 *sf;
 
@@ -1837,7 +1837,7 @@ static __always_inline __u32 btf617_ring(struct drm_sched_job___dac617 *job)
 }
 
 SEC("tp_btf/drm_sched_job_run")
-int BPF_PROG(btf617_job_run, struct drm_sched_job___dac617 *job, void *entity)
+int BPF_PROG(sb17_run, struct drm_sched_job___dac617 *job, void *entity)
 {
 	struct drm_sched_fence___dac617 *sf;
 
@@ -1850,7 +1850,7 @@ int BPF_PROG(btf617_job_run, struct drm_sched_job___dac617 *job, void *entity)
 }
 
 SEC("tp_btf/drm_sched_job_done")
-int BPF_PROG(btf617_job_done, struct drm_sched_fence___dac617 *sf)
+int BPF_PROG(sb17_done, struct drm_sched_fence___dac617 *sf)
 {
 	if (!sf)
 		return 0;
@@ -1859,7 +1859,7 @@ int BPF_PROG(btf617_job_done, struct drm_sched_fence___dac617 *sf)
 }
 
 /*
- * The events btf617_job_queue, btf617_job_run and btf617_job_done missed.
+ * The events sb17_queue, sb17_run and sb17_done missed.
  * Completions nest in interrupts (see nesting[]); and on 7.x all three run
  * preemptible (tracepoints under SRCU, tp_btf programs with only migration
  * disabled): a submitter or scheduler worker preempted inside one of them
@@ -1919,25 +1919,25 @@ static __always_inline void done617_unseen(struct drm_sched_fence___dac617 *sf)
 
 #define BTF617_TWINS(n)									\
 SEC("tp_btf/drm_sched_job_queue")							\
-int BPF_PROG(btf617_job_queue_nested##n, struct drm_sched_job___dac617 *job, void *entity)	\
+int BPF_PROG(sb17_queue_n##n, struct drm_sched_job___dac617 *job, void *entity)	\
 {											\
 	queue617_unseen(job);								\
 	return 0;									\
 }											\
 SEC("tp_btf/drm_sched_job_run")								\
-int BPF_PROG(btf617_job_run_nested##n, struct drm_sched_job___dac617 *job, void *entity)	\
+int BPF_PROG(sb17_run_n##n, struct drm_sched_job___dac617 *job, void *entity)	\
 {											\
 	run617_unseen(job);								\
 	return 0;									\
 }											\
 SEC("tp_btf/drm_sched_job_done")							\
-int BPF_PROG(btf617_job_done_nested##n, struct drm_sched_fence___dac617 *sf)		\
+int BPF_PROG(sb17_done_n##n, struct drm_sched_fence___dac617 *sf)		\
 {											\
 	done617_unseen(sf);								\
 	return 0;									\
 }
 
-BTF617_TWINS()
+BTF617_TWINS(1)
 BTF617_TWINS(2)
 BTF617_TWINS(3)
 
@@ -1960,7 +1960,7 @@ struct tp617_job_done {
 };
 
 SEC("tracepoint/gpu_scheduler/drm_sched_job_queue")
-int tp617_job_queue(struct tp617_sched_job *ctx)
+int st17_queue(struct tp617_sched_job *ctx)
 {
 	on617_queue(TPS(ctx, fence_context), TPS(ctx, fence_seqno), TPS(ctx, client_id));
 	return 0;
@@ -2033,7 +2033,7 @@ static __always_inline __u64 running_sched(const char *name)
 }
 
 SEC("tracepoint/gpu_scheduler/drm_sched_job_run")
-int tp617_job_run(struct tp617_sched_job *ctx)
+int st17_run(struct tp617_sched_job *ctx)
 {
 	char name[DAC_NAME_LEN] = {}, dev[DAC_NAME_LEN] = {};
 	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a over dev, '/', name */
@@ -2073,7 +2073,7 @@ int tp617_job_run(struct tp617_sched_job *ctx)
 }
 
 SEC("tracepoint/gpu_scheduler/drm_sched_job_done")
-int tp617_job_done(struct tp617_job_done *ctx)
+int st17_done(struct tp617_job_done *ctx)
 {
 	on617_done(TPS(ctx, fence_context), TPS(ctx, fence_seqno), false, 0);
 	return 0;
@@ -2329,7 +2329,7 @@ int BPF_PROG(track_exit, struct task_struct *task)
 /*
  * The forks and exits track_fork and track_exit missed: these events come
  * from task context, where 7.x kernels run tp_btf programs preemptible (see
- * btf617_job_queue_nested). What the first program leaves behind tells
+ * sb17_queue_n1). What the first program leaves behind tells
  * whether it saw the event: the child's cookie, the exit's entries.
  */
 static __always_inline void exit_unseen(struct task_struct *task)

@@ -52,22 +52,22 @@ static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 		s->progs.tp_job_end, s->progs.tp_mem_change,
 	};
 	struct bpf_program *sbtf[] = {
-		s->progs.btf_sched_job, s->progs.btf_run_job, s->progs.btf_process_job,
-		s->progs.btf_process_job_nested,
+		s->progs.sb_queue, s->progs.sb_run, s->progs.sb_done,
+		s->progs.sb_done_n,
 	};
 	struct bpf_program *stp[] = {
-		s->progs.tp_sched_job, s->progs.tp_run_job, s->progs.tp_process_job,
+		s->progs.st_queue, s->progs.st_run, s->progs.st_done,
 	};
 	struct bpf_program *s617btf[] = {
-		s->progs.btf617_job_queue, s->progs.btf617_job_run, s->progs.btf617_job_done,
-		s->progs.btf617_job_queue_nested, s->progs.btf617_job_run_nested,
-		s->progs.btf617_job_done_nested, s->progs.btf617_job_queue_nested2,
-		s->progs.btf617_job_run_nested2, s->progs.btf617_job_done_nested2,
-		s->progs.btf617_job_queue_nested3, s->progs.btf617_job_run_nested3,
-		s->progs.btf617_job_done_nested3,
+		s->progs.sb17_queue, s->progs.sb17_run, s->progs.sb17_done,
+		s->progs.sb17_queue_n1, s->progs.sb17_run_n1,
+		s->progs.sb17_done_n1, s->progs.sb17_queue_n2,
+		s->progs.sb17_run_n2, s->progs.sb17_done_n2,
+		s->progs.sb17_queue_n3, s->progs.sb17_run_n3,
+		s->progs.sb17_done_n3,
 	};
 	struct bpf_program *s617tp[] = {
-		s->progs.tp617_job_queue, s->progs.tp617_job_run, s->progs.tp617_job_done,
+		s->progs.st17_queue, s->progs.st17_run, s->progs.st17_done,
 	};
 	bool s61 = p->sched_set == DAC_SCHED_SET_61, s617 = p->sched_set == DAC_SCHED_SET_617;
 
@@ -109,13 +109,13 @@ static int attach_progs(struct drmacct_bpf *s, bool first)
 	};
 	const struct bpf_program *late[] = {
 		s->progs.btf_job_begin_nested, s->progs.btf_job_end_nested,
-		s->progs.btf_process_job_nested, s->progs.btf617_job_done_nested,
+		s->progs.sb_done_n, s->progs.sb17_done_n1,
 		s->progs.btf_client_open_nested, s->progs.btf_client_close_nested,
-		s->progs.btf_mem_change_nested, s->progs.btf617_job_queue_nested,
-		s->progs.btf617_job_run_nested, s->progs.btf617_job_queue_nested2,
-		s->progs.btf617_job_run_nested2, s->progs.btf617_job_done_nested2,
-		s->progs.btf617_job_queue_nested3, s->progs.btf617_job_run_nested3,
-		s->progs.btf617_job_done_nested3, s->progs.track_fork_nested,
+		s->progs.btf_mem_change_nested, s->progs.sb17_queue_n1,
+		s->progs.sb17_run_n1, s->progs.sb17_queue_n2,
+		s->progs.sb17_run_n2, s->progs.sb17_done_n2,
+		s->progs.sb17_queue_n3, s->progs.sb17_run_n3,
+		s->progs.sb17_done_n3, s->progs.track_fork_nested,
 		s->progs.track_exit_nested, s->progs.track_fork_nested2,
 		s->progs.track_exit_nested2, s->progs.track_fork_nested3,
 		s->progs.track_exit_nested3,
