@@ -316,7 +316,8 @@ struct dac_rec_ring {
  * map was full (DAC_STAT_FULL + id: -E2BIG), because the bucket was busy
  * (DAC_STAT_BUSY + id: -EBUSY, the program interrupted itself on this CPU,
  * e.g. from an NMI -- a recursion miss) and for any other reason
- * (DAC_STAT_NOMEM + id: -ENOMEM, an element that could not be allocated).
+ * (DAC_STAT_NOMEM + id: -ENOMEM, an element that could not be allocated;
+ * 6.1 also says so for a full preallocated hash, later kernels -E2BIG).
  * None of these maps is an LRU: nothing is ever evicted, a refused insert
  * is the only way an entry is missing, and it is counted here.
  */

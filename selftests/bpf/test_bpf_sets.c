@@ -234,9 +234,9 @@ DT_TEST_TIMEOUT(every_program_passes_this_kernels_verifier, 300)
 	DT_ASSERT_EQ(dac_bpf_verify(&v, &n), 0);
 	DT_ASSERT_GT(n, (size_t)0);
 	for (size_t i = 0; i < n; i++) {
-		bool other_set = strstr(v[i].name, "617") ? !is617 :
-				 (strstr(v[i].name, "sched") || strstr(v[i].name, "run_job") ||
-				  strstr(v[i].name, "process_job")) && is617;
+		/* scheduler programs: sb_/st_ (6.1 set), sb17_/st17_ (6.17 set) */
+		bool sched = !strncmp(v[i].name, "sb_", 3) || !strncmp(v[i].name, "st_", 3);
+		bool other_set = !strncmp(v[i].name + 2, "17_", 3) ? !is617 : sched && is617;
 		bool btf = !strncmp(v[i].sec, "tp_btf/", 7);
 
 		if (v[i].status == 0) {
