@@ -38,6 +38,8 @@
 #define LATER_JOBS	3			/* per instance, phase 2 */
 #define LATER_NS	(2 * NSEC_PER_MSEC)	/* phase 2 jobs */
 #define GAP_NS		(5 * NSEC_PER_MSEC)	/* idle between phase 2 jobs */
+#define DRMACCT		"/usr/bin/drmacct"
+#define PIN_DIR		"/sys/fs/bpf/drmacct-pressure"
 
 struct inst {
 	unsigned int engine, instance;
@@ -77,6 +79,34 @@ static struct dac_bpf_map_stat map_stat(struct dac_bpf *b, const char *name)
 	free(m);
 	DT_ASSERT_NE(r.entries, -2);
 	return r;
+}
+
+/*
+ * What `drmacct bpf status` says of @b (pinned under PIN_DIR for it): the
+ * scheduler jobs lost and map @name's refused inserts, full + nomem (-1
+ * when a line is missing).
+ */
+static void cli_status(struct dac_bpf *b, const char *name, int64_t *lost, int64_t *refused)
+{
+	char *out, *line, *save = NULL, n[32], t[32], e[32];
+	unsigned long long mx, mem, full, busy, nomem, l;
+
+	*lost = *refused = -1;
+	dac_bpf_unpin(PIN_DIR);
+	DT_ASSERT_EQ(dac_bpf_pin(b, PIN_DIR), 0);
+	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf status -d " PIN_DIR " >/tmp/pressure.out 2>&1"), 0);
+	out = sg_read_file("/tmp/pressure.out", NULL);
+	DT_ASSERT_TRUE(out != NULL);
+	dt_info("bpf status:\n%s", out);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "  scheduler jobs lost: %llu", &l) == 1)
+			*lost = (int64_t)l;
+		if (sscanf(line, " %31s %31s %31s %llu %llu %llu %llu %llu", n, t, e, &mx, &mem,
+			   &full, &busy, &nomem) == 8 && !strcmp(n, name))
+			*refused = (int64_t)(full + nomem);
+	}
+	free(out);
+	DT_EXPECT_EQ(dac_bpf_unpin(PIN_DIR), 0);
 }
 
 /* Runs the kernel skipped in any program (recursion): 0 on a clean run. */
@@ -225,6 +255,16 @@ DT_TEST_TIMEOUT(maps_past_capacity, 300)
 	DT_EXPECT_EQ(st2.sched_orphans, st1.sched_orphans);
 	if (!recursion_misses(b))
 		DT_EXPECT_EQ(rings.full + rings.nomem, (uint64_t)PRESSURE_JOBS + LATER_JOBS);
+	{
+		/* `drmacct bpf status` tells the same: its lines against the counts */
+		int64_t lost, in_refused, ring_lines;
+
+		cli_status(b, info.sched_617 ? "inflight617" : "inflight", &lost, &in_refused);
+		DT_EXPECT_EQ(lost, (int64_t)(st2.sched_lost - st0.sched_lost));
+		DT_EXPECT_EQ(in_refused, (int64_t)refused);
+		cli_status(b, "rings", &lost, &ring_lines);
+		DT_EXPECT_EQ(ring_lines, (int64_t)(rings.full + rings.nomem));
+	}
 	close(fd);
 	dac_bpf_close(b);
 }
