@@ -14,7 +14,7 @@
  * finished fence, and charged done - max(run, previous completion on the
  * ring), so jobs pipelined into the hardware queue are not counted twice.
  * Kernels from 6.17 renamed these events and name jobs by the finished
- * fence's (context, seqno) instead: a third set (btf617_*, tp617_*) follows
+ * fence's (context, seqno) instead: a third set (sb17_*, st17_*) follows
  * them the same way and also charges per DRM client id.
  *
  * Every program exists twice: tp_btf (typed arguments, needs module BTF) and
@@ -50,6 +50,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* errno values the map helpers return (negated) */
 #define DAC_EBUSY	16
 #define DAC_EEXIST	17
+#define DAC_E2BIG	7
 #define DAC_PF_KTHREAD	0x00200000	/* task_struct.flags: a kernel thread */
 
 /* ---- maps ---------------------------------------------------------------- */
@@ -142,8 +143,16 @@ struct {
 	__type(value, struct dac_cookie_val);
 } cookie_mem SEC(".maps");
 
+/*
+ * The scheduler maps below are plain hashes, preallocated (no allocation
+ * on the event path): an LRU would evict accounting state -- an in-flight
+ * job that had run, a ring without its id -- and charge wrong from then
+ * on. Full, an insert is refused and counted (map_fail()), and the job it
+ * was for is counted lost (DAC_STAT_SCHED_LOST); the loader sizes them
+ * (dac_bpf_load_opts.sched_entries).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, struct dac_ring_val);
@@ -151,7 +160,7 @@ struct {
 
 /* ring identity (scheduler or its name, a kernel address) -> ring id */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__uint(map_flags, BPF_F_WRONLY);
 	__type(key, __u64);
@@ -186,7 +195,7 @@ enum dac_counted {
 
 /* finished-fence address -> job being followed */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__uint(map_flags, BPF_F_WRONLY);
 	__type(key, __u64);
@@ -194,7 +203,7 @@ struct {
 } inflight SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct dac_sched_key);
 	__type(value, struct dac_sched_val);
@@ -206,7 +215,7 @@ struct {
  * the programs' working state.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct dac_fence_key);
 	__type(value, struct inflight_val);
@@ -214,7 +223,7 @@ struct {
 
 /* 6.17+ set: busy time per (DRM client id, ring); empty on older kernels. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct dac_sched_client_key);
 	__type(value, struct dac_sched_client_val);
@@ -222,7 +231,7 @@ struct {
 
 /* Processes with scheduler jobs: sums and rings, for their PROC_EXIT record. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, struct dac_proc_val);
@@ -311,10 +320,19 @@ static __always_inline __u64 cookie_of_current(void)
 	return c ? *c : 0;
 }
 
-/* An insert into map @id failed with @err: full, or busy (recursion). */
+/*
+ * An insert into map @id failed with @err: full (-E2BIG), busy (-EBUSY,
+ * recursion) or anything else (-ENOMEM: no element could be allocated).
+ */
 static __always_inline void map_fail(__u32 id, long err)
 {
-	stat_inc((err == -DAC_EBUSY ? DAC_STAT_BUSY : DAC_STAT_FULL) + id);
+	__u32 base = DAC_STAT_NOMEM;
+
+	if (err == -DAC_E2BIG)
+		base = DAC_STAT_FULL;
+	else if (err == -DAC_EBUSY)
+		base = DAC_STAT_BUSY;
+	stat_inc(base + id);
 }
 
 /* bpf_map_update_elem() counted by map_fail() when it fails. */
@@ -1288,20 +1306,27 @@ int ht_mem(struct ht_mem *ctx)
  */
 static __always_inline void fill_submitter(struct inflight_val *v)
 {
-	struct task_struct *task = (void *)bpf_get_current_task();
+	/*
+	 * Direct loads through the task's BTF pointer (the verifier makes
+	 * them fault-safe), not bpf_probe_read_kernel() calls: once per job.
+	 */
+	struct task_struct *task = bpf_get_current_task_btf(), *leader;
+	__u64 *comm = (__u64 *)v->comm;
 
 	v->queued_ns = bpf_ktime_get_ns();
-	if (BPF_CORE_READ(task, flags) & DAC_PF_KTHREAD) {
+	if (task->flags & DAC_PF_KTHREAD) {
 		v->tgid = DAC_TGID_KERNEL;
 		__builtin_memcpy(v->comm, "[kernel]", 9);
 		return;
 	}
+	leader = task->group_leader;
 	v->tgid = bpf_get_current_pid_tgid() >> 32;
-	v->start_ns = proc_start(task);
+	v->start_ns = leader->start_time;
 	v->cookie = cookie_of_current();
 	v->cgroup_id = bpf_get_current_cgroup_id();
-	if (BPF_CORE_READ_STR_INTO(&v->comm, task, group_leader, comm) < 0)
-		bpf_get_current_comm(v->comm, sizeof(v->comm));
+	/* comm is 16 bytes, NUL-padded by the kernel: two loads */
+	comm[0] = *(__u64 *)&leader->comm[0];
+	comm[1] = *(__u64 *)&leader->comm[8];
 }
 
 /* Job @v is followed from now: its process has one more in flight. */
@@ -1316,6 +1341,39 @@ static __always_inline void proc_job_queued(struct inflight_val *v)
 	p->last_ns = v->queued_ns;
 	__sync_fetch_and_add(&p->queued, 1);
 	v->counted = DAC_COUNTED_QUEUED;
+}
+
+/*
+ * A job that ran on ring @ring_id is dropped without its completion (its
+ * entry overwritten): the ring no longer counts it active.
+ */
+static __always_inline void ring_forget(__u32 ring_id)
+{
+	struct dac_ring_val *r = bpf_map_lookup_elem(&rings, &ring_id);
+
+	if (r)
+		atomic_dec_nonzero(&r->active);
+}
+
+/*
+ * A job the programs did not follow (no in-flight entry) completes now on
+ * the scheduler at @ident (0: the event does not say): its ring has been
+ * busy with it up to now, so no later completion there is charged its
+ * time. Not charged to anyone (the jobs are counted lost or orphans).
+ */
+static __always_inline void ring_unfollowed_done(__u64 ident)
+{
+	struct dac_ring_val *r;
+	__u32 *idp;
+
+	if (!ident)
+		return;
+	idp = bpf_map_lookup_elem(&ring_ids, &ident);
+	if (!idp)
+		return;
+	r = bpf_map_lookup_elem(&rings, idp);
+	if (r)
+		atomic_max(&r->charged_ns, bpf_ktime_get_ns());
 }
 
 /*
@@ -1335,7 +1393,44 @@ static __always_inline void release_stale(void *map, const void *key)
 	if (bpf_map_delete_elem(map, key))
 		return;		/* another program took it */
 	stat_inc(DAC_STAT_STALE_RELEASED);
+	/* It ran: its ring must not stay busy for it (it would charge idle gaps). */
+	if (old.run_ns && old.ring_id)
+		ring_forget(old.ring_id);
 	proc_job_gone(old.tgid, old.start_ns, old.counted);
+}
+
+/*
+ * A new job could not be followed (@err: its in-flight entry refused,
+ * counted by map_put()): counted lost, and nothing of it stays -- its
+ * process does not wait for it, and its ring never counts it active.
+ */
+static __always_inline void sched_lost(struct inflight_val *v)
+{
+	stat_inc(DAC_STAT_SCHED_LOST);
+	proc_job_gone(v->tgid, v->start_ns, v->counted);
+}
+
+/*
+ * Follow the job @v under @key of @map (enum dac_map_id @id): one insert
+ * when the key is free (the common case); an entry already there is stale
+ * (release_stale()) and the job replaces it.
+ */
+static __always_inline long follow_job(void *map, __u32 id, const void *key,
+				       struct inflight_val *v)
+{
+	long err;
+
+	proc_job_queued(v);
+	err = bpf_map_update_elem(map, key, v, BPF_NOEXIST);
+	if (err == -DAC_EEXIST) {
+		release_stale(map, key);
+		err = bpf_map_update_elem(map, key, v, BPF_ANY);
+	}
+	if (err) {
+		map_fail(id, err);
+		sched_lost(v);
+	}
+	return err;
 }
 
 static __always_inline void on_sched_queue(__u64 fence)
@@ -1343,10 +1438,7 @@ static __always_inline void on_sched_queue(__u64 fence)
 	struct inflight_val v = {};
 
 	fill_submitter(&v);
-	release_stale(&inflight, &fence);
-	proc_job_queued(&v);
-	if (map_put(&inflight, DAC_MAP_INFLIGHT, &fence, &v, BPF_ANY))
-		proc_job_gone(v.tgid, v.start_ns, v.counted);
+	follow_job(&inflight, DAC_MAP_INFLIGHT, &fence, &v);
 }
 
 /*
@@ -1364,8 +1456,8 @@ static __always_inline __u32 ring_id_of(__u64 ident, const char *name)
 	__builtin_memcpy(r.name, name, sizeof(r.name));
 	/*
 	 * A new ring (once per scheduler): a fresh id, never reused, so two
-	 * rings never share one however many come and go (the LRU maps drop
-	 * the longest unused).
+	 * rings never share one. Without room (counted) the job runs on ring
+	 * 0, none: charged nowhere, counted lost at its completion.
 	 */
 	id = __sync_fetch_and_add(&next_ring_id, 1) + 1;
 	if (map_put(&rings, DAC_MAP_RINGS, &id, &r, BPF_NOEXIST))
@@ -1486,17 +1578,22 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
  * @job. The two programs of a completion both come here: the one that
  * deletes the entry has the job; @nested is the second program, which
  * finds one only when the kernel skipped the first (see nesting[]).
- * Returns false when there is nothing to charge (a job queued before
- * attach, counted once, by the first program, as an orphan).
+ * Returns false when there is nothing to charge: a job queued before
+ * attach or whose in-flight entry was refused (counted once, by the first
+ * program, as an orphan; its ring @sched, a kernel address or 0 when the
+ * event does not name it, moves past it), or one that ran on no ring
+ * (counted lost).
  */
 static __always_inline bool sched_take(void *map, const void *key, struct inflight_val *job,
-				       bool nested)
+				       bool nested, __u64 sched)
 {
 	struct inflight_val *v = bpf_map_lookup_elem(map, key);
 
 	if (!v) {
-		if (!nested)
+		if (!nested) {
 			stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
+			ring_unfollowed_done(sched);
+		}
 		return false;
 	}
 	__builtin_memcpy(job, v, sizeof(*job));
@@ -1505,18 +1602,18 @@ static __always_inline bool sched_take(void *map, const void *key, struct inflig
 	if (nested)
 		stat_inc(DAC_STAT_NESTED_SCHED_DONE);
 	if (!job->run_ns || !job->ring_id) {
-		stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
+		stat_inc(job->run_ns ? DAC_STAT_SCHED_LOST : DAC_STAT_SCHED_ORPHAN_DONE);
 		proc_job_gone(job->tgid, job->start_ns, job->counted);
 		return false;
 	}
 	return true;
 }
 
-static __always_inline void on_sched_done(__u64 fence, bool nested)
+static __always_inline void on_sched_done(__u64 fence, bool nested, __u64 sched)
 {
 	struct inflight_val job;
 
-	if (!sched_take(&inflight, &fence, &job, nested))
+	if (!sched_take(&inflight, &fence, &job, nested, sched))
 		return;
 	charge_job(&job);
 	proc_job_gone(job.tgid, job.start_ns, job.counted);
@@ -1538,6 +1635,13 @@ struct drm_sched_fence___dac {
 	struct drm_gpu_scheduler___dac *sched;
 } __attribute__((preserve_access_index));
 
+/*
+ * The scheduler of fence @sf (a ring_ids key), for unfollowed completions.
+ * tp_btf programs load through their typed arguments directly (the
+ * verifier makes the loads fault-safe): no bpf_probe_read_kernel() call.
+ */
+#define FENCE_SCHED(sf)	((__u64)(sf)->sched)
+
 struct drm_sched_job___dac {
 	struct drm_gpu_scheduler___dac *sched;
 	struct drm_sched_fence___dac *s_fence;
@@ -1545,13 +1649,13 @@ struct drm_sched_job___dac {
 
 static __always_inline __u64 job_fence(struct drm_sched_job___dac *job)
 {
-	struct drm_sched_fence___dac *sf = BPF_CORE_READ(job, s_fence);
+	struct drm_sched_fence___dac *sf = job->s_fence;
 
 	return (__u64)__builtin_preserve_access_index(&sf->finished);
 }
 
 SEC("tp_btf/drm_sched_job")
-int BPF_PROG(btf_sched_job, struct drm_sched_job___dac *job, void *entity)
+int BPF_PROG(sb_queue, struct drm_sched_job___dac *job, void *entity)
 {
 	if (!job)
 		return 0;
@@ -1560,7 +1664,7 @@ int BPF_PROG(btf_sched_job, struct drm_sched_job___dac *job, void *entity)
 }
 
 SEC("tp_btf/drm_run_job")
-int BPF_PROG(btf_run_job, struct drm_sched_job___dac *job, void *entity)
+int BPF_PROG(sb_run, struct drm_sched_job___dac *job, void *entity)
 {
 	struct drm_gpu_scheduler___dac *sched;
 	char name[DAC_NAME_LEN] = {};
@@ -1569,7 +1673,7 @@ int BPF_PROG(btf_run_job, struct drm_sched_job___dac *job, void *entity)
 
 	if (!job)
 		return 0;
-	sched = BPF_CORE_READ(job, sched);
+	sched = job->sched;
 	ident = (__u64)sched;
 	idp = bpf_map_lookup_elem(&ring_ids, &ident);
 	if (idp) {
@@ -1584,21 +1688,22 @@ int BPF_PROG(btf_run_job, struct drm_sched_job___dac *job, void *entity)
 }
 
 SEC("tp_btf/drm_sched_process_job")
-int BPF_PROG(btf_process_job, struct drm_sched_fence___dac *sf)
+int BPF_PROG(sb_done, struct drm_sched_fence___dac *sf)
 {
 	if (!sf)
 		return 0;
-	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), false);
+	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), false,
+		      FENCE_SCHED(sf));
 	return 0;
 }
 
-/* The completions btf_process_job missed (see nesting[]). */
+/* The completions sb_done missed (see nesting[]). */
 SEC("tp_btf/drm_sched_process_job")
-int BPF_PROG(btf_process_job_nested, struct drm_sched_fence___dac *sf)
+int BPF_PROG(sb_done_n, struct drm_sched_fence___dac *sf)
 {
 	if (!sf)
 		return 0;
-	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), true);
+	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), true, 0);
 	return 0;
 }
 
@@ -1621,7 +1726,7 @@ struct tp_sched_process_job {
 };
 
 SEC("tracepoint/gpu_scheduler/drm_sched_job")
-int tp_sched_job(struct tp_sched_job *ctx)
+int st_queue(struct tp_sched_job *ctx)
 {
 	on_sched_queue(TPS(ctx, fence));
 	return 0;
@@ -1652,7 +1757,7 @@ static __always_inline __u64 entity_sched(__u64 entity)
 }
 
 SEC("tracepoint/gpu_scheduler/drm_run_job")
-int tp_run_job(struct tp_sched_job *ctx)
+int st_run(struct tp_sched_job *ctx)
 {
 	char name[DAC_NAME_LEN] = {};
 	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a */
@@ -1690,9 +1795,9 @@ int tp_run_job(struct tp_sched_job *ctx)
 }
 
 SEC("tracepoint/gpu_scheduler/drm_sched_process_job")
-int tp_process_job(struct tp_sched_process_job *ctx)
+int st_done(struct tp_sched_process_job *ctx)
 {
-	on_sched_done(TPS(ctx, fence), false);
+	on_sched_done(TPS(ctx, fence), false, 0);
 	return 0;
 }
 
@@ -1719,17 +1824,34 @@ static __always_inline __u64 real_client(__u64 client_id)
 	return client_id >= DAC_SYNTHETIC_CLIENT_MIN ? 0 : client_id;
 }
 
+/*
+ * The last job queued by this task whose in-flight entry was refused (the
+ * map full): the queue twins (queue617_unseen()) find no entry for it
+ * either, and must not take it for one the first program missed -- that
+ * would try, refuse and count it lost again. Written on that rare path
+ * only; per task, since on 7.x a task may migrate between the programs of
+ * one event.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct dac_fence_key);
+} queue_refused SEC(".maps");
+
 static __always_inline void on617_queue(__u64 ctx, __u64 seqno, __u64 client_id)
 {
-	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
+	struct dac_fence_key k = { .context = ctx, .seqno = seqno }, *r;
 	struct inflight_val v = {};
 
 	fill_submitter(&v);
 	v.client_id = real_client(client_id);
-	release_stale(&inflight617, &k);
-	proc_job_queued(&v);
-	if (map_put(&inflight617, DAC_MAP_INFLIGHT617, &k, &v, BPF_ANY))
-		proc_job_gone(v.tgid, v.start_ns, v.counted);
+	if (!follow_job(&inflight617, DAC_MAP_INFLIGHT617, &k, &v))
+		return;
+	r = bpf_task_storage_get(&queue_refused, bpf_get_current_task_btf(), NULL,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (r)
+		*r = k;
 }
 
 static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, __u32 ring_id)
@@ -1744,7 +1866,7 @@ static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, _
 		v->client_id = real_client(client_id);
 }
 
-static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested)
+static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested, __u64 sched)
 {
 	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
 	struct dac_sched_client_key ck = {};
@@ -1752,7 +1874,7 @@ static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested)
 	struct inflight_val job;
 	__u64 busy;
 
-	if (!sched_take(&inflight617, &k, &job, nested))
+	if (!sched_take(&inflight617, &k, &job, nested, sched))
 		return;
 	busy = charge_job(&job);
 	if (job.client_id) {
@@ -1776,6 +1898,7 @@ struct dma_fence___dac617 {
 
 struct drm_sched_fence___dac617 {
 	struct dma_fence___dac617 finished;
+	struct drm_gpu_scheduler___dac *sched;
 	__u64 drm_client_id;
 } __attribute__((preserve_access_index));
 
@@ -1787,28 +1910,26 @@ struct drm_sched_job___dac617 {
 static __always_inline __u64 fence617_client(struct drm_sched_fence___dac617 *sf)
 {
 	if (bpf_core_field_exists(sf->drm_client_id))
-		return BPF_CORE_READ(sf, drm_client_id);
+		return sf->drm_client_id;
 	return 0;
 }
 
 SEC("tp_btf/drm_sched_job_queue")
-int BPF_PROG(btf617_job_queue, struct drm_sched_job___dac617 *job, void *entity)
+int BPF_PROG(sb17_queue, struct drm_sched_job___dac617 *job, void *entity)
 {
 	struct drm_sched_fence___dac617 *sf;
 
 	if (!job)
 		return 0;
-	sf = BPF_CORE_READ(job, s_fence);
-
-	on617_queue(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno),
-		    fence617_client(sf));
+	sf = job->s_fence;
+	on617_queue(sf->finished.context, sf->finished.seqno, fence617_client(sf));
 	return 0;
 }
 
 /* The ring id of @job's scheduler (a new one on first sight). */
 static __always_inline __u32 btf617_ring(struct drm_sched_job___dac617 *job)
 {
-	struct drm_gpu_scheduler___dac *sched = BPF_CORE_READ(job, sched);
+	struct drm_gpu_scheduler___dac *sched = job->sched;
 	char name[DAC_NAME_LEN] = {};
 	__u64 ident = (__u64)sched;
 	__u32 *idp = bpf_map_lookup_elem(&ring_ids, &ident);
@@ -1821,29 +1942,29 @@ static __always_inline __u32 btf617_ring(struct drm_sched_job___dac617 *job)
 }
 
 SEC("tp_btf/drm_sched_job_run")
-int BPF_PROG(btf617_job_run, struct drm_sched_job___dac617 *job, void *entity)
+int BPF_PROG(sb17_run, struct drm_sched_job___dac617 *job, void *entity)
 {
 	struct drm_sched_fence___dac617 *sf;
 
 	if (!job)
 		return 0;
-	sf = BPF_CORE_READ(job, s_fence);
-	on617_run(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno),
-		  fence617_client(sf), btf617_ring(job));
+	sf = job->s_fence;
+	on617_run(sf->finished.context, sf->finished.seqno, fence617_client(sf),
+		  btf617_ring(job));
 	return 0;
 }
 
 SEC("tp_btf/drm_sched_job_done")
-int BPF_PROG(btf617_job_done, struct drm_sched_fence___dac617 *sf)
+int BPF_PROG(sb17_done, struct drm_sched_fence___dac617 *sf)
 {
 	if (!sf)
 		return 0;
-	on617_done(BPF_CORE_READ(sf, finished.context), BPF_CORE_READ(sf, finished.seqno), false);
+	on617_done(sf->finished.context, sf->finished.seqno, false, FENCE_SCHED(sf));
 	return 0;
 }
 
 /*
- * The events btf617_job_queue, btf617_job_run and btf617_job_done missed.
+ * The events sb17_queue, sb17_run and sb17_done missed.
  * Completions nest in interrupts (see nesting[]); and on 7.x all three run
  * preemptible (tracepoints under SRCU, tp_btf programs with only migration
  * disabled): a submitter or scheduler worker preempted inside one of them
@@ -1861,15 +1982,18 @@ int BPF_PROG(btf617_job_done, struct drm_sched_fence___dac617 *sf)
 static __always_inline void queue617_unseen(struct drm_sched_job___dac617 *job)
 {
 	struct drm_sched_fence___dac617 *sf;
-	struct dac_fence_key k;
+	struct dac_fence_key k, *r;
 
 	if (!job)
 		return;
-	sf = BPF_CORE_READ(job, s_fence);
-	k.context = BPF_CORE_READ(sf, finished.context);
-	k.seqno = BPF_CORE_READ(sf, finished.seqno);
+	sf = job->s_fence;
+	k.context = sf->finished.context;
+	k.seqno = sf->finished.seqno;
 	if (bpf_map_lookup_elem(&inflight617, &k))
 		return;
+	r = bpf_task_storage_get(&queue_refused, bpf_get_current_task_btf(), NULL, 0);
+	if (r && r->context == k.context && r->seqno == k.seqno)
+		return;	/* seen and refused: counted once */
 	stat_inc(DAC_STAT_NESTED_SCHED_QUEUE);
 	on617_queue(k.context, k.seqno, fence617_client(sf));
 }
@@ -1882,9 +2006,9 @@ static __always_inline void run617_unseen(struct drm_sched_job___dac617 *job)
 
 	if (!job)
 		return;
-	sf = BPF_CORE_READ(job, s_fence);
-	k.context = BPF_CORE_READ(sf, finished.context);
-	k.seqno = BPF_CORE_READ(sf, finished.seqno);
+	sf = job->s_fence;
+	k.context = sf->finished.context;
+	k.seqno = sf->finished.seqno;
 	v = bpf_map_lookup_elem(&inflight617, &k);
 	if (!v || v->run_ns)
 		return;	/* queued before attach, or seen */
@@ -1895,31 +2019,30 @@ static __always_inline void run617_unseen(struct drm_sched_job___dac617 *job)
 static __always_inline void done617_unseen(struct drm_sched_fence___dac617 *sf)
 {
 	if (sf)
-		on617_done(BPF_CORE_READ(sf, finished.context),
-			   BPF_CORE_READ(sf, finished.seqno), true);
+		on617_done(sf->finished.context, sf->finished.seqno, true, 0);
 }
 
 #define BTF617_TWINS(n)									\
 SEC("tp_btf/drm_sched_job_queue")							\
-int BPF_PROG(btf617_job_queue_nested##n, struct drm_sched_job___dac617 *job, void *entity)	\
+int BPF_PROG(sb17_queue_n##n, struct drm_sched_job___dac617 *job, void *entity)	\
 {											\
 	queue617_unseen(job);								\
 	return 0;									\
 }											\
 SEC("tp_btf/drm_sched_job_run")								\
-int BPF_PROG(btf617_job_run_nested##n, struct drm_sched_job___dac617 *job, void *entity)	\
+int BPF_PROG(sb17_run_n##n, struct drm_sched_job___dac617 *job, void *entity)	\
 {											\
 	run617_unseen(job);								\
 	return 0;									\
 }											\
 SEC("tp_btf/drm_sched_job_done")							\
-int BPF_PROG(btf617_job_done_nested##n, struct drm_sched_fence___dac617 *sf)		\
+int BPF_PROG(sb17_done_n##n, struct drm_sched_fence___dac617 *sf)		\
 {											\
 	done617_unseen(sf);								\
 	return 0;									\
 }
 
-BTF617_TWINS()
+BTF617_TWINS(1)
 BTF617_TWINS(2)
 BTF617_TWINS(3)
 
@@ -1942,7 +2065,7 @@ struct tp617_job_done {
 };
 
 SEC("tracepoint/gpu_scheduler/drm_sched_job_queue")
-int tp617_job_queue(struct tp617_sched_job *ctx)
+int st17_queue(struct tp617_sched_job *ctx)
 {
 	on617_queue(TPS(ctx, fence_context), TPS(ctx, fence_seqno), TPS(ctx, client_id));
 	return 0;
@@ -2015,7 +2138,7 @@ static __always_inline __u64 running_sched(const char *name)
 }
 
 SEC("tracepoint/gpu_scheduler/drm_sched_job_run")
-int tp617_job_run(struct tp617_sched_job *ctx)
+int st17_run(struct tp617_sched_job *ctx)
 {
 	char name[DAC_NAME_LEN] = {}, dev[DAC_NAME_LEN] = {};
 	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a over dev, '/', name */
@@ -2055,9 +2178,9 @@ int tp617_job_run(struct tp617_sched_job *ctx)
 }
 
 SEC("tracepoint/gpu_scheduler/drm_sched_job_done")
-int tp617_job_done(struct tp617_job_done *ctx)
+int st17_done(struct tp617_job_done *ctx)
 {
-	on617_done(TPS(ctx, fence_context), TPS(ctx, fence_seqno), false);
+	on617_done(TPS(ctx, fence_context), TPS(ctx, fence_seqno), false, 0);
 	return 0;
 }
 
@@ -2411,7 +2534,7 @@ int BPF_PROG(track_exit, struct task_struct *task)
 /*
  * The forks and exits track_fork and track_exit missed: these events come
  * from task context, where 7.x kernels run tp_btf programs preemptible (see
- * btf617_job_queue_nested). What the first program leaves behind tells
+ * sb17_queue_n1). What the first program leaves behind tells
  * whether it saw the event: the child's cookie, the exit's entries.
  */
 static __always_inline void exit_unseen(struct task_struct *task)

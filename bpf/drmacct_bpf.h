@@ -153,6 +153,9 @@ struct dac_cookie_val {
  * on an idle ring (active 0 -> 1) it moves up to that run; each completion
  * charges done - charged_ns and moves it to done. Never more than wall
  * time, exact for rings that complete in order (see Documentation/bpf.rst).
+ * A completion of a job the programs could not follow (no room in a map,
+ * queued before attach) moves charged_ns to it too where the event names
+ * the ring (tp_btf): its time goes to no job.
  */
 struct dac_ring_val {
 	char name[DAC_NAME_LEN];	/* drm_gpu_scheduler.name */
@@ -333,10 +336,13 @@ struct dac_rec_ring {
 
 /*
  * Maps whose inserts can fail: per map, stats counts failures because the
- * map was full (DAC_STAT_FULL + id; LRU maps evict instead and never
- * count here) and because the bucket was busy (DAC_STAT_BUSY + id: the
- * program interrupted itself on this CPU, e.g. from an NMI -- a recursion
- * miss).
+ * map was full (DAC_STAT_FULL + id: -E2BIG), because the bucket was busy
+ * (DAC_STAT_BUSY + id: -EBUSY, the program interrupted itself on this CPU,
+ * e.g. from an NMI -- a recursion miss) and for any other reason
+ * (DAC_STAT_NOMEM + id: -ENOMEM, an element that could not be allocated;
+ * 6.1 also says so for a full preallocated hash, later kernels -E2BIG).
+ * None of these maps is an LRU: nothing is ever evicted, a refused insert
+ * is the only way an entry is missing, and it is counted here.
  */
 enum dac_map_id {
 	DAC_MAP_CLIENTS,
@@ -396,9 +402,16 @@ enum dac_stat {
 	 */
 	DAC_STAT_FOLDS_BEGUN,
 	DAC_STAT_FOLDS_DONE,
+	/*
+	 * Scheduler jobs not charged because a map had no room: no in-flight
+	 * entry at queue, or no ring at run (counted once, at the refusal,
+	 * or at the completion of a job that ran on a ring without an id).
+	 */
+	DAC_STAT_SCHED_LOST,
 	DAC_STAT_FULL,			/* + enum dac_map_id: insert failed, map full */
 	DAC_STAT_BUSY = DAC_STAT_FULL + DAC_MAP__COUNT,	/* + id: bucket busy */
-	DAC_STAT__COUNT = DAC_STAT_BUSY + DAC_MAP__COUNT
+	DAC_STAT_NOMEM = DAC_STAT_BUSY + DAC_MAP__COUNT,	/* + id: other errors */
+	DAC_STAT__COUNT = DAC_STAT_NOMEM + DAC_MAP__COUNT
 };
 
 /*
@@ -406,7 +419,7 @@ enum dac_stat {
  * trusts the other pins. Bumped whenever a key, value or record changes.
  */
 #define DAC_LAYOUT_MAGIC	0x6472616363745f6dull	/* "drmacct_m" */
-#define DAC_LAYOUT_VERSION	9
+#define DAC_LAYOUT_VERSION	10
 
 struct dac_meta {
 	__u64 magic;

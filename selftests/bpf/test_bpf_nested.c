@@ -3,7 +3,7 @@
  * Events that come while their program is already running on the CPU.
  *
  * The kernel runs a tp_btf program at most once at a time per CPU: when an
- * interrupt comes in the middle of btf_process_job (or hb_end,
+ * interrupt comes in the middle of sb_done (or hb_end,
  * hb_begin) and fires the same tracepoint, the program is skipped for
  * that event and a recursion miss is counted. simgpu ends OP_FILL jobs in
  * a worker (task context) and OP_BUSY jobs in its hrtimer (hard IRQ), so
@@ -261,7 +261,7 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 	DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &ps, &nps), 0);
 	m_begin = misses(ps, nps, "hb_begin");
 	m_end = misses(ps, nps, "hb_end");
-	m_done = misses(ps, nps, "btf_process_job") + misses(ps, nps, "btf617_job_done");
+	m_done = misses(ps, nps, "sb_done") + misses(ps, nps, "sb17_done");
 	/* (the 6.17 completion's three twins share DAC_STAT_NESTED_SCHED_DONE) */
 	dt_info("recursion misses: hb_begin %" PRIu64 ", hb_end %" PRIu64
 		", completion %" PRIu64 "; taken by _nested: %" PRIu64 ", %" PRIu64 ", %" PRIu64
@@ -270,10 +270,10 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 		st.nested_job_end - st0.nested_job_end,
 		st.nested_sched_done - st0.nested_sched_done,
 		misses(ps, nps, "hb_begin_n"), misses(ps, nps, "hb_end_n"),
-		misses(ps, nps, "btf_process_job_nested") +
-		misses(ps, nps, "btf617_job_done_nested") +
-		misses(ps, nps, "btf617_job_done_nested2") +
-		misses(ps, nps, "btf617_job_done_nested3"));
+		misses(ps, nps, "sb_done_n") +
+		misses(ps, nps, "sb17_done_n1") +
+		misses(ps, nps, "sb17_done_n2") +
+		misses(ps, nps, "sb17_done_n3"));
 	free(ps);
 
 	DT_EXPECT_EQ(c.lost, (uint64_t)0);
@@ -307,7 +307,7 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 	{
 		static const char *const firsts[] = {
 			"hb_open", "hb_close", "hb_mem",
-			"btf617_job_queue", "btf617_job_run", "track_fork", "track_exit",
+			"sb17_queue", "sb17_run", "track_fork", "track_exit",
 		};
 		uint64_t taken[] = {
 			st.nested_client_open - st0.nested_client_open,
@@ -324,9 +324,15 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 			char twin[3][64];
 			uint64_t m = misses(ps, nps, firsts[i]), tm = 0;
 
-			snprintf(twin[0], sizeof(twin[0]), "%s_nested", firsts[i]);
-			snprintf(twin[1], sizeof(twin[1]), "%s_nested2", firsts[i]);
-			snprintf(twin[2], sizeof(twin[2]), "%s_nested3", firsts[i]);
+			/* the scheduler's twins are <first>_n1.._n3 (names <= 15 chars) */
+			bool sched = !strncmp(firsts[i], "sb17_", 5);
+
+			snprintf(twin[0], sizeof(twin[0]), "%s%s", firsts[i],
+				 sched ? "_n1" : "_nested");
+			snprintf(twin[1], sizeof(twin[1]), "%s%s", firsts[i],
+				 sched ? "_n2" : "_nested2");
+			snprintf(twin[2], sizeof(twin[2]), "%s%s", firsts[i],
+				 sched ? "_n3" : "_nested3");
 			for (int k = 0; k < 3; k++)
 				tm += misses(ps, nps, twin[k]);
 			if (m || taken[i])

@@ -2,7 +2,7 @@
 /*
  * The loader picks the gpu_scheduler program set the running kernel has:
  * the 6.1 set (drm_sched_job, drm_run_job, drm_sched_process_job) or the
- * 6.17 set (btf617_*, tp617_* on drm_sched_job_queue/_run/_done), and the
+ * 6.17 set (sb17_*, st17_* on drm_sched_job_queue/_run/_done), and the
  * other set stays in the object with autoload off: not relocated, not
  * loaded, and the load succeeds although this kernel has none of its
  * attach points. The expected set comes from the event directories this
@@ -28,10 +28,10 @@
 #include "dtest.h"
 #include "sgtest.h"
 
-static const char *const set61[] = { "btf_sched_job", "btf_run_job", "btf_process_job",
-				     "tp_sched_job", "tp_run_job", "tp_process_job" };
-static const char *const set617[] = { "btf617_job_queue", "btf617_job_run", "btf617_job_done",
-				      "tp617_job_queue", "tp617_job_run", "tp617_job_done" };
+static const char *const set61[] = { "sb_queue", "sb_run", "sb_done",
+				     "st_queue", "st_run", "st_done" };
+static const char *const set617[] = { "sb17_queue", "sb17_run", "sb17_done",
+				      "st17_queue", "st17_run", "st17_done" };
 static const char *const set617_sec[] = {
 	"tp_btf/drm_sched_job_queue", "tp_btf/drm_sched_job_run", "tp_btf/drm_sched_job_done",
 	"tracepoint/gpu_scheduler/drm_sched_job_queue",
@@ -174,15 +174,15 @@ static void check_loaded(enum dac_bpf_attach mode)
 	 * 7.x), and the process programs track_fork, track_exit and three
 	 * twins each (their events run preemptible on 7.x too).
 	 */
-	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf_process_job_nested", NULL),
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "sb_done_n", NULL),
 		     !is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
-	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf617_job_done_nested", NULL),
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "sb17_done_n1", NULL),
 		     is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
-	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf617_job_queue_nested", NULL),
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "sb17_queue_n1", NULL),
 		     is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
-	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf617_job_run_nested", NULL),
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "sb17_run_n1", NULL),
 		     is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
-	DT_EXPECT_EQ(dac_bpf_prog_state(b, "btf617_job_done_nested3", NULL),
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "sb17_done_n3", NULL),
 		     is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
 	DT_EXPECT_EQ(dac_bpf_prog_state(b, "track_exit_nested3", NULL), 2);
 	DT_EXPECT_EQ(dac_bpf_prog_state(b, "track_fork_nested3", NULL), 2);
@@ -194,7 +194,7 @@ static void check_loaded(enum dac_bpf_attach mode)
 		tracked += track;
 		/* every scheduler program is of this kernel's set */
 		if (!track)
-			DT_EXPECT_EQ(strstr(st[i].name, "617") != NULL, is617);
+			DT_EXPECT_EQ(!strncmp(st[i].name + 2, "17_", 3), is617);
 	}
 	DT_EXPECT_EQ(tracked, 8u);
 	DT_EXPECT_EQ(n, (size_t)(8 + (mode != DAC_BPF_ATTACH_BTF ? 3 : is617 ? 12 : 4)));
@@ -236,9 +236,9 @@ DT_TEST_TIMEOUT(every_program_passes_this_kernels_verifier, 300)
 	DT_ASSERT_EQ(dac_bpf_verify(&v, &n), 0);
 	DT_ASSERT_GT(n, (size_t)0);
 	for (size_t i = 0; i < n; i++) {
-		bool other_set = strstr(v[i].name, "617") ? !is617 :
-				 (strstr(v[i].name, "sched") || strstr(v[i].name, "run_job") ||
-				  strstr(v[i].name, "process_job")) && is617;
+		/* scheduler programs: sb_/st_ (6.1 set), sb17_/st17_ (6.17 set) */
+		bool sched = !strncmp(v[i].name, "sb_", 3) || !strncmp(v[i].name, "st_", 3);
+		bool other_set = !strncmp(v[i].name + 2, "17_", 3) ? !is617 : sched && is617;
 		bool btf = !strncmp(v[i].sec, "tp_btf/", 7);
 
 		if (v[i].status == 0) {

@@ -21,13 +21,16 @@
 	"      --attach=MODE      start: auto (default), btf (tp_btf) or tracepoint\n" \
 	"      --ringbuf=BYTES    start: size of the exit-record ring, a power of 2\n" \
 	"                         from 4096 to 1 GiB (default 1 MiB)\n" \
+	"      --sched-entries=N  start: entries of each gpu_scheduler map, 1 to\n" \
+	"                         4194304 (default $DRMACCT_BPF_SCHED_ENTRIES, else\n" \
+	"                         16384); full, the jobs concerned are counted lost\n" \
 	"      --no-sched         start: leave gpu_scheduler's tracepoints alone\n" \
 	"      --no-drmacct       start: leave drmacct's tracepoints alone\n" \
 	"      --debug            start: print all of libbpf's messages as they come\n"
 
 /* Options each subcommand takes, as bits of enum bpf_opt. */
 enum bpf_opt {
-	BO_START = 1 << 0,	/* --attach, --ringbuf, --no-sched, --no-drmacct, --debug */
+	BO_START = 1 << 0,	/* --attach, --ringbuf, --sched-entries, --no-sched, ... */
 	BO_JSON = 1 << 1,
 };
 
@@ -265,6 +268,10 @@ static int status_json(const char *dir, const struct dac_bpf_info *info,
 	dac_json_u64(&j, "proc_late", st->proc_late);
 	dac_json_u64(&j, "sweep_written", st->sweep_written);
 	dac_json_u64(&j, "stale_released", st->stale_released);
+	dac_json_u64(&j, "sched_lost", st->sched_lost);
+	dac_json_u64(&j, "full", st->full);
+	dac_json_u64(&j, "busy", st->busy);
+	dac_json_u64(&j, "nomem", st->nomem);
 	dac_json_obj_end(&j);
 	if (nm < 0) {
 		dac_json_null(&j, "maps");
@@ -283,6 +290,7 @@ static int status_json(const char *dir, const struct dac_bpf_info *info,
 			dac_json_u64(&j, "memlock", ms[i].memlock);
 			dac_json_u64(&j, "full", ms[i].full);
 			dac_json_u64(&j, "busy", ms[i].busy);
+			dac_json_u64(&j, "nomem", ms[i].nomem);
 			dac_json_obj_end(&j);
 			memlock += ms[i].memlock;
 		}
@@ -348,10 +356,16 @@ static void status_text(const char *dir, const struct dac_bpf_info *info,
 		printf("  jobs that never completed: %" PRIu64 " entries released, %" PRIu64
 		       " process records written by the sweep (INCOMPLETE)\n", st->stale_released,
 		       st->sweep_written);
-	/* full: inserts refused; busy: refused, bucket locked (recursion) */
+	if (st->sched_lost)
+		printf("  scheduler jobs lost:       %" PRIu64 " (a map had no room: see FULL)\n",
+		       st->sched_lost);
+	/*
+	 * full: inserts refused, map full; busy: refused, bucket locked
+	 * (recursion); nomem: refused, any other error (no memory)
+	 */
 	if (nm >= 0) {
-		printf("  maps:  %-14s %-14s %9s %9s %10s %6s %6s\n", "NAME", "TYPE",
-		       "ENTRIES", "MAX", "MEMLOCK", "FULL", "BUSY");
+		printf("  maps:  %-14s %-14s %9s %9s %10s %6s %6s %6s\n", "NAME", "TYPE",
+		       "ENTRIES", "MAX", "MEMLOCK", "FULL", "BUSY", "NOMEM");
 		for (ssize_t i = 0; i < nm; i++) {
 			char ent[24];
 
@@ -360,8 +374,9 @@ static void status_text(const char *dir, const struct dac_bpf_info *info,
 			else
 				snprintf(ent, sizeof(ent), "%" PRId64, ms[i].entries);
 			printf("         %-14s %-14s %9s %9" PRIu32 " %10" PRIu64 " %6" PRIu64
-			       " %6" PRIu64 "\n", ms[i].name, ms[i].type, ent,
-			       ms[i].max_entries, ms[i].memlock, ms[i].full, ms[i].busy);
+			       " %6" PRIu64 " %6" PRIu64 "\n", ms[i].name, ms[i].type, ent,
+			       ms[i].max_entries, ms[i].memlock, ms[i].full, ms[i].busy,
+			       ms[i].nomem);
 			memlock += ms[i].memlock;
 		}
 		printf("  memlock used:              %" PRIu64 " bytes (%.1f MiB) in %zd maps\n",
@@ -638,6 +653,7 @@ static int cmd_bpf(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "attach", required_argument, NULL, 'a' },
 		{ "ringbuf", required_argument, NULL, 'r' },
+		{ "sched-entries", required_argument, NULL, 'E' },
 		{ "no-sched", no_argument, NULL, 'S' },
 		{ "no-drmacct", no_argument, NULL, 'D' },
 		{ "dir", required_argument, NULL, 'd' },
@@ -674,6 +690,14 @@ static int cmd_bpf(int argc, char **argv)
 						       "--ringbuf: '%s' is not a power of 2 from 4096 to 1 GiB",
 						       optarg);
 			o.ringbuf_bytes = (uint32_t)v;
+			break;
+		case 'E':
+			start_opt = "--sched-entries";
+			if (cli_parse_u64(optarg, &v) || !v || v > DAC_BPF_SCHED_ENTRIES_MAX)
+				return cli_usage_error("bpf",
+						       "--sched-entries: '%s' is not a number from 1 to %u",
+						       optarg, DAC_BPF_SCHED_ENTRIES_MAX);
+			o.sched_entries = (uint32_t)v;
 			break;
 		case 'S':
 			start_opt = "--no-sched";

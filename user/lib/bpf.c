@@ -52,22 +52,22 @@ static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 		s->progs.ht_end, s->progs.ht_mem,
 	};
 	struct bpf_program *sbtf[] = {
-		s->progs.btf_sched_job, s->progs.btf_run_job, s->progs.btf_process_job,
-		s->progs.btf_process_job_nested,
+		s->progs.sb_queue, s->progs.sb_run, s->progs.sb_done,
+		s->progs.sb_done_n,
 	};
 	struct bpf_program *stp[] = {
-		s->progs.tp_sched_job, s->progs.tp_run_job, s->progs.tp_process_job,
+		s->progs.st_queue, s->progs.st_run, s->progs.st_done,
 	};
 	struct bpf_program *s617btf[] = {
-		s->progs.btf617_job_queue, s->progs.btf617_job_run, s->progs.btf617_job_done,
-		s->progs.btf617_job_queue_nested, s->progs.btf617_job_run_nested,
-		s->progs.btf617_job_done_nested, s->progs.btf617_job_queue_nested2,
-		s->progs.btf617_job_run_nested2, s->progs.btf617_job_done_nested2,
-		s->progs.btf617_job_queue_nested3, s->progs.btf617_job_run_nested3,
-		s->progs.btf617_job_done_nested3,
+		s->progs.sb17_queue, s->progs.sb17_run, s->progs.sb17_done,
+		s->progs.sb17_queue_n1, s->progs.sb17_run_n1,
+		s->progs.sb17_done_n1, s->progs.sb17_queue_n2,
+		s->progs.sb17_run_n2, s->progs.sb17_done_n2,
+		s->progs.sb17_queue_n3, s->progs.sb17_run_n3,
+		s->progs.sb17_done_n3,
 	};
 	struct bpf_program *s617tp[] = {
-		s->progs.tp617_job_queue, s->progs.tp617_job_run, s->progs.tp617_job_done,
+		s->progs.st17_queue, s->progs.st17_run, s->progs.st17_done,
 	};
 	bool s61 = p->sched_set == DAC_SCHED_SET_61, s617 = p->sched_set == DAC_SCHED_SET_617;
 
@@ -109,13 +109,13 @@ static int attach_progs(struct drmacct_bpf *s, bool first)
 	};
 	const struct bpf_program *late[] = {
 		s->progs.hb_begin_n, s->progs.hb_end_n,
-		s->progs.btf_process_job_nested, s->progs.btf617_job_done_nested,
+		s->progs.sb_done_n, s->progs.sb17_done_n1,
 		s->progs.hb_open_n, s->progs.hb_close_n,
-		s->progs.hb_mem_n, s->progs.btf617_job_queue_nested,
-		s->progs.btf617_job_run_nested, s->progs.btf617_job_queue_nested2,
-		s->progs.btf617_job_run_nested2, s->progs.btf617_job_done_nested2,
-		s->progs.btf617_job_queue_nested3, s->progs.btf617_job_run_nested3,
-		s->progs.btf617_job_done_nested3, s->progs.track_fork_nested,
+		s->progs.hb_mem_n, s->progs.sb17_queue_n1,
+		s->progs.sb17_run_n1, s->progs.sb17_queue_n2,
+		s->progs.sb17_run_n2, s->progs.sb17_done_n2,
+		s->progs.sb17_queue_n3, s->progs.sb17_run_n3,
+		s->progs.sb17_done_n3, s->progs.track_fork_nested,
 		s->progs.track_exit_nested, s->progs.track_fork_nested2,
 		s->progs.track_exit_nested2, s->progs.track_fork_nested3,
 		s->progs.track_exit_nested3,
@@ -203,6 +203,45 @@ static int init_sweep(struct drmacct_bpf *s)
 	return (int)run.retval;		/* 0, or the helper's -errno */
 }
 
+/*
+ * DRMACCT_BPF_SCHED_ENTRIES into *@n: unset leaves it 0; anything but a
+ * decimal number from 1 to DAC_BPF_SCHED_ENTRIES_MAX is -EINVAL, with the
+ * reason in the load log.
+ */
+static int env_sched_entries(uint32_t *n)
+{
+	const char *env = getenv("DRMACCT_BPF_SCHED_ENTRIES");
+	unsigned long long v;
+	char *end, msg[160];
+	int len;
+
+	if (!env)
+		return 0;
+	errno = 0;
+	v = strtoull(env, &end, 10);
+	if (env[0] < '0' || env[0] > '9' || *end || errno || !v || v > DAC_BPF_SCHED_ENTRIES_MAX) {
+		len = snprintf(msg, sizeof(msg),
+			       "DRMACCT_BPF_SCHED_ENTRIES='%.40s': not a number from 1 to %u\n",
+			       env, DAC_BPF_SCHED_ENTRIES_MAX);
+		dac_bpf_load_log_add(msg, (size_t)len);
+		return -EINVAL;
+	}
+	*n = (uint32_t)v;
+	return 0;
+}
+
+/* Every gpu_scheduler map gets @n entries (dac_bpf_load_opts.sched_entries). */
+static void size_sched_maps(struct drmacct_bpf *s, uint32_t n)
+{
+	struct bpf_map *m[] = {
+		s->maps.rings, s->maps.ring_ids, s->maps.inflight, s->maps.inflight617,
+		s->maps.sched_usage, s->maps.sched_clients, s->maps.procs,
+	};
+
+	for (size_t i = 0; i < N(m); i++)
+		bpf_map__set_max_entries(m[i], n);
+}
+
 /* Load and attach the programs @plan asks for; *@out only on success. */
 static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan *plan,
 		    struct dac_bpf **out)
@@ -255,6 +294,8 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 		bpf_map__set_max_entries(b->skel->maps.records, o->ringbuf_bytes);
 	if (o->max_clients)
 		bpf_map__set_max_entries(b->skel->maps.clients, o->max_clients);
+	if (o->sched_entries)
+		size_sched_maps(b->skel, o->sched_entries);
 	size_maps(b->skel, plan);
 	err = drmacct_bpf__load(b->skel);
 	if (err)
@@ -381,6 +422,9 @@ int dac_bpf_load(const struct dac_bpf_load_opts *opts, struct dac_bpf **out)
 
 	dac_bpf_log_to_buffer();
 	dac_bpf_load_log_reset();
+	if (o.sched_entries > DAC_BPF_SCHED_ENTRIES_MAX ||
+	    (!o.sched_entries && (err = env_sched_entries(&o.sched_entries))))
+		return -EINVAL;
 	err = try_load(&o, &plan, out);
 	if (!err || err == -EPERM || err == -ENOMEM || o.attach != DAC_BPF_ATTACH_AUTO ||
 	    (plan.drmacct != 1 && plan.sched != 1))

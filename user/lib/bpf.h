@@ -41,10 +41,22 @@ enum dac_bpf_attach {
 	DAC_BPF_ATTACH_TRACEPOINT,	/* plain tracepoints only */
 };
 
+#define DAC_BPF_SCHED_ENTRIES_MAX	(1u << 22)
+
 struct dac_bpf_load_opts {
 	enum dac_bpf_attach attach;
 	uint32_t ringbuf_bytes;		/* 0 = 1 MiB; else a power of 2 >= page size */
 	uint32_t max_clients;		/* 0 = 16384 live clients */
+	/*
+	 * Entries of each gpu_scheduler map (rings, ring_ids, inflight,
+	 * inflight617, sched_usage, sched_clients, procs), 1 to
+	 * DAC_BPF_SCHED_ENTRIES_MAX: 0 = the environment's
+	 * DRMACCT_BPF_SCHED_ENTRIES if set (a decimal number in that range:
+	 * -EINVAL otherwise), else 16384. Full,
+	 * they refuse inserts (counted) and the jobs concerned are counted
+	 * lost; nothing is evicted.
+	 */
+	uint32_t sched_entries;
 	bool no_drmacct;		/* do not attach to drmacct's tracepoints */
 	bool no_sched;			/* do not attach to gpu_scheduler's */
 	/*
@@ -412,6 +424,12 @@ struct dac_bpf_stats {
 	uint64_t proc_late;
 	uint64_t full;			/* inserts refused, every map: map full */
 	uint64_t busy;			/* ... bucket busy (recursion miss) */
+	uint64_t nomem;			/* ... any other error (no memory) */
+	/*
+	 * Scheduler jobs not charged because a map had no room for them
+	 * (no in-flight entry, no ring): counted, never charged elsewhere.
+	 */
+	uint64_t sched_lost;
 	uint64_t sweep_written;		/* PROC_EXIT records the sweep wrote */
 	/* in-flight entries of jobs never completed, released (overwrite, sweep) */
 	uint64_t stale_released;
@@ -429,8 +447,9 @@ struct dac_bpf_map_stat {
 	uint32_t max_entries;
 	int64_t entries;
 	uint64_t memlock;		/* bytes the kernel charges for it */
-	uint64_t full;			/* inserts refused: full (LRU maps evict instead) */
+	uint64_t full;			/* inserts refused: full (-E2BIG) */
 	uint64_t busy;			/* inserts refused: bucket busy (recursion miss) */
+	uint64_t nomem;			/* inserts refused: any other error (-ENOMEM) */
 };
 int dac_bpf_read_maps(struct dac_bpf *b, struct dac_bpf_map_stat **out, size_t *n);
 

@@ -229,13 +229,13 @@ int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out)
 	b->info.drmacct_btf = dac_path_exists(p);
 	dac_bpf_join(p, sizeof(p), dir, "links/ht_end", NULL);
 	b->info.drmacct = b->info.drmacct_btf || dac_path_exists(p);
-	dac_bpf_join(p, sizeof(p), dir, "links/btf617_job_done", NULL);
+	dac_bpf_join(p, sizeof(p), dir, "links/sb17_done", NULL);
 	b->info.sched_btf = dac_path_exists(p);
-	dac_bpf_join(p, sizeof(p), dir, "links/tp617_job_done", NULL);
+	dac_bpf_join(p, sizeof(p), dir, "links/st17_done", NULL);
 	b->info.sched_617 = b->info.sched_btf || dac_path_exists(p);
-	dac_bpf_join(p, sizeof(p), dir, "links/btf_process_job", NULL);
+	dac_bpf_join(p, sizeof(p), dir, "links/sb_done", NULL);
 	b->info.sched_btf = b->info.sched_btf || dac_path_exists(p);
-	dac_bpf_join(p, sizeof(p), dir, "links/tp_process_job", NULL);
+	dac_bpf_join(p, sizeof(p), dir, "links/st_done", NULL);
 	b->info.sched = b->info.sched_btf || b->info.sched_617 || dac_path_exists(p);
 	b->info.ring_identity = dac_bpf_ring_identity_of(NULL, b->info.sched ? b->info.sched_btf : -1,
 							 b->info.sched_617 ? DAC_SCHED_SET_617 :

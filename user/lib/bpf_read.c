@@ -26,7 +26,7 @@
 #include "../../bpf/drmacct_bpf.h"
 #include "drmacct.skel.h"
 
-/* Names of enum dac_map_id (the maps with full/busy counters). */
+/* Names of enum dac_map_id (the maps with full/busy/nomem counters). */
 static const char *const counted_maps[DAC_MAP__COUNT] = {
 	[DAC_MAP_CLIENTS] = "clients", [DAC_MAP_USAGE] = "usage", [DAC_MAP_MEM] = "mem",
 	[DAC_MAP_TOTALS] = "totals", [DAC_MAP_COOKIE_USAGE] = "cookie_usage",
@@ -70,9 +70,11 @@ int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st)
 	st->proc_late = v[DAC_STAT_PROC_LATE];
 	st->sweep_written = v[DAC_STAT_SWEEP_WRITTEN];
 	st->stale_released = v[DAC_STAT_STALE_RELEASED];
+	st->sched_lost = v[DAC_STAT_SCHED_LOST];
 	for (int i = 0; i < DAC_MAP__COUNT; i++) {
 		st->full += v[DAC_STAT_FULL + i];
 		st->busy += v[DAC_STAT_BUSY + i];
+		st->nomem += v[DAC_STAT_NOMEM + i];
 	}
 	return 0;
 }
@@ -1150,6 +1152,7 @@ int dac_bpf_read_maps(struct dac_bpf *b, struct dac_bpf_map_stat **out, size_t *
 				continue;
 			o->full = st[DAC_STAT_FULL + k];
 			o->busy = st[DAC_STAT_BUSY + k];
+			o->nomem = st[DAC_STAT_NOMEM + k];
 		}
 		close(fd);
 	}
