@@ -2389,7 +2389,7 @@ static __always_inline void sweep_poke(void)
  * program that names it. Were the exit programs to call
  * bpf_timer_set_callback() themselves, each of the four would carry that
  * verification too, and 7.x verifiers walk callbacks until their states
- * converge: track_exit cost 273,780 verified instructions on 7.3 that way
+ * converge: pb_exit cost 273,780 verified instructions on 7.3 that way
  * (27,741 on 6.12). A syscall program: one the loader runs itself, on
  * every kernel the loader takes (6.1 has them), and no event of its own.
  * Returns 0 or the helper's error; a no-op without a timer (PREEMPT_RT).
@@ -2459,7 +2459,7 @@ static __always_inline bool fork_inherit(struct task_struct *parent, struct task
 }
 
 SEC("tp_btf/sched_process_fork")
-int BPF_PROG(track_fork, struct task_struct *parent, struct task_struct *child)
+int BPF_PROG(pb_fork, struct task_struct *parent, struct task_struct *child)
 {
 	if (parent && child)
 		fork_inherit(parent, child);
@@ -2468,9 +2468,9 @@ int BPF_PROG(track_fork, struct task_struct *parent, struct task_struct *child)
 }
 
 /*
- * Has exiting process @task work left for track_exit: a tracked entry, or
+ * Has exiting process @task work left for pb_exit: a tracked entry, or
  * a procs entry not yet marked exited (or an earlier process's, never
- * written)? What track_exit leaves behind once it ran, so its _nested
+ * written)? What pb_exit leaves behind once it ran, so its _nested
  * twin tells from it whether the first program saw this exit.
  */
 static __always_inline bool exit_pending(struct task_struct *task, __u32 tgid)
@@ -2522,7 +2522,7 @@ static __always_inline void on_exit(struct task_struct *task, __u32 tgid)
 }
 
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(track_exit, struct task_struct *task)
+int BPF_PROG(pb_exit, struct task_struct *task)
 {
 	sweep_poke();
 	if (!task || BPF_CORE_READ(task, signal, live.counter))
@@ -2532,7 +2532,7 @@ int BPF_PROG(track_exit, struct task_struct *task)
 }
 
 /*
- * The forks and exits track_fork and track_exit missed: these events come
+ * The forks and exits pb_fork and pb_exit missed: these events come
  * from task context, where 7.x kernels run tp_btf programs preemptible (see
  * sb17_queue_n1). What the first program leaves behind tells
  * whether it saw the event: the child's cookie, the exit's entries.
@@ -2552,27 +2552,27 @@ static __always_inline void exit_unseen(struct task_struct *task)
 
 /*
  * Three twins each, as for the 6.17 scheduler events: exits come in
- * bursts (a job's processes end together), track_exit walks a process's
+ * bursts (a job's processes end together), pb_exit walks a process's
  * rings and is long, and a twin held by a preempted exiting task loses
- * the next exit on its CPU as well (test_bpf_scheds on 7.3: track_exit
- * and track_exit_nested both skipped once, one PROC_EXIT record lost).
+ * the next exit on its CPU as well (test_bpf_scheds on 7.3: pb_exit
+ * and pb_exit_n1 both skipped once, one PROC_EXIT record lost).
  * What the first program to act leaves behind stops the others.
  */
 #define TRACK_TWINS(n)									\
 SEC("tp_btf/sched_process_fork")							\
-int BPF_PROG(track_fork_nested##n, struct task_struct *parent, struct task_struct *child)	\
+int BPF_PROG(pb_fork_n##n, struct task_struct *parent, struct task_struct *child)	\
 {											\
 	if (parent && child && fork_inherit(parent, child))				\
 		stat_inc(DAC_STAT_NESTED_FORK);						\
 	return 0;									\
 }											\
 SEC("tp_btf/sched_process_exit")							\
-int BPF_PROG(track_exit_nested##n, struct task_struct *task)				\
+int BPF_PROG(pb_exit_n##n, struct task_struct *task)					\
 {											\
 	exit_unseen(task);								\
 	return 0;									\
 }
 
-TRACK_TWINS()
+TRACK_TWINS(1)
 TRACK_TWINS(2)
 TRACK_TWINS(3)

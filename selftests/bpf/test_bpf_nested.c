@@ -307,7 +307,7 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 	{
 		static const char *const firsts[] = {
 			"hb_open", "hb_close", "hb_mem",
-			"sb17_queue", "sb17_run", "track_fork", "track_exit",
+			"sb17_queue", "sb17_run", "pb_fork", "pb_exit",
 		};
 		uint64_t taken[] = {
 			st.nested_client_open - st0.nested_client_open,
@@ -324,15 +324,16 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 			char twin[3][64];
 			uint64_t m = misses(ps, nps, firsts[i]), tm = 0;
 
-			/* the scheduler's twins are <first>_n1.._n3 (names <= 15 chars) */
-			bool sched = !strncmp(firsts[i], "sb17_", 5);
+			/*
+			 * Twins (names <= 15 chars): the helper events' one is
+			 * <first>_n, the 6.17 scheduler's and the process
+			 * events' three <first>_n1.._n3.
+			 */
+			bool one = !strncmp(firsts[i], "hb_", 3);
 
-			snprintf(twin[0], sizeof(twin[0]), "%s%s", firsts[i],
-				 sched ? "_n1" : "_nested");
-			snprintf(twin[1], sizeof(twin[1]), "%s%s", firsts[i],
-				 sched ? "_n2" : "_nested2");
-			snprintf(twin[2], sizeof(twin[2]), "%s%s", firsts[i],
-				 sched ? "_n3" : "_nested3");
+			snprintf(twin[0], sizeof(twin[0]), "%s%s", firsts[i], one ? "_n" : "_n1");
+			snprintf(twin[1], sizeof(twin[1]), "%s%s", one ? "" : firsts[i], one ? "" : "_n2");
+			snprintf(twin[2], sizeof(twin[2]), "%s%s", one ? "" : firsts[i], one ? "" : "_n3");
 			for (int k = 0; k < 3; k++)
 				tm += misses(ps, nps, twin[k]);
 			if (m || taken[i])

@@ -171,7 +171,7 @@ static void check_loaded(enum dac_bpf_attach mode)
 	 * What the kernel holds: exactly three scheduler programs of this
 	 * set, with tp_btf their _nested twins (6.1 set: one, the
 	 * completion's; 6.17 set: three each, its events run preemptible on
-	 * 7.x), and the process programs track_fork, track_exit and three
+	 * 7.x), and the process programs pb_fork, pb_exit and three
 	 * twins each (their events run preemptible on 7.x too).
 	 */
 	DT_EXPECT_EQ(dac_bpf_prog_state(b, "sb_done_n", NULL),
@@ -184,11 +184,11 @@ static void check_loaded(enum dac_bpf_attach mode)
 		     is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
 	DT_EXPECT_EQ(dac_bpf_prog_state(b, "sb17_done_n3", NULL),
 		     is617 && mode == DAC_BPF_ATTACH_BTF ? 2 : 0);
-	DT_EXPECT_EQ(dac_bpf_prog_state(b, "track_exit_nested3", NULL), 2);
-	DT_EXPECT_EQ(dac_bpf_prog_state(b, "track_fork_nested3", NULL), 2);
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "pb_exit_n3", NULL), 2);
+	DT_EXPECT_EQ(dac_bpf_prog_state(b, "pb_fork_n3", NULL), 2);
 	DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &st, &n), 0);
 	for (size_t i = 0; i < n; i++) {
-		bool track = !strncmp(st[i].name, "track_", 6);
+		bool track = !strncmp(st[i].name, "pb_", 3);
 
 		dt_info("loaded: %s", st[i].name);
 		tracked += track;

@@ -115,10 +115,10 @@ static int attach_progs(struct drmacct_bpf *s, bool first)
 		s->progs.sb17_run_n1, s->progs.sb17_queue_n2,
 		s->progs.sb17_run_n2, s->progs.sb17_done_n2,
 		s->progs.sb17_queue_n3, s->progs.sb17_run_n3,
-		s->progs.sb17_done_n3, s->progs.track_fork_nested,
-		s->progs.track_exit_nested, s->progs.track_fork_nested2,
-		s->progs.track_exit_nested2, s->progs.track_fork_nested3,
-		s->progs.track_exit_nested3,
+		s->progs.sb17_done_n3, s->progs.pb_fork_n1,
+		s->progs.pb_exit_n1, s->progs.pb_fork_n2,
+		s->progs.pb_exit_n2, s->progs.pb_fork_n3,
+		s->progs.pb_exit_n3,
 	};
 
 	for (int pass = 0; pass < 2; pass++) {
@@ -282,7 +282,7 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 		struct bpf_program *prog;
 
 		bpf_object__for_each_program(prog, b->skel->obj) {
-			/* The sources' programs (drmacct_*, drm_*), not track_fork. */
+			/* The sources' programs (drmacct_*, drm_*), not pb_fork. */
 			if (!bpf_program__autoload(prog) ||
 			    strncmp(bpf_program__section_name(prog), "tp_btf/drm", 10))
 				continue;

@@ -8,7 +8,7 @@
  *                  tracked rings sched_usage cookie_usage cookie_mem
  *                  sched_clients procs; sweeper (kept for its timer, not read)
  *   links/<prog>   one per attached program (btf_* = tp_btf, tp_* = plain
- *                  tracepoint, track_fork)
+ *                  tracepoint, pb_fork)
  * The scheduler join maps (ring_ids, inflight) hold kernel addresses as
  * keys; they are write-only for the bpf() syscall and never pinned.
  */
@@ -240,7 +240,7 @@ int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out)
 	b->info.ring_identity = dac_bpf_ring_identity_of(NULL, b->info.sched ? b->info.sched_btf : -1,
 							 b->info.sched_617 ? DAC_SCHED_SET_617 :
 							 DAC_SCHED_SET_61);
-	dac_bpf_join(p, sizeof(p), dir, "links/track_exit", NULL);
+	dac_bpf_join(p, sizeof(p), dir, "links/pb_exit", NULL);
 	b->info.proc_exit = dac_path_exists(p);
 	if (!bpf_obj_get_info_by_fd(b->fd[M_RECORDS], &mi, &len))
 		b->info.ringbuf_bytes = mi.max_entries;
