@@ -372,7 +372,7 @@ $(BB)/%.bpf.d: bpf/%.bpf.c $(BPF_HDRS)
 # A linked object, and its depfile: every unit's, under the object's name.
 define BPF_LINK_RULES
 $(BB)/$(1).bpf.o: $(patsubst bpf/%.bpf.c,$(BB)/%.bpf.o,$(wildcard bpf/$(1)/*.bpf.c))
-	bpftool gen object $$@ $$^
+	bpftool gen object $$@ $$(filter %.bpf.o,$$^)
 
 $(BB)/$(1).bpf.d: $(patsubst bpf/%.bpf.c,$(BB)/%.bpf.d,$(wildcard bpf/$(1)/*.bpf.c))
 	sed 's|^$(BB)/$(1)/[^:]*\.bpf\.o:|$(BB)/$(1).bpf.o:|' $$^ > $$@.tmp && mv $$@.tmp $$@

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * dac_atomic.h - the lock-free updates of bpf/drmacct.bpf.c, and the busy
+ * dac_atomic.h - the lock-free updates of bpf/drmacct/, and the busy
  * time rule of a scheduler ring, as plain C on __sync builtins: the BPF
  * object includes it (built with -mcpu=v3: every target kernel has the BPF
  * atomic instructions, 5.12+, and their fetching forms are fully ordered on

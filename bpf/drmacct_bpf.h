@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * drmacct_bpf.h - layouts shared by bpf/drmacct.bpf.c and the loader in
+ * drmacct_bpf.h - layouts shared by bpf/drmacct/ and the loader in
  * user/lib/bpf.c: map keys and values, ring-buffer records, stats slots.
  *
  * Included from BPF (vmlinux.h types) and from userspace (<stdint.h>), so
@@ -69,7 +69,7 @@ struct dac_usage_key {
  * write and its tracepoint) takes the count below what is running until
  * its begin comes, never for longer. A job whose begin came before the
  * programs were attached is the exception (see jobs_seen_from in
- * drmacct.bpf.c): its end never takes the count below 0.
+ * helper.bpf.c): its end never takes the count below 0.
  *
  * Every writer (a job's begin or end, on any CPU) adds 1 to wr_begun before
  * it changes busy_ns, cycles, jobs, start_sum or running and 1 to wr_done

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * empty — one program that does nothing on every tracepoint drmacct.bpf.c
+ * empty — one program that does nothing on every tracepoint bpf/drmacct/
  * uses, tp_btf and plain, for `make bench` (selftests/bpf/bench_bpf.c): it
  * runs beside drmacct's programs on the same events, and the kernel's
  * run_time_ns/run_cnt of each gives the floor a program on that event
  * cannot go below (the attach point's own cost and the stats' timing).
- * Each program's section names its tracepoint, as in drmacct.bpf.c; the
+ * Each program's section names its tracepoint, as in bpf/drmacct/; the
  * bench loads those whose section one of drmacct's loaded programs has
  * (the gpu_scheduler events of 6.1 and of 6.17 never both exist).
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PROC_EXIT records that cannot be lost (bpf/drmacct.bpf.c, issue 24):
+ * PROC_EXIT records that cannot be lost (bpf/drmacct/proc.bpf.c, issue 24):
  *   1. a process SIGKILLed with 50 jobs still queued behind another
  *      process's: the kill drops them without any scheduler event. It gets
  *      exactly one record, written by the sweep (INCOMPLETE, 50 pending),
@@ -320,7 +320,7 @@ DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 
 /*
  * More killed processes at once than one sweep pass writes (DAC_SWEEP_BATCH,
- * 4, in bpf/drmacct.bpf.c): the pass notes four, writes them, and the next
+ * 4, in bpf/drmacct/proc.bpf.c): the pass notes four, writes them, and the next
  * comes right after for the rest. Every one gets its one record,
  * INCOMPLETE with its QUEUED_JOBS pending and its RAN_JOBS jobs; all their
  * dropped jobs' in-flight entries go. Longer blockers than above: the

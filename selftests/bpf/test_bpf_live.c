@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * BPF live accounting (bpf/drmacct.bpf.c through libdrmacct's loader)
+ * BPF live accounting (bpf/drmacct/ through libdrmacct's loader)
  * against the ground truth simgpu reports for every job (WAIT) and against
  * fdinfo:
  *   1. BPF and fdinfo agree within 1% per client and engine under a mixed

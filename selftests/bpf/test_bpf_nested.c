@@ -9,7 +9,7 @@
  * a worker (task context) and OP_BUSY jobs in its hrtimer (hard IRQ), so
  * with both kinds running on both CPUs the timer interrupts the programs
  * of the worker's events now and then. The "_nested" programs must then
- * take exactly the events the first ones missed (bpf/drmacct.bpf.c,
+ * take exactly the events the first ones missed (bpf/drmacct/,
  * nesting[]), and nothing may be lost:
  *   - per process, its PROC_EXIT record: drmacct path (acct_busy_ns) equal
  *     to the sum of its jobs' [start_ns, end_ns] and acct_jobs to their

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A job's end traced before its begin (bpf/drmacct.bpf.c, struct
+ * A job's end traced before its begin (bpf/drmacct/helper.bpf.c, struct
  * dac_usage_val in bpf/drmacct_bpf.h).
  *
  * The helper fires drmacct_job_begin after its write section, so a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The gpu_scheduler maps of the BPF accounting (bpf/drmacct.bpf.c) past
+ * The gpu_scheduler maps of the BPF accounting (bpf/drmacct/sched.bpf.c) past
  * their capacity: nothing is evicted, every refused insert is counted and
  * the jobs concerned counted lost, and once the pressure is gone the rings
  * that have an entry charge exactly again.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Processes and containers in the BPF accounting (bpf/drmacct.bpf.c):
+ * Processes and containers in the BPF accounting (bpf/drmacct/):
  *   1. many short-lived processes, each submitting jobs: every one gets a
  *      PROC_EXIT record whose rings sum to its total and whose total and
  *      job count match the ground truth (WAIT), and the per-process maps

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Concurrency of the BPF accounting (bpf/drmacct.bpf.c, user/lib/bpf.c):
+ * Concurrency of the BPF accounting (bpf/drmacct/, user/lib/bpf.c):
  * reader processes hammer the usage entries of a client while jobs begin
  * and end on several engine instances (so on both vCPUs), and every read
  * must be a possible value: never more busy time than the engine's

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Thousands of schedulers in the BPF accounting (bpf/drmacct.bpf.c).
+ * Thousands of schedulers in the BPF accounting (bpf/drmacct/sched.bpf.c).
  *
  * simgpu is reloaded with queues=per_client: every open file gets its own
  * drm_gpu_scheduler per engine instance (five), all named like the

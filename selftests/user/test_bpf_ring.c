@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The lock-free updates and the ring busy-time rule of the BPF programs
- * (bpf/dac_atomic.h, the very code drmacct.bpf.c includes), run on the host:
+ * (bpf/dac_atomic.h, the very code bpf/drmacct/ includes), run on the host:
  *   - a ring's charges sum to the union of its jobs' [run, done] intervals,
  *     never more than wall time, for hand-made and random event orders;
  *   - a ring that completes in order charges each job done - max(run,

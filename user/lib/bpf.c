@@ -188,7 +188,7 @@ static void size_maps(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 }
 
 /*
- * Set the sweep's timer up: sweep_init() (drmacct.bpf.c), run once here
+ * Set the sweep's timer up: sweep_init() (proc.bpf.c), run once here
  * after the load, gives it its callback, so that no exit program carries
  * the verification of that callback. It does nothing where use_timer is
  * false (PREEMPT_RT). The timer holds the program from then on; it goes
@@ -341,7 +341,7 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 	/*
 	 * Every job begun from now on has its begin seen: its end may come
 	 * first and take the running count below what runs, its begin puts
-	 * it back (drmacct.bpf.c, jobs_seen_from).
+	 * it back (helper.bpf.c, jobs_seen_from).
 	 */
 	b->skel->data->jobs_seen_from = dac_bpf_mono_ns();
 	*out = b;

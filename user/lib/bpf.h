@@ -2,7 +2,7 @@
 /*
  * bpf.h - libdrmacct's BPF loader and map reader.
  *
- * The programs in bpf/drmacct.bpf.c account GPU usage live from two sources:
+ * The programs in bpf/drmacct/ account GPU usage live from two sources:
  * drmacct's own tracepoints (per-client, per-engine busy time, cycles, job
  * counts, memory; a client table; a CLIENT_EXIT record with the final totals
  * of every client that closes) and the kernel's gpu_scheduler tracepoints

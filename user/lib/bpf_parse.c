@@ -281,7 +281,7 @@ const struct dac_tp_field dac_bpf_sched61_fields[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-/* struct tp617_* in drmacct.bpf.c */
+/* struct tp617_* in bpf/drmacct/sched.bpf.c */
 const struct dac_tp_field dac_bpf_sched617_fields[] = {
 	{ "gpu_scheduler/drm_sched_job_queue", "fence_context", 24, NULL },
 	{ "gpu_scheduler/drm_sched_job_queue", "fence_seqno", 32, NULL },

@@ -831,7 +831,7 @@ static int total_usage_cb(const void *key, const void *val, void *arg)
 
 /*
  * The totals map holds closed clients' jobs; open clients' are in their
- * usage entries, which a close moves into it (bpf/drmacct.bpf.c,
+ * usage entries, which a close moves into it (bpf/drmacct/helper.bpf.c,
  * close_fold()). A read counts both, and is taken only when no move began
  * or was under way while it ran: else a moving client would count twice or
  * not at all.

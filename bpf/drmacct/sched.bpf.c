@@ -1,0 +1,893 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * sched.bpf.c - the kernel's gpu_scheduler tracepoints (6.1 and 6.17 event sets):
+ * busy time per process and ring, and per DRM client id on 6.17+.
+ */
+#include "drmacct.h"
+
+/* ---- gpu_scheduler: common handlers --------------------------------------- */
+
+/*
+ * Who queued the job: the process (tgid, its group leader's name), its
+ * cgroup and cookie. Jobs queued by kernel threads (kworkers, on behalf of
+ * whoever) are all the kernel's: tgid DAC_TGID_KERNEL, "[kernel]".
+ */
+static __always_inline void fill_submitter(struct inflight_val *v)
+{
+	/*
+	 * Direct loads through the task's BTF pointer (the verifier makes
+	 * them fault-safe), not bpf_probe_read_kernel() calls: once per job.
+	 */
+	struct task_struct *task = bpf_get_current_task_btf(), *leader;
+	__u64 *comm = (__u64 *)v->comm;
+
+	v->queued_ns = bpf_ktime_get_ns();
+	if (task->flags & DAC_PF_KTHREAD) {
+		v->tgid = DAC_TGID_KERNEL;
+		__builtin_memcpy(v->comm, "[kernel]", 9);
+		return;
+	}
+	leader = task->group_leader;
+	v->tgid = bpf_get_current_pid_tgid() >> 32;
+	v->start_ns = leader->start_time;
+	v->cookie = cookie_of_current();
+	v->cgroup_id = bpf_get_current_cgroup_id();
+	/* comm is 16 bytes, NUL-padded by the kernel: two loads */
+	comm[0] = *(__u64 *)&leader->comm[0];
+	comm[1] = *(__u64 *)&leader->comm[8];
+}
+
+/* Job @v is followed from now: its process has one more in flight. */
+static __always_inline void proc_job_queued(struct inflight_val *v)
+{
+	bool refused;
+	struct dac_proc_val *p = proc_of(v->tgid, v->start_ns, v->cookie, v->cgroup_id, v->comm,
+					 &refused);
+
+	if (!p)
+		return;
+	p->last_ns = v->queued_ns;
+	__sync_fetch_and_add(&p->queued, 1);
+	v->counted = DAC_COUNTED_QUEUED;
+}
+
+/*
+ * A job that ran on ring @ring_id is dropped without its completion (its
+ * entry overwritten): the ring no longer counts it active.
+ */
+static __always_inline void ring_forget(__u32 ring_id)
+{
+	struct dac_ring_val *r = bpf_map_lookup_elem(&rings, &ring_id);
+
+	if (r)
+		atomic_dec_nonzero(&r->active);
+}
+
+/*
+ * A job the programs did not follow (no in-flight entry) completes now on
+ * the scheduler at @ident (0: the event does not say): its ring has been
+ * busy with it up to now, so no later completion there is charged its
+ * time. Not charged to anyone (the jobs are counted lost or orphans).
+ */
+static __always_inline void ring_unfollowed_done(__u64 ident)
+{
+	struct dac_ring_val *r;
+	__u32 *idp;
+
+	if (!ident)
+		return;
+	idp = bpf_map_lookup_elem(&ring_ids, &ident);
+	if (!idp)
+		return;
+	r = bpf_map_lookup_elem(&rings, idp);
+	if (r)
+		atomic_max(&r->charged_ns, bpf_ktime_get_ns());
+}
+
+/*
+ * A new job is followed under @key of @map (inflight, inflight617), where
+ * an earlier job's entry may still be: on 6.1 the key is the address of
+ * the finished fence, which a job a kill dropped (no event) freed and a
+ * new one now has. That entry goes, and its count with it, so that its
+ * process does not wait for it for ever.
+ */
+static __always_inline void release_stale(void *map, const void *key)
+{
+	struct inflight_val *v = bpf_map_lookup_elem(map, key), old;
+
+	if (!v)
+		return;
+	__builtin_memcpy(&old, v, sizeof(old));
+	if (bpf_map_delete_elem(map, key))
+		return;		/* another program took it */
+	stat_inc(DAC_STAT_STALE_RELEASED);
+	/* It ran: its ring must not stay busy for it (it would charge idle gaps). */
+	if (old.run_ns && old.ring_id)
+		ring_forget(old.ring_id);
+	proc_job_gone(old.tgid, old.start_ns, old.counted);
+}
+
+/*
+ * A new job could not be followed (@err: its in-flight entry refused,
+ * counted by map_put()): counted lost, and nothing of it stays -- its
+ * process does not wait for it, and its ring never counts it active.
+ */
+static __always_inline void sched_lost(struct inflight_val *v)
+{
+	stat_inc(DAC_STAT_SCHED_LOST);
+	proc_job_gone(v->tgid, v->start_ns, v->counted);
+}
+
+/*
+ * Follow the job @v under @key of @map (enum dac_map_id @id): one insert
+ * when the key is free (the common case); an entry already there is stale
+ * (release_stale()) and the job replaces it.
+ */
+static __always_inline long follow_job(void *map, __u32 id, const void *key,
+				       struct inflight_val *v)
+{
+	long err;
+
+	proc_job_queued(v);
+	err = bpf_map_update_elem(map, key, v, BPF_NOEXIST);
+	if (err == -DAC_EEXIST) {
+		release_stale(map, key);
+		err = bpf_map_update_elem(map, key, v, BPF_ANY);
+	}
+	if (err) {
+		map_fail(id, err);
+		sched_lost(v);
+	}
+	return err;
+}
+
+static __always_inline void on_sched_queue(__u64 fence)
+{
+	struct inflight_val v = {};
+
+	fill_submitter(&v);
+	follow_job(&inflight, DAC_MAP_INFLIGHT, &fence, &v);
+}
+
+/*
+ * Ring id of the ring identified by @ident (a kernel address, or a hash of
+ * its name), named @name (already read, on the BPF stack).
+ */
+static __always_inline __u32 ring_id_of(__u64 ident, const char *name)
+{
+	struct dac_ring_val r = {};
+	__u32 *idp, id;
+
+	idp = bpf_map_lookup_elem(&ring_ids, &ident);
+	if (idp)
+		return *idp;
+	__builtin_memcpy(r.name, name, sizeof(r.name));
+	/*
+	 * A new ring (once per scheduler): a fresh id, never reused, so two
+	 * rings never share one. Without room (counted) the job runs on ring
+	 * 0, none: charged nowhere, counted lost at its completion.
+	 */
+	id = __sync_fetch_and_add(&next_ring_id, 1) + 1;
+	if (map_put(&rings, DAC_MAP_RINGS, &id, &r, BPF_NOEXIST))
+		return 0;
+	if (bpf_map_update_elem(&ring_ids, &ident, &id, BPF_NOEXIST)) {
+		/* Another CPU named the same ring first: use its id. */
+		bpf_map_delete_elem(&rings, &id);
+		idp = bpf_map_lookup_elem(&ring_ids, &ident);
+		return idp ? *idp : 0;
+	}
+	return id;
+}
+
+/*
+ * A job of process (@tgid, @start_ns) counted as queued runs at @now: it
+ * moves to the process's in-flight count. Its process's entry has gone
+ * only when the sweep wrote it (nothing moved for long): then nothing.
+ */
+static __always_inline void proc_job_ran(__u32 tgid, __u64 start_ns, __u64 now)
+{
+	struct dac_proc_val *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	if (!p || !proc_same(p, start_ns))
+		return;
+	p->last_ns = now;
+	__sync_fetch_and_add(&p->inflight, 1);
+	atomic_dec_nonzero(&p->queued);
+}
+
+/* Job @v runs on ring @ring_id now: an idle ring's charging starts here. */
+static __always_inline void ring_run(struct inflight_val *v, __u32 ring_id)
+{
+	struct dac_ring_val *r;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (v->run_ns)
+		return;		/* run again (resubmitted after a reset): one job */
+	v->run_ns = now;
+	v->ring_id = ring_id;
+	r = bpf_map_lookup_elem(&rings, &ring_id);
+	if (r)
+		dac_ring_run(r, now);
+	/* From queued to in flight: this one will get its completion. */
+	if (__sync_val_compare_and_swap(&v->counted, DAC_COUNTED_QUEUED, DAC_COUNTED_RUN) ==
+	    DAC_COUNTED_QUEUED)
+		proc_job_ran(v->tgid, v->start_ns, now);
+}
+
+static __always_inline void on_sched_run(__u64 fence, __u32 ring_id)
+{
+	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
+
+	if (!v)
+		return;		/* queued before attach: counted at done */
+	ring_run(v, ring_id);
+}
+
+/* Ring @ring_id among process @p's rings; false when its slots are full. */
+static __always_inline bool proc_add_ring(struct dac_proc_val *p, __u32 ring_id)
+{
+	for (int i = 0; i < DAC_PROC_MAX_RINGS; i++) {
+		__u32 cur = *(volatile __u32 *)&p->ring_ids[i];
+
+		if (cur == ring_id)
+			return true;
+		if (!cur && (__sync_val_compare_and_swap(&p->ring_ids[i], 0, ring_id) == 0 ||
+			     p->ring_ids[i] == ring_id))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Charge the finished job @v by dac_ring_done() to its ring, its
+ * (process, ring) entry and its process. Returns the charge.
+ */
+static __always_inline __u64 charge_job(const struct inflight_val *v)
+{
+	struct dac_sched_val szero = {}, *s;
+	struct dac_proc_val *p;
+	struct dac_sched_key k = {};
+	struct dac_ring_val *r;
+	__u64 busy = 0;
+	bool refused;
+
+	k.tgid = v->tgid;
+	k.ring_id = v->ring_id;
+	k.start_ns = v->start_ns;
+	r = bpf_map_lookup_elem(&rings, &k.ring_id);
+	if (r)
+		busy = dac_ring_done(r, bpf_ktime_get_ns());
+	/*
+	 * The process first: a stale entry of an earlier process with this
+	 * tgid takes its sched_usage entries with it before this job adds.
+	 */
+	p = proc_of(k.tgid, v->start_ns, v->cookie, v->cgroup_id, v->comm, &refused);
+	if (refused)
+		return busy;	/* counted (proc_late, busy); its process is written */
+	szero.cookie = v->cookie;
+	szero.cgroup_id = v->cgroup_id;
+	__builtin_memcpy(szero.comm, v->comm, sizeof(szero.comm));
+	s = lookup_or_init(&sched_usage, &k, &szero, DAC_MAP_SCHED_USAGE);
+	if (s) {
+		__sync_fetch_and_add(&s->busy_ns, busy);
+		__sync_fetch_and_add(&s->jobs, 1);
+	}
+	if (!p)
+		return busy;	/* procs full or busy (counted) */
+	__sync_fetch_and_add(&p->busy_ns, busy);
+	__sync_fetch_and_add(&p->jobs, 1);
+	if (!proc_add_ring(p, k.ring_id))
+		__sync_fetch_and_or(&p->flags, DAC_EXIT_F_TRUNCATED);
+	return busy;
+}
+
+/*
+ * Take the job completing now out of @map (inflight or inflight617) into
+ * @job. The two programs of a completion both come here: the one that
+ * deletes the entry has the job; @nested is the second program, which
+ * finds one only when the kernel skipped the first (see nesting[]).
+ * Returns false when there is nothing to charge: a job queued before
+ * attach or whose in-flight entry was refused (counted once, by the first
+ * program, as an orphan; its ring @sched, a kernel address or 0 when the
+ * event does not name it, moves past it), or one that ran on no ring
+ * (counted lost).
+ */
+static __always_inline bool sched_take(void *map, const void *key, struct inflight_val *job,
+				       bool nested, __u64 sched)
+{
+	struct inflight_val *v = bpf_map_lookup_elem(map, key);
+
+	if (!v) {
+		if (!nested) {
+			stat_inc(DAC_STAT_SCHED_ORPHAN_DONE);
+			ring_unfollowed_done(sched);
+		}
+		return false;
+	}
+	__builtin_memcpy(job, v, sizeof(*job));
+	if (bpf_map_delete_elem(map, key))
+		return false;	/* the other program of this event has it */
+	if (nested)
+		stat_inc(DAC_STAT_NESTED_SCHED_DONE);
+	if (!job->run_ns || !job->ring_id) {
+		stat_inc(job->run_ns ? DAC_STAT_SCHED_LOST : DAC_STAT_SCHED_ORPHAN_DONE);
+		proc_job_gone(job->tgid, job->start_ns, job->counted);
+		return false;
+	}
+	return true;
+}
+
+static __always_inline void on_sched_done(__u64 fence, bool nested, __u64 sched)
+{
+	struct inflight_val job;
+
+	if (!sched_take(&inflight, &fence, &job, nested, sched))
+		return;
+	charge_job(&job);
+	proc_job_gone(job.tgid, job.start_ns, job.counted);
+}
+
+/* ---- gpu_scheduler: tp_btf (types from gpu_sched's module BTF) ---------- */
+
+/* Only the fields used; CO-RE relocates them against gpu_sched's BTF. */
+struct dma_fence___dac {
+	__u64 seqno;
+} __attribute__((preserve_access_index));
+
+struct drm_gpu_scheduler___dac {
+	const char *name;
+} __attribute__((preserve_access_index));
+
+struct drm_sched_fence___dac {
+	struct dma_fence finished;
+	struct drm_gpu_scheduler___dac *sched;
+} __attribute__((preserve_access_index));
+
+/*
+ * The scheduler of fence @sf (a ring_ids key), for unfollowed completions.
+ * tp_btf programs load through their typed arguments directly (the
+ * verifier makes the loads fault-safe): no bpf_probe_read_kernel() call.
+ */
+#define FENCE_SCHED(sf)	((__u64)(sf)->sched)
+
+struct drm_sched_job___dac {
+	struct drm_gpu_scheduler___dac *sched;
+	struct drm_sched_fence___dac *s_fence;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 job_fence(struct drm_sched_job___dac *job)
+{
+	struct drm_sched_fence___dac *sf = job->s_fence;
+
+	return (__u64)__builtin_preserve_access_index(&sf->finished);
+}
+
+SEC("tp_btf/drm_sched_job")
+int BPF_PROG(sb_queue, struct drm_sched_job___dac *job, void *entity)
+{
+	if (!job)
+		return 0;
+	on_sched_queue(job_fence(job));
+	return 0;
+}
+
+SEC("tp_btf/drm_run_job")
+int BPF_PROG(sb_run, struct drm_sched_job___dac *job, void *entity)
+{
+	struct drm_gpu_scheduler___dac *sched;
+	char name[DAC_NAME_LEN] = {};
+	__u32 *idp, id;
+	__u64 ident;
+
+	if (!job)
+		return 0;
+	sched = job->sched;
+	ident = (__u64)sched;
+	idp = bpf_map_lookup_elem(&ring_ids, &ident);
+	if (idp) {
+		id = *idp;
+	} else {
+		if (bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(sched, name)) < 0)
+			stat_inc(DAC_STAT_READ_FAULT);
+		id = ring_id_of(ident, name);
+	}
+	on_sched_run(job_fence(job), id);
+	return 0;
+}
+
+SEC("tp_btf/drm_sched_process_job")
+int BPF_PROG(sb_done, struct drm_sched_fence___dac *sf)
+{
+	if (!sf)
+		return 0;
+	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), false,
+		      FENCE_SCHED(sf));
+	return 0;
+}
+
+/* The completions sb_done missed (see nesting[]). */
+SEC("tp_btf/drm_sched_process_job")
+int BPF_PROG(sb_done_n, struct drm_sched_fence___dac *sf)
+{
+	if (!sf)
+		return 0;
+	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), true, 0);
+	return 0;
+}
+
+/* ---- gpu_scheduler: plain tracepoints (6.1 record layouts) -------------- */
+
+struct tp_sched_job {
+	struct trace_entry ent;
+	__u64 entity;		/* struct drm_sched_entity *; drm_run_job: read */
+	__u64 fence;		/* &job->s_fence->finished */
+	__u32 name_loc;		/* __data_loc char[]: sched->name */
+	__u32 pad;
+	__u64 id;
+	__u32 job_count;
+	__s32 hw_job_count;
+};
+
+struct tp_sched_process_job {
+	struct trace_entry ent;
+	__u64 fence;		/* &s_fence->finished */
+};
+
+SEC("tracepoint/gpu_scheduler/drm_sched_job")
+int st_queue(struct tp_sched_job *ctx)
+{
+	on_sched_queue(TPS(ctx, fence));
+	return 0;
+}
+
+/* Only the fields used; CO-RE relocates them against gpu_sched's BTF. */
+struct drm_sched_rq___dac {
+	struct drm_gpu_scheduler___dac *sched;
+} __attribute__((preserve_access_index));
+
+struct drm_sched_entity___dac {
+	struct drm_sched_rq___dac *rq;
+} __attribute__((preserve_access_index));
+
+/*
+ * The scheduler that runs @entity's jobs (entity->rq->sched), 0 when the
+ * kernel's BTF does not describe these types (the relocations resolve to
+ * "absent" and the verifier drops the reads) or a read faults.
+ */
+static __always_inline __u64 entity_sched(__u64 entity)
+{
+	struct drm_sched_entity___dac *ent = (void *)entity;
+	struct drm_sched_rq___dac *rq = NULL;
+
+	if (!entity || !bpf_core_field_exists(ent->rq) || !bpf_core_field_exists(rq->sched))
+		return 0;
+	return (__u64)BPF_CORE_READ(ent, rq, sched);
+}
+
+SEC("tracepoint/gpu_scheduler/drm_run_job")
+int st_run(struct tp_sched_job *ctx)
+{
+	char name[DAC_NAME_LEN] = {};
+	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a */
+	__u64 sched;
+	__u32 *idp;
+
+	/*
+	 * The record has no scheduler pointer, but the job's entity: its run
+	 * queue's scheduler is the ring, as in the tp_btf variant (one ring
+	 * per scheduler however many share a name: xe, panthor, pvr have one
+	 * per user queue). Only where that cannot be read is a ring known by
+	 * its name, and equally named rings merge.
+	 */
+	sched = entity_sched(TPS(ctx, entity));
+	if (sched) {
+		idp = bpf_map_lookup_elem(&ring_ids, &sched);
+		if (idp) {
+			on_sched_run(TPS(ctx, fence), *idp);
+			return 0;
+		}
+	}
+	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
+		stat_inc(DAC_STAT_READ_FAULT);
+	if (sched) {
+		on_sched_run(TPS(ctx, fence), ring_id_of(sched, name));
+		return 0;
+	}
+	for (int i = 0; i < DAC_NAME_LEN; i++) {
+		if (!name[i])
+			break;
+		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
+	}
+	on_sched_run(TPS(ctx, fence), ring_id_of(hash, name));
+	return 0;
+}
+
+SEC("tracepoint/gpu_scheduler/drm_sched_process_job")
+int st_done(struct tp_sched_process_job *ctx)
+{
+	on_sched_done(TPS(ctx, fence), false, 0);
+	return 0;
+}
+
+/* ---- gpu_scheduler 6.17+: renamed events, joined by fence context:seqno */
+
+/*
+ * 6.17 renamed the events (drm_sched_job_queue, drm_sched_job_run,
+ * drm_sched_job_done) and dropped the pointers from their records: jobs are
+ * named by the finished fence's context and seqno, the queue and run events
+ * carry the DRM client id. The charge rule is the one above; each job is
+ * also charged to its client in sched_clients.
+ */
+/*
+ * A DRM client id of a real client: amdgpu gives its own kernel jobs
+ * (page table updates, clears, moves, ...) synthetic ids counting down
+ * from U64_MAX (AMDGPU_KERNEL_JOB_ID_*), which name no client; they would
+ * be phantom clients in sched_clients. Their jobs stay charged to their
+ * process and ring, under client id 0 (unknown).
+ */
+#define DAC_SYNTHETIC_CLIENT_MIN	(~0ull - 0xffff)
+
+static __always_inline __u64 real_client(__u64 client_id)
+{
+	return client_id >= DAC_SYNTHETIC_CLIENT_MIN ? 0 : client_id;
+}
+
+/*
+ * The last job queued by this task whose in-flight entry was refused (the
+ * map full): the queue twins (queue617_unseen()) find no entry for it
+ * either, and must not take it for one the first program missed -- that
+ * would try, refuse and count it lost again. Written on that rare path
+ * only; per task, since on 7.x a task may migrate between the programs of
+ * one event.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct dac_fence_key);
+} queue_refused SEC(".maps");
+
+static __always_inline void on617_queue(__u64 ctx, __u64 seqno, __u64 client_id)
+{
+	struct dac_fence_key k = { .context = ctx, .seqno = seqno }, *r;
+	struct inflight_val v = {};
+
+	fill_submitter(&v);
+	v.client_id = real_client(client_id);
+	if (!follow_job(&inflight617, DAC_MAP_INFLIGHT617, &k, &v))
+		return;
+	r = bpf_task_storage_get(&queue_refused, bpf_get_current_task_btf(), NULL,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (r)
+		*r = k;
+}
+
+static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, __u32 ring_id)
+{
+	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
+	struct inflight_val *v = bpf_map_lookup_elem(&inflight617, &k);
+
+	if (!v)
+		return;		/* queued before attach: counted at done */
+	ring_run(v, ring_id);
+	if (!v->client_id)
+		v->client_id = real_client(client_id);
+}
+
+static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested, __u64 sched)
+{
+	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
+	struct dac_sched_client_key ck = {};
+	struct dac_sched_client_val czero = {}, *c;
+	struct inflight_val job;
+	__u64 busy;
+
+	if (!sched_take(&inflight617, &k, &job, nested, sched))
+		return;
+	busy = charge_job(&job);
+	if (job.client_id) {
+		ck.client_id = job.client_id;
+		ck.ring_id = job.ring_id;
+		czero.tgid = job.tgid;
+		c = lookup_or_init(&sched_clients, &ck, &czero, DAC_MAP_SCHED_CLIENTS);
+		if (c) {
+			__sync_fetch_and_add(&c->busy_ns, busy);
+			__sync_fetch_and_add(&c->jobs, 1);
+		}
+	}
+	proc_job_gone(job.tgid, job.start_ns, job.counted);
+}
+
+/* tp_btf: the 6.17 types, relocated by CO-RE against gpu_sched's BTF. */
+struct dma_fence___dac617 {
+	__u64 context;
+	__u64 seqno;
+} __attribute__((preserve_access_index));
+
+struct drm_sched_fence___dac617 {
+	struct dma_fence___dac617 finished;
+	struct drm_gpu_scheduler___dac *sched;
+	__u64 drm_client_id;
+} __attribute__((preserve_access_index));
+
+struct drm_sched_job___dac617 {
+	struct drm_gpu_scheduler___dac *sched;
+	struct drm_sched_fence___dac617 *s_fence;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 fence617_client(struct drm_sched_fence___dac617 *sf)
+{
+	if (bpf_core_field_exists(sf->drm_client_id))
+		return sf->drm_client_id;
+	return 0;
+}
+
+SEC("tp_btf/drm_sched_job_queue")
+int BPF_PROG(sb17_queue, struct drm_sched_job___dac617 *job, void *entity)
+{
+	struct drm_sched_fence___dac617 *sf;
+
+	if (!job)
+		return 0;
+	sf = job->s_fence;
+	on617_queue(sf->finished.context, sf->finished.seqno, fence617_client(sf));
+	return 0;
+}
+
+/* The ring id of @job's scheduler (a new one on first sight). */
+static __always_inline __u32 btf617_ring(struct drm_sched_job___dac617 *job)
+{
+	struct drm_gpu_scheduler___dac *sched = job->sched;
+	char name[DAC_NAME_LEN] = {};
+	__u64 ident = (__u64)sched;
+	__u32 *idp = bpf_map_lookup_elem(&ring_ids, &ident);
+
+	if (idp)
+		return *idp;
+	if (bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(sched, name)) < 0)
+		stat_inc(DAC_STAT_READ_FAULT);
+	return ring_id_of(ident, name);
+}
+
+SEC("tp_btf/drm_sched_job_run")
+int BPF_PROG(sb17_run, struct drm_sched_job___dac617 *job, void *entity)
+{
+	struct drm_sched_fence___dac617 *sf;
+
+	if (!job)
+		return 0;
+	sf = job->s_fence;
+	on617_run(sf->finished.context, sf->finished.seqno, fence617_client(sf),
+		  btf617_ring(job));
+	return 0;
+}
+
+SEC("tp_btf/drm_sched_job_done")
+int BPF_PROG(sb17_done, struct drm_sched_fence___dac617 *sf)
+{
+	if (!sf)
+		return 0;
+	on617_done(sf->finished.context, sf->finished.seqno, false, FENCE_SCHED(sf));
+	return 0;
+}
+
+/*
+ * The events sb17_queue, sb17_run and sb17_done missed.
+ * Completions nest in interrupts (see nesting[]); and on 7.x all three run
+ * preemptible (tracepoints under SRCU, tp_btf programs with only migration
+ * disabled): a submitter or scheduler worker preempted inside one of them
+ * holds it on its CPU, and the next task there that fires the event is
+ * skipped. Under load that is common (test_bpf_nested on 7.3, 20 s: 1,747
+ * queue and 5,426 run events skipped), and one twin was often held by a
+ * preempted task as well (8 and 192 of them lost). So each event has three
+ * twins, attached after it; one of them is skipped only when four tasks on
+ * the CPU are preempted inside the four programs at once. The job's
+ * in-flight entry makes it exactly once: queue creates it, run stamps its
+ * run time, done deletes it, so a twin acts only on a job no program before
+ * it has seen -- queue: no entry; run: an entry without a run time; done:
+ * the delete that succeeds.
+ */
+static __always_inline void queue617_unseen(struct drm_sched_job___dac617 *job)
+{
+	struct drm_sched_fence___dac617 *sf;
+	struct dac_fence_key k, *r;
+
+	if (!job)
+		return;
+	sf = job->s_fence;
+	k.context = sf->finished.context;
+	k.seqno = sf->finished.seqno;
+	if (bpf_map_lookup_elem(&inflight617, &k))
+		return;
+	r = bpf_task_storage_get(&queue_refused, bpf_get_current_task_btf(), NULL, 0);
+	if (r && r->context == k.context && r->seqno == k.seqno)
+		return;	/* seen and refused: counted once */
+	stat_inc(DAC_STAT_NESTED_SCHED_QUEUE);
+	on617_queue(k.context, k.seqno, fence617_client(sf));
+}
+
+static __always_inline void run617_unseen(struct drm_sched_job___dac617 *job)
+{
+	struct drm_sched_fence___dac617 *sf;
+	struct dac_fence_key k;
+	struct inflight_val *v;
+
+	if (!job)
+		return;
+	sf = job->s_fence;
+	k.context = sf->finished.context;
+	k.seqno = sf->finished.seqno;
+	v = bpf_map_lookup_elem(&inflight617, &k);
+	if (!v || v->run_ns)
+		return;	/* queued before attach, or seen */
+	stat_inc(DAC_STAT_NESTED_SCHED_RUN);
+	on617_run(k.context, k.seqno, fence617_client(sf), btf617_ring(job));
+}
+
+static __always_inline void done617_unseen(struct drm_sched_fence___dac617 *sf)
+{
+	if (sf)
+		on617_done(sf->finished.context, sf->finished.seqno, true, 0);
+}
+
+#define BTF617_TWINS(n)									\
+SEC("tp_btf/drm_sched_job_queue")							\
+int BPF_PROG(sb17_queue_n##n, struct drm_sched_job___dac617 *job, void *entity)	\
+{											\
+	queue617_unseen(job);								\
+	return 0;									\
+}											\
+SEC("tp_btf/drm_sched_job_run")								\
+int BPF_PROG(sb17_run_n##n, struct drm_sched_job___dac617 *job, void *entity)	\
+{											\
+	run617_unseen(job);								\
+	return 0;									\
+}											\
+SEC("tp_btf/drm_sched_job_done")							\
+int BPF_PROG(sb17_done_n##n, struct drm_sched_fence___dac617 *sf)		\
+{											\
+	done617_unseen(sf);								\
+	return 0;									\
+}
+
+BTF617_TWINS(1)
+BTF617_TWINS(2)
+BTF617_TWINS(3)
+
+/* Plain tracepoints: the 6.17 record layouts (checked by the loader). */
+struct tp617_sched_job {
+	struct trace_entry ent;
+	__u32 name_loc;		/* __data_loc char[]: ring name */
+	__u32 job_count;
+	__s32 hw_job_count;
+	__u32 dev_loc;		/* __data_loc char[]: dev_name() */
+	__u64 fence_context;
+	__u64 fence_seqno;
+	__u64 client_id;
+};
+
+struct tp617_job_done {
+	struct trace_entry ent;
+	__u64 fence_context;
+	__u64 fence_seqno;
+};
+
+SEC("tracepoint/gpu_scheduler/drm_sched_job_queue")
+int st17_queue(struct tp617_sched_job *ctx)
+{
+	on617_queue(TPS(ctx, fence_context), TPS(ctx, fence_seqno), TPS(ctx, client_id));
+	return 0;
+}
+
+/*
+ * The plain 6.17 records name no scheduler, but drm_sched_job_run fires in
+ * the scheduler's own run-job work item (drm_sched_run_job_work()), so the
+ * workqueue worker running it knows which: current's kthread data is its
+ * struct worker, whose current_work is &sched->work_run_job. Only the
+ * fields used, relocated by CO-RE against vmlinux's BTF (task, kthread,
+ * worker) and gpu_sched's (the scheduler).
+ */
+#define DAC_PF_WQ_WORKER	0x00000020	/* task_struct.flags: a workqueue worker */
+
+struct kthread___dac {
+	void *data;		/* a workqueue worker's struct worker */
+} __attribute__((preserve_access_index));
+
+struct worker___dac {
+	void *current_work;	/* struct work_struct * being run */
+} __attribute__((preserve_access_index));
+
+struct work_struct___dac {
+	long data;
+} __attribute__((preserve_access_index));
+
+struct drm_gpu_scheduler___dac617 {
+	const char *name;
+	struct work_struct___dac work_run_job;
+} __attribute__((preserve_access_index));
+
+/*
+ * The scheduler whose run-job work this CPU is running, if the name at its
+ * name pointer is @name (the record's ring name): 0 otherwise -- not in a
+ * workqueue worker, another work item, a read that faults, or a kernel
+ * whose BTF does not describe the way there (the relocations resolve to
+ * "absent" and the verifier drops the reads).
+ */
+static __always_inline __u64 running_sched(const char *name)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct drm_gpu_scheduler___dac617 *sched = NULL;
+	struct kthread___dac *kt = NULL;
+	struct worker___dac *w = NULL;
+	char sname[DAC_NAME_LEN] = {};
+	__u64 work;
+
+	if (!bpf_core_field_exists(task->worker_private) || !bpf_core_field_exists(kt->data) ||
+	    !bpf_core_field_exists(w->current_work) ||
+	    !bpf_core_field_exists(sched->work_run_job) || !bpf_core_field_exists(sched->name))
+		return 0;
+	if (!(BPF_CORE_READ(task, flags) & DAC_PF_WQ_WORKER))
+		return 0;
+	kt = BPF_CORE_READ(task, worker_private);
+	w = BPF_CORE_READ(kt, data);
+	work = (__u64)BPF_CORE_READ(w, current_work);
+	if (!work)
+		return 0;
+	sched = (void *)(work - bpf_core_field_offset(sched->work_run_job));
+	if (bpf_probe_read_kernel_str(sname, sizeof(sname), BPF_CORE_READ(sched, name)) < 0)
+		return 0;
+	for (int i = 0; i < DAC_NAME_LEN; i++) {
+		if (sname[i] != name[i])
+			return 0;
+		if (!name[i])
+			break;
+	}
+	return (__u64)sched;
+}
+
+SEC("tracepoint/gpu_scheduler/drm_sched_job_run")
+int st17_run(struct tp617_sched_job *ctx)
+{
+	char name[DAC_NAME_LEN] = {}, dev[DAC_NAME_LEN] = {};
+	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a over dev, '/', name */
+	__u64 fctx = TPS(ctx, fence_context), seqno = TPS(ctx, fence_seqno);
+	__u64 client = TPS(ctx, client_id), sched;
+	__u32 *idp;
+
+	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
+		stat_inc(DAC_STAT_READ_FAULT);
+	/*
+	 * A ring is its scheduler, as with tp_btf: one ring per scheduler
+	 * however many share a name (xe, panthor, pvr have one per user
+	 * queue). Only where that cannot be found is a ring (dev, name), the
+	 * record's two names, and equally named rings of one device merge.
+	 */
+	sched = running_sched(name);
+	if (sched) {
+		idp = bpf_map_lookup_elem(&ring_ids, &sched);
+		on617_run(fctx, seqno, client, idp ? *idp : ring_id_of(sched, name));
+		return 0;
+	}
+	if (bpf_probe_read_kernel_str(dev, sizeof(dev), DATA_LOC(ctx, TPS(ctx, dev_loc))) < 0)
+		stat_inc(DAC_STAT_READ_FAULT);
+	for (int i = 0; i < DAC_NAME_LEN; i++) {
+		if (!dev[i])
+			break;
+		hash = (hash ^ (__u8)dev[i]) * 0x100000001b3ull;
+	}
+	hash = (hash ^ (__u8)'/') * 0x100000001b3ull;
+	for (int i = 0; i < DAC_NAME_LEN; i++) {
+		if (!name[i])
+			break;
+		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
+	}
+	on617_run(fctx, seqno, client, ring_id_of(hash, name));
+	return 0;
+}
+
+SEC("tracepoint/gpu_scheduler/drm_sched_job_done")
+int st17_done(struct tp617_job_done *ctx)
+{
+	on617_done(TPS(ctx, fence_context), TPS(ctx, fence_seqno), false, 0);
+	return 0;
+}
