@@ -275,7 +275,7 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 	b->skel->rodata->tp_shift_drmacct = shift_drmacct;
 	b->skel->rodata->tp_shift_sched = shift_sched;
 	/* PREEMPT_RT refuses bpf_timer: the sweep then runs at forks and exits */
-	b->skel->rodata->use_timer = !dac_bpf_kernel_is_rt();
+	b->skel->rodata->use_timer = dac_bpf_sweep_timer_ok();
 	if (o->test_break_btf) {
 		/* A log buffer below the kernel's minimum: BPF_PROG_LOAD says EINVAL. */
 		static char tiny_log[8];

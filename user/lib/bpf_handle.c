@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <sched.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -250,4 +251,14 @@ bool dac_bpf_kernel_is_rt(void)
 	if (f)
 		fclose(f);
 	return c == '1';
+}
+
+bool dac_bpf_sweep_timer_ok(void)
+{
+	struct utsname u;
+	unsigned int major = 0, minor = 0;
+
+	if (dac_bpf_kernel_is_rt() || uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 12);
 }

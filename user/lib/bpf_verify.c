@@ -175,7 +175,7 @@ static int verify_one(size_t index, struct dac_bpf_verdict *v, bool stats)
 		return -ENOENT;
 	}
 	shrink_maps(s->obj);
-	s->rodata->use_timer = !dac_bpf_kernel_is_rt();
+	s->rodata->use_timer = dac_bpf_sweep_timer_ok();
 	if (stats) {
 		bpf_program__set_log_buf(mine, slog, sizeof(slog));
 		bpf_program__set_log_level(mine, 4);	/* BPF_LOG_STATS */
