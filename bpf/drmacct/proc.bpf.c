@@ -43,6 +43,7 @@
 const volatile bool use_timer = true;
 __u32 sweep_waiting;		/* no timer: an exited process waits */
 __u64 sweep_next_ns;		/* no timer: no sweep before this */
+__u32 sweep_unknown;		/* never written: 0 (sweep_pass()) */
 
 struct sweep_val {
 	struct bpf_timer timer;
@@ -158,6 +159,19 @@ __noinline int sweep_write(__u32 tgid, __u64 now)
 static __noinline __u32 sweep_pass(void)
 {
 	struct sweep_ctx c = { .now = bpf_ktime_get_ns() };
+
+	/*
+	 * Zero, from a global the verifier cannot know (a load from a map
+	 * it does not freeze), not the constant: verifiers before 6.7 check
+	 * a bpf_for_each_map_elem() callback as if it ran once, so with a
+	 * known 0 in c.n they proved `n >= DAC_SWEEP_BATCH` in sweep_proc()
+	 * and `i >= c.n` below for i > 0 never or always taken and wired
+	 * those branches dead. 6.1 then wrote due[4] and due[5] over the
+	 * saved frame pointer when six were due (the timer callback faulted
+	 * at its return), and wrote one record per pass without a timer.
+	 */
+	c.n = *(volatile __u32 *)&sweep_unknown;
+	c.waiting = *(volatile __u32 *)&sweep_unknown;
 
 	bpf_for_each_map_elem(&procs, sweep_proc, &c, 0);
 	for (int i = 0; i < DAC_SWEEP_BATCH; i++) {

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -331,16 +330,6 @@ DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 #define KILLED		6
 #define LONG_BLOCK_MS	4000
 
-/* Before 6.12: see the skip in more_killed_than_one_sweep_pass_writes. */
-static bool before_6_12(void)
-{
-	unsigned int major = 0, minor = 0;
-	struct utsname u;
-
-	return !uname(&u) && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
-	       (major < 6 || (major == 6 && minor < 12));
-}
-
 DT_TEST_TIMEOUT(more_killed_than_one_sweep_pass_writes, 300)
 {
 	struct dac_bpf_load_opts o = { 0 };
@@ -357,17 +346,6 @@ DT_TEST_TIMEOUT(more_killed_than_one_sweep_pass_writes, 300)
 	int to_child[KILLED][2], from_child[KILLED][2], fd;
 	char node[64], go = 'g';
 
-	/*
-	 * A known failure, not yet understood: on 6.1 two of the six killed
-	 * processes got no record within 30 s (4 written, 200 of 300 stale
-	 * entries released), and the program then hung until its timeout;
-	 * with the bpf_timer sweep the 6.1 guest once faulted in the timer
-	 * callback in this case (bpf.rst, "Process exits"). 6.12 (stock and
-	 * RT) and 7.3 pass. Skipped before 6.12, and on the expected-skips
-	 * list, until it is found.
-	 */
-	if (before_6_12())
-		DT_SKIP("6.1: the six-kills sweep case is a known failure (issue 24)");
 	b = sg_bpf_load(&o);
 
 	memset(last, 0, sizeof(last));

@@ -16,7 +16,6 @@
 #include <sys/sysmacros.h>
 #include <sched.h>
 #include <time.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -255,10 +254,5 @@ bool dac_bpf_kernel_is_rt(void)
 
 bool dac_bpf_sweep_timer_ok(void)
 {
-	struct utsname u;
-	unsigned int major = 0, minor = 0;
-
-	if (dac_bpf_kernel_is_rt() || uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
-		return false;
-	return major > 6 || (major == 6 && minor >= 12);
+	return !dac_bpf_kernel_is_rt();
 }

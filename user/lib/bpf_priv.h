@@ -81,12 +81,9 @@ int dac_bpf_join(char *buf, size_t len, const char *a, const char *b, const char
  */
 bool dac_bpf_kernel_is_rt(void);
 /*
- * Whether the sweep may run on a bpf_timer here: not on PREEMPT_RT (which
- * refuses bpf_timer), and only from 6.12, the kernels it was tested on: in
- * the 6.1 guest its callback once faulted in interrupt context (a page
- * fault on a corrupted frame pointer in sweep_fire's epilogue, in
- * test_bpf_exits' many-kills case; cause not found). Elsewhere the sweep
- * runs at the next fork or exit after a period, as on PREEMPT_RT.
+ * Whether the sweep may run on a bpf_timer here: not on PREEMPT_RT, which
+ * refuses bpf_timer; there the sweep runs at the next fork or exit after a
+ * period.
  */
 bool dac_bpf_sweep_timer_ok(void);
 
