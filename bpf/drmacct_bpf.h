@@ -185,6 +185,17 @@ struct dac_sched_val {
 };
 
 /*
+ * cgroup_sched: key __u64 cgroup v2 id. gpu_scheduler busy time and jobs
+ * per cgroup, each job charged to the cgroup its submitter was in when it
+ * queued it (a process that moves keeps its earlier jobs where they ran).
+ * Jobs of kernel threads (cgroup id 0) are not counted here.
+ */
+struct dac_cgroup_val {
+	__u64 busy_ns;
+	__u64 jobs;
+};
+
+/*
  * procs: key __u32 tgid. A process that had scheduler jobs charged: its
  * sums and the rings it used, so that its exit (sched_process_exit) can
  * write one PROC_EXIT record and delete its sched_usage entries. A tgid
@@ -359,6 +370,7 @@ enum dac_map_id {
 	DAC_MAP_INFLIGHT617,
 	DAC_MAP_SCHED_CLIENTS,
 	DAC_MAP_PROCS,
+	DAC_MAP_CGROUP_SCHED,
 	DAC_MAP__COUNT
 };
 
@@ -419,7 +431,7 @@ enum dac_stat {
  * trusts the other pins. Bumped whenever a key, value or record changes.
  */
 #define DAC_LAYOUT_MAGIC	0x6472616363745f6dull	/* "drmacct_m" */
-#define DAC_LAYOUT_VERSION	10
+#define DAC_LAYOUT_VERSION	11
 
 struct dac_meta {
 	__u64 magic;

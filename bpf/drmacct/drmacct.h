@@ -229,6 +229,14 @@ DAC_EXTERN struct {
 	__type(value, struct dac_sched_val);
 } sched_usage SEC(".maps");
 
+/* cgroup v2 id -> scheduler busy time of the jobs queued from it */
+DAC_EXTERN struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct dac_cgroup_val);
+} cgroup_sched SEC(".maps");
+
 /*
  * 6.17+ set: {fence context, seqno} of the finished fence -> job being
  * followed. No kernel address in key or value, but not pinned either: it is

@@ -239,8 +239,26 @@ static __always_inline bool proc_add_ring(struct dac_proc_val *p, __u32 ring_id)
 }
 
 /*
+ * The cgroup job @v was queued from gets its charge @busy: per job, so a
+ * process that moved between cgroups splits its time where it ran.
+ */
+static __always_inline void cgroup_charge(const struct inflight_val *v, __u64 busy)
+{
+	struct dac_cgroup_val zero = {}, *g;
+	__u64 id = v->cgroup_id;
+
+	if (!id)
+		return;		/* kernel threads */
+	g = lookup_or_init(&cgroup_sched, &id, &zero, DAC_MAP_CGROUP_SCHED);
+	if (!g)
+		return;		/* full (counted) */
+	__sync_fetch_and_add(&g->busy_ns, busy);
+	__sync_fetch_and_add(&g->jobs, 1);
+}
+
+/*
  * Charge the finished job @v by dac_ring_done() to its ring, its
- * (process, ring) entry and its process. Returns the charge.
+ * (process, ring) entry, its cgroup and its process. Returns the charge.
  */
 static __always_inline __u64 charge_job(const struct inflight_val *v)
 {
@@ -257,6 +275,7 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
 	r = bpf_map_lookup_elem(&rings, &k.ring_id);
 	if (r)
 		busy = dac_ring_done(r, bpf_ktime_get_ns());
+	cgroup_charge(v, busy);
 	/*
 	 * The process first: a stale entry of an earlier process with this
 	 * tgid takes its sched_usage entries with it before this job adds.

@@ -952,6 +952,16 @@ DT_TEST_F_TIMEOUT(pinned, status_and_dump_json_match_what_happened, 90)
 		(uint64_t)(w.hw_end_ns - w.run_ns), (uint64_t)(w.signalled_ns - w.queued_ns));
 	DT_EXPECT_GE(jd_u64(sc, "busy_ns", 0), w.hw_end_ns - w.run_ns);
 	DT_EXPECT_LE(jd_u64(sc, "busy_ns", 0), w.signalled_ns - w.queued_ns);
+	/* The same one job, charged to the cgroup it was queued from: ours. */
+	{
+		const struct jd *g = jd_find(jd_path(dj, "sched_cgroups"), "cgroup_id",
+					     jd_u64(cl, "cgroup_id", 0));
+
+		DT_ASSERT_TRUE(g != NULL);
+		DT_EXPECT_EQ(jd_u64(g, "jobs", 0), (uint64_t)1);
+		DT_EXPECT_EQ(jd_u64(g, "busy_ns", 0), jd_u64(sc, "busy_ns", 1));
+		DT_EXPECT_TRUE(jd_str(g, "cgroup") && jd_str(g, "cgroup")[0] == '/');
+	}
 
 	jd_free(st);
 	jd_free(dj);

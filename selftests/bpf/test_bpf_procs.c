@@ -9,8 +9,9 @@
  *   2. two cgroups (cgroup2, mounted here) running different loads: the
  *      busy time per cgroup id of the PROC_EXIT records matches each
  *      cgroup's ground truth within 1% (drmacct's sums against the engine
- *      time, the scheduler's against the union of its jobs' [run, end]).
- *
+ *      time, the scheduler's against the union of its jobs' [run, end]);
+ *      a process that moves from one cgroup to another: cgroup_sched has
+ *      each job under the cgroup it was queued from;
  *   3. `drmacct list --source=bpf` shows each client's cgroup and
  *      --cgroup=PATH keeps the clients of PATH and below.
  *
@@ -801,6 +802,112 @@ DT_TEST_TIMEOUT(per_cgroup_busy_matches_ground_truth, 300)
 		DT_EXPECT_LE(c.busy[g], hi[g]);
 		rmdir(cg[g]);
 	}
+	if (mounted)
+		umount(CG_ROOT);
+	sg_dev_free(&dev);
+	dac_bpf_close(b);
+}
+
+/*
+ * Each job is charged to the cgroup it was queued from: a process runs
+ * MOVE_JOBS_A jobs in cgroup a, moves itself to b and runs MOVE_JOBS_B
+ * more. cgroup_sched has a's jobs under a and b's under b (with the
+ * process's first cgroup for all, a would have all five), each within its
+ * own jobs' measured bounds: a's last job ends before b's first is queued,
+ * so no charge spans the move.
+ */
+#define MOVE_JOBS_A	3
+#define MOVE_JOBS_B	2
+
+struct move_truth {
+	uint32_t jobs[2];
+	struct drm_simgpu_wait w[2][MAX_JOBS];
+};
+
+static void child_move(const char *node, unsigned int engine, const char *const cg[2], int wfd)
+{
+	static const unsigned int n[2] = { MOVE_JOBS_A, MOVE_JOBS_B };
+	static const uint64_t ms[2] = { 50, 80 };
+	struct move_truth t = { 0 };
+	uint64_t ids[MAX_JOBS];
+	int fd;
+
+	if (join_cgroup(cg[0]))
+		_exit(3);
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		_exit(2);
+	for (int g = 0; g < 2; g++) {
+		if (g && join_cgroup(cg[1]))
+			_exit(3);
+		for (unsigned int j = 0; j < n[g]; j++)
+			ids[j] = sg_submit_busy(fd, engine, SIMGPU_INSTANCE_ANY,
+						ms[g] * NSEC_PER_MSEC);
+		for (unsigned int j = 0; j < n[g]; j++)
+			sg_wait(fd, ids[j], &t.w[g][t.jobs[g]++]);
+	}
+	close(fd);
+	_exit(write(wfd, &t, sizeof(t)) == sizeof(t) ? 0 : 1);
+}
+
+DT_TEST_TIMEOUT(jobs_charged_to_the_cgroup_they_were_queued_from, 120)
+{
+	struct dac_bpf_load_opts o = { 0 };
+	static const char *const cg[2] = { CG_ROOT "/dac_mv_a", CG_ROOT "/dac_mv_b" };
+	struct dac_bpf_cgroup *rows = NULL;
+	const struct sg_engine *e;
+	struct move_truth t;
+	struct sg_dev dev;
+	struct dac_bpf *b;
+	uint64_t id[2];
+	bool mounted;
+	char node[64];
+	int pfd[2], status;
+	size_t n = 0;
+	pid_t pid;
+
+	if (!sg_is_root())
+		DT_SKIP("needs root");
+	sg_need_btf();
+	mounted = cgroups_make(cg);
+	for (int g = 0; g < 2; g++)
+		id[g] = cgroup_id(cg[g]);
+	e = simple_engine(&dev, node, sizeof(node));
+	b = sg_bpf_load(&o);
+	DT_ASSERT_EQ(pipe(pfd), 0);
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(pfd[0]);
+		child_move(node, e->index, cg, pfd[1]);
+	}
+	close(pfd[1]);
+	DT_ASSERT_EQ(read(pfd[0], &t, sizeof(t)), (ssize_t)sizeof(t));
+	close(pfd[0]);
+	DT_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	DT_ASSERT_EQ(status, 0);
+	/* Every job was waited for: each completion was charged before WAIT returned. */
+	DT_ASSERT_EQ(dac_bpf_read_cgroups(b, &rows, &n), 0);
+	for (int g = 0; g < 2; g++) {
+		const struct dac_bpf_cgroup *r = NULL;
+		uint64_t lo, hi;
+
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].cgroup_id == id[g])
+				r = &rows[i];
+		sg_sched_bounds(t.w[g], t.jobs[g], &lo, &hi);
+		dt_info("cgroup %s (id %" PRIu64 "): %" PRIu64 " jobs, %" PRIu64 " ns; its %u "
+			"jobs' bounds %" PRIu64 "..%" PRIu64 " ns", cg[g], id[g],
+			r ? r->jobs : 0, r ? r->busy_ns : 0, t.jobs[g], lo, hi);
+		DT_ASSERT_TRUE(r != NULL);
+		DT_EXPECT_EQ(r->jobs, (uint64_t)t.jobs[g]);
+		/* From drm_run_job to the completion: within the measured bounds, no allowance. */
+		DT_EXPECT_GE(r->busy_ns, lo);
+		DT_EXPECT_LE(r->busy_ns, hi);
+	}
+	free(rows);
+	for (int g = 0; g < 2; g++)
+		rmdir(cg[g]);
 	if (mounted)
 		umount(CG_ROOT);
 	sg_dev_free(&dev);

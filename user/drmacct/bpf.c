@@ -448,13 +448,14 @@ struct dump_data {
 	struct dac_bpf_usage *u;
 	struct dac_bpf_sched *s;
 	struct dac_bpf_sched_client *sc;
+	struct dac_bpf_cgroup *g;
 	struct dac_bpf_total *t;
 	struct dac_bpf_mem *m;
-	size_t nc, nu, ns, nsc, nt, nm;
+	size_t nc, nu, ns, nsc, ng, nt, nm;
 	uint64_t now;
 };
 
-static void dump_text(const struct dump_data *d)
+static void dump_text(struct dac_bpf *b, const struct dump_data *d)
 {
 	const struct dac_bpf_client *c = d->c;
 	const struct dac_bpf_usage *u = d->u;
@@ -492,6 +493,13 @@ static void dump_text(const struct dump_data *d)
 		       cli_printable(s[i].comm, b1, sizeof(b1)),
 		       cli_printable(s[i].ring, b2, sizeof(b2)), s[i].busy_ns, s[i].jobs,
 		       s[i].cgroup_id);
+	printf("\ngpu_scheduler per cgroup (%zu):\n%10s %16s %10s  %s\n", d->ng, "CGROUP_ID",
+	       "BUSY_NS", "JOBS", "CGROUP");
+	for (size_t i = 0; i < d->ng; i++)
+		printf("%10" PRIu64 " %16" PRIu64 " %10" PRIu64 "  %s\n", d->g[i].cgroup_id,
+		       d->g[i].busy_ns, d->g[i].jobs,
+		       cli_printable(dac_bpf_cgroup_path(b, d->g[i].cgroup_id, b1, sizeof(b1)), b2,
+				     sizeof(b2)));
 	if (!d->nsc)
 		return;
 	printf("\ngpu_scheduler per client (%zu):\n%8s %8s %-16s %16s %10s\n", d->nsc, "ID",
@@ -502,8 +510,9 @@ static void dump_text(const struct dump_data *d)
 		       d->sc[i].busy_ns, d->sc[i].jobs);
 }
 
-static int dump_json(const char *dir, const struct dump_data *d)
+static int dump_json(struct dac_bpf *b, const char *dir, const struct dump_data *d)
 {
+	char path[CLI_PRINTABLE_MAX];
 	struct dac_json j;
 
 	dac_json_init(&j, stdout, true);
@@ -590,6 +599,18 @@ static int dump_json(const char *dir, const struct dump_data *d)
 		dac_json_obj_end(&j);
 	}
 	dac_json_arr_end(&j);
+	dac_json_arr_begin(&j, "sched_cgroups");
+	for (size_t i = 0; i < d->ng; i++) {
+		const struct dac_bpf_cgroup *g = &d->g[i];
+
+		dac_json_obj_begin(&j, NULL);
+		json_id(&j, "cgroup_id", g->cgroup_id);
+		dac_json_str(&j, "cgroup", dac_bpf_cgroup_path(b, g->cgroup_id, path, sizeof(path)));
+		dac_json_u64(&j, "busy_ns", g->busy_ns);
+		dac_json_u64(&j, "jobs", g->jobs);
+		dac_json_obj_end(&j);
+	}
+	dac_json_arr_end(&j);
 	dac_json_arr_begin(&j, "sched_clients");
 	for (size_t i = 0; i < d->nsc; i++) {
 		const struct dac_bpf_sched_client *c = &d->sc[i];
@@ -621,14 +642,15 @@ static int do_dump(const char *dir, bool json)
 	    (err = dac_bpf_read_mem(b, &d.m, &d.nm)) ||
 	    (err = dac_bpf_read_totals(b, &d.t, &d.nt)) ||
 	    (err = dac_bpf_read_sched(b, &d.s, &d.ns)) ||
-	    (err = dac_bpf_read_sched_clients(b, &d.sc, &d.nsc))) {
+	    (err = dac_bpf_read_sched_clients(b, &d.sc, &d.nsc)) ||
+	    (err = dac_bpf_read_cgroups(b, &d.g, &d.ng))) {
 		cli_error("bpf", "cannot read the maps: %s", strerror(-err));
 		goto out;
 	}
 	if (json)
-		err = dump_json(dir, &d);
+		err = dump_json(b, dir, &d);
 	else
-		dump_text(&d);
+		dump_text(b, &d);
 out:
 	free(d.c);
 	free(d.u);
@@ -636,6 +658,7 @@ out:
 	free(d.t);
 	free(d.s);
 	free(d.sc);
+	free(d.g);
 	dac_bpf_close(b);
 	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }

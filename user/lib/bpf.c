@@ -152,6 +152,7 @@ static void take_fds(struct dac_bpf *b)
 		[M_TRACKED] = s->maps.tracked, [M_RINGS] = s->maps.rings,
 		[M_SCHED] = s->maps.sched_usage, [M_COOKIE_USAGE] = s->maps.cookie_usage,
 		[M_COOKIE_MEM] = s->maps.cookie_mem, [M_SCHED_CLIENTS] = s->maps.sched_clients,
+		[M_CGROUP_SCHED] = s->maps.cgroup_sched,
 	};
 
 	for (int i = 0; i < M__COUNT; i++)
@@ -171,6 +172,7 @@ static void size_maps(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 	};
 	struct bpf_map *sched[] = {
 		s->maps.rings, s->maps.ring_ids, s->maps.sched_usage, s->maps.procs,
+		s->maps.cgroup_sched,
 	};
 	bool s61 = p->sched >= 0 && p->sched_set == DAC_SCHED_SET_61;
 	bool s617 = p->sched >= 0 && p->sched_set == DAC_SCHED_SET_617;
@@ -235,7 +237,7 @@ static void size_sched_maps(struct drmacct_bpf *s, uint32_t n)
 {
 	struct bpf_map *m[] = {
 		s->maps.rings, s->maps.ring_ids, s->maps.inflight, s->maps.inflight617,
-		s->maps.sched_usage, s->maps.sched_clients, s->maps.procs,
+		s->maps.sched_usage, s->maps.sched_clients, s->maps.procs, s->maps.cgroup_sched,
 	};
 
 	for (size_t i = 0; i < N(m); i++)

@@ -385,6 +385,18 @@ struct dac_bpf_sched_client {
 int dac_bpf_read_sched_clients(struct dac_bpf *b, struct dac_bpf_sched_client **out,
 			       size_t *n);
 
+/*
+ * gpu_scheduler path per cgroup: busy time and jobs of the jobs queued from
+ * each cgroup v2 (the submitter's cgroup at the job's queue time: a process
+ * that moved splits its time), processes alive and exited alike. Kernel
+ * threads' jobs are not in it. dac_bpf_cgroup_path() names the cgroup.
+ */
+struct dac_bpf_cgroup {
+	uint64_t cgroup_id;
+	uint64_t busy_ns, jobs;
+};
+int dac_bpf_read_cgroups(struct dac_bpf *b, struct dac_bpf_cgroup **out, size_t *n);
+
 /* Counters the programs keep about themselves. */
 struct dac_bpf_stats {
 	uint64_t exit_records;		/* CLIENT_EXIT records attempted */

@@ -149,6 +149,14 @@ int dac_bpf_read_sched(struct dac_bpf *b, struct dac_bpf_sched **out, size_t *n)
 	return -EOPNOTSUPP;
 }
 
+int dac_bpf_read_cgroups(struct dac_bpf *b, struct dac_bpf_cgroup **out, size_t *n)
+{
+	(void)b;
+	(void)out;
+	(void)n;
+	return -EOPNOTSUPP;
+}
+
 int dac_bpf_read_sched_clients(struct dac_bpf *b, struct dac_bpf_sched_client **out,
 			       size_t *n)
 {

@@ -6,7 +6,8 @@
  * Pinned layout under the pin directory (mode 0700):
  *   maps/<name>    clients usage mem totals records stats muted names
  *                  tracked rings sched_usage cookie_usage cookie_mem
- *                  sched_clients procs; sweeper (kept for its timer, not read)
+ *                  sched_clients procs cgroup_sched; sweeper (kept for its
+ *                  timer, not read)
  *   links/<prog>   one per attached program (btf_* = tp_btf, tp_* = plain
  *                  tracepoint, pb_fork)
  * The scheduler join maps (ring_ids, inflight) hold kernel addresses as
@@ -43,6 +44,7 @@ static const char *const map_names[M__COUNT] = {
 	[M_RINGS] = "rings", [M_SCHED] = "sched_usage",
 	[M_COOKIE_USAGE] = "cookie_usage", [M_COOKIE_MEM] = "cookie_mem",
 	[M_SCHED_CLIENTS] = "sched_clients", [M_PROCS] = "procs",
+	[M_CGROUP_SCHED] = "cgroup_sched",
 };
 
 /* ---- pin / unpin / open ---------------------------------------------------- */

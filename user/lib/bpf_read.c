@@ -34,7 +34,7 @@ static const char *const counted_maps[DAC_MAP__COUNT] = {
 	[DAC_MAP_RINGS] = "rings", [DAC_MAP_RING_IDS] = "ring_ids",
 	[DAC_MAP_INFLIGHT] = "inflight", [DAC_MAP_SCHED_USAGE] = "sched_usage",
 	[DAC_MAP_INFLIGHT617] = "inflight617", [DAC_MAP_SCHED_CLIENTS] = "sched_clients",
-	[DAC_MAP_PROCS] = "procs",
+	[DAC_MAP_PROCS] = "procs", [DAC_MAP_CGROUP_SCHED] = "cgroup_sched",
 };
 
 /* ---- stats ----------------------------------------------------------------- */
@@ -892,6 +892,28 @@ int dac_bpf_read_sched(struct dac_bpf *b, struct dac_bpf_sched **out, size_t *n)
 
 	return finish(&a.v, dac_bpf_map_walk(b->fd[M_SCHED], sizeof(struct dac_sched_key),
 				     sizeof(struct dac_sched_val), sched_cb, &a), out, n);
+}
+
+static int cgroup_cb(const void *key, const void *val, void *arg)
+{
+	struct mem_arg *a = arg;
+	const struct dac_cgroup_val *g = val;
+	struct dac_bpf_cgroup *o = vec_push(&a->v);
+
+	if (!o)
+		return -ENOMEM;
+	memcpy(&o->cgroup_id, key, sizeof(o->cgroup_id));
+	o->busy_ns = g->busy_ns;
+	o->jobs = g->jobs;
+	return 0;
+}
+
+int dac_bpf_read_cgroups(struct dac_bpf *b, struct dac_bpf_cgroup **out, size_t *n)
+{
+	struct mem_arg a = { .v = { .elem = sizeof(**out) }, .b = b };
+
+	return finish(&a.v, dac_bpf_map_walk(b->fd[M_CGROUP_SCHED], sizeof(uint64_t),
+				     sizeof(struct dac_cgroup_val), cgroup_cb, &a), out, n);
 }
 
 static int sched_client_cb(const void *key, const void *val, void *arg)
