@@ -15,20 +15,23 @@
  * region), all-time totals per (device, engine), and one CLIENT_EXIT record
  * per closed client with its final totals (like taskstats' exit data).
  *
- * Source 2, the kernel's gpu_scheduler tracepoints (6.1 names): busy time per
- * (process, scheduler ring) for any drm_sched driver. A job is followed from
- * queue (drm_sched_job, in the submitter's context) through run
- * (drm_run_job) to done (drm_sched_process_job) by the address of its
- * finished fence, and charged done - max(run, previous completion on the
- * ring), so jobs pipelined into the hardware queue are not counted twice.
- * Kernels from 6.17 renamed these events and name jobs by the finished
- * fence's (context, seqno) instead: a third set (sb17_*, st17_*) follows
- * them the same way and also charges per DRM client id.
+ * Source 2, the kernel's gpu_scheduler tracepoints: busy time per (process,
+ * scheduler ring, cgroup) for any drm_sched driver. A job is followed from
+ * queue (in the submitter's context) through run to done, and charged
+ * done - max(run, previous completion on the ring), so jobs pipelined into
+ * the hardware queue are not counted twice. Kernels from 6.17 renamed the
+ * events (drm_sched_job -> drm_sched_job_queue, drm_run_job ->
+ * drm_sched_job_run, drm_sched_process_job -> drm_sched_job_done) with the
+ * same arguments: the tp_btf programs (sb_*) are one set that the loader
+ * attaches to either, joining jobs by the finished fence's (context,
+ * seqno). The plain tracepoint records differ: st_* read the 6.1 layout
+ * (jobs named by the finished fence's address), st17_* the 6.17 one
+ * (context, seqno, and the DRM client id, charged per client too).
  *
  * Every program exists twice: tp_btf (typed arguments, needs module BTF) and
  * plain tracepoint (the trace record's layout). The loader enables one of
- * each pair, and one scheduler set, with bpf_program__set_autoload() before
- * loading; programs left out are neither relocated nor loaded.
+ * each pair, and one plain scheduler set, with bpf_program__set_autoload()
+ * before loading; programs left out are neither relocated nor loaded.
  *
  * No kernel pointer reaches userspace: pointers are only keys of the
  * scheduler join maps (ring_ids, inflight), which are created BPF_F_WRONLY
@@ -213,7 +216,7 @@ enum dac_counted {
 	DAC_COUNTED_RUN,
 };
 
-/* finished-fence address -> job being followed */
+/* plain 6.1 tracepoints: finished-fence address -> job being followed */
 DAC_EXTERN struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -238,8 +241,8 @@ DAC_EXTERN struct {
 } cgroup_sched SEC(".maps");
 
 /*
- * 6.17+ set: {fence context, seqno} of the finished fence -> job being
- * followed. No kernel address in key or value, but not pinned either: it is
+ * tp_btf (every kernel) and plain 6.17+ tracepoints: {fence context,
+ * seqno} of the finished fence -> job being followed. No kernel address in key or value, but not pinned either: it is
  * the programs' working state.
  */
 DAC_EXTERN struct {

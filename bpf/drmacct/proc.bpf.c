@@ -369,7 +369,7 @@ int BPF_PROG(pb_exit, struct task_struct *task)
 /*
  * The forks and exits pb_fork and pb_exit missed: these events come
  * from task context, where 7.x kernels run tp_btf programs preemptible (see
- * sb17_queue_n1). What the first program leaves behind tells
+ * sb_queue_n1). What the first program leaves behind tells
  * whether it saw the event: the child's cookie, the exit's entries.
  */
 static __always_inline void exit_unseen(struct task_struct *task)

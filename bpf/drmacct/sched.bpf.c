@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * sched.bpf.c - the kernel's gpu_scheduler tracepoints (6.1 and 6.17 event sets):
- * busy time per process and ring, and per DRM client id on 6.17+.
+ * sched.bpf.c - the kernel's gpu_scheduler tracepoints: busy time per process,
+ * ring and cgroup, and per DRM client id on 6.17+. One tp_btf set for every
+ * kernel; plain tracepoint programs for the 6.1 and the 6.17 record layouts.
  */
 #include "drmacct.h"
 
@@ -86,9 +87,9 @@ static __always_inline void ring_unfollowed_done(__u64 ident)
 
 /*
  * A new job is followed under @key of @map (inflight, inflight617), where
- * an earlier job's entry may still be: on 6.1 the key is the address of
- * the finished fence, which a job a kill dropped (no event) freed and a
- * new one now has. That entry goes, and its count with it, so that its
+ * an earlier job's entry may still be: with the plain 6.1 records the key
+ * is the address of the finished fence, which a job a kill dropped (no
+ * event) freed and a new one now has. That entry goes, and its count with it, so that its
  * process does not wait for it for ever.
  */
 static __always_inline void release_stale(void *map, const void *key)
@@ -346,94 +347,6 @@ static __always_inline void on_sched_done(__u64 fence, bool nested, __u64 sched)
 	proc_job_gone(job.tgid, job.start_ns, job.counted);
 }
 
-/* ---- gpu_scheduler: tp_btf (types from gpu_sched's module BTF) ---------- */
-
-/* Only the fields used; CO-RE relocates them against gpu_sched's BTF. */
-struct dma_fence___dac {
-	__u64 seqno;
-} __attribute__((preserve_access_index));
-
-struct drm_gpu_scheduler___dac {
-	const char *name;
-} __attribute__((preserve_access_index));
-
-struct drm_sched_fence___dac {
-	struct dma_fence finished;
-	struct drm_gpu_scheduler___dac *sched;
-} __attribute__((preserve_access_index));
-
-/*
- * The scheduler of fence @sf (a ring_ids key), for unfollowed completions.
- * tp_btf programs load through their typed arguments directly (the
- * verifier makes the loads fault-safe): no bpf_probe_read_kernel() call.
- */
-#define FENCE_SCHED(sf)	((__u64)(sf)->sched)
-
-struct drm_sched_job___dac {
-	struct drm_gpu_scheduler___dac *sched;
-	struct drm_sched_fence___dac *s_fence;
-} __attribute__((preserve_access_index));
-
-static __always_inline __u64 job_fence(struct drm_sched_job___dac *job)
-{
-	struct drm_sched_fence___dac *sf = job->s_fence;
-
-	return (__u64)__builtin_preserve_access_index(&sf->finished);
-}
-
-SEC("tp_btf/drm_sched_job")
-int BPF_PROG(sb_queue, struct drm_sched_job___dac *job, void *entity)
-{
-	if (!job)
-		return 0;
-	on_sched_queue(job_fence(job));
-	return 0;
-}
-
-SEC("tp_btf/drm_run_job")
-int BPF_PROG(sb_run, struct drm_sched_job___dac *job, void *entity)
-{
-	struct drm_gpu_scheduler___dac *sched;
-	char name[DAC_NAME_LEN] = {};
-	__u32 *idp, id;
-	__u64 ident;
-
-	if (!job)
-		return 0;
-	sched = job->sched;
-	ident = (__u64)sched;
-	idp = bpf_map_lookup_elem(&ring_ids, &ident);
-	if (idp) {
-		id = *idp;
-	} else {
-		if (bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(sched, name)) < 0)
-			stat_inc(DAC_STAT_READ_FAULT);
-		id = ring_id_of(ident, name);
-	}
-	on_sched_run(job_fence(job), id);
-	return 0;
-}
-
-SEC("tp_btf/drm_sched_process_job")
-int BPF_PROG(sb_done, struct drm_sched_fence___dac *sf)
-{
-	if (!sf)
-		return 0;
-	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), false,
-		      FENCE_SCHED(sf));
-	return 0;
-}
-
-/* The completions sb_done missed (see nesting[]). */
-SEC("tp_btf/drm_sched_process_job")
-int BPF_PROG(sb_done_n, struct drm_sched_fence___dac *sf)
-{
-	if (!sf)
-		return 0;
-	on_sched_done((__u64)__builtin_preserve_access_index(&sf->finished), true, 0);
-	return 0;
-}
-
 /* ---- gpu_scheduler: plain tracepoints (6.1 record layouts) -------------- */
 
 struct tp_sched_job {
@@ -460,6 +373,10 @@ int st_queue(struct tp_sched_job *ctx)
 }
 
 /* Only the fields used; CO-RE relocates them against gpu_sched's BTF. */
+struct drm_gpu_scheduler___dac {
+	const char *name;
+} __attribute__((preserve_access_index));
+
 struct drm_sched_rq___dac {
 	struct drm_gpu_scheduler___dac *sched;
 } __attribute__((preserve_access_index));
@@ -528,14 +445,15 @@ int st_done(struct tp_sched_process_job *ctx)
 	return 0;
 }
 
-/* ---- gpu_scheduler 6.17+: renamed events, joined by fence context:seqno */
+/* ---- gpu_scheduler: jobs joined by fence context:seqno ------------------ */
 
 /*
- * 6.17 renamed the events (drm_sched_job_queue, drm_sched_job_run,
- * drm_sched_job_done) and dropped the pointers from their records: jobs are
- * named by the finished fence's context and seqno, the queue and run events
- * carry the DRM client id. The charge rule is the one above; each job is
- * also charged to its client in sched_clients.
+ * The tp_btf programs (every kernel) and the plain 6.17 ones: 6.17 renamed
+ * the events (drm_sched_job_queue, drm_sched_job_run, drm_sched_job_done)
+ * and dropped the pointers from their records, naming jobs by the finished
+ * fence's context and seqno, with the DRM client id at queue and run. The
+ * charge rule is the one above; a job with a client id is also charged to
+ * its client in sched_clients.
  */
 /*
  * A DRM client id of a real client: amdgpu gives its own kernel jobs
@@ -553,7 +471,7 @@ static __always_inline __u64 real_client(__u64 client_id)
 
 /*
  * The last job queued by this task whose in-flight entry was refused (the
- * map full): the queue twins (queue617_unseen()) find no entry for it
+ * map full): the queue twins (queue_unseen()) find no entry for it
  * either, and must not take it for one the first program missed -- that
  * would try, refuse and count it lost again. Written on that rare path
  * only; per task, since on 7.x a task may migrate between the programs of
@@ -617,24 +535,42 @@ static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested, __u6
 	proc_job_gone(job.tgid, job.start_ns, job.counted);
 }
 
-/* tp_btf: the 6.17 types, relocated by CO-RE against gpu_sched's BTF. */
-struct dma_fence___dac617 {
+/*
+ * ---- gpu_scheduler: tp_btf, one set for every kernel --------------------
+ *
+ * The arguments are the same on every kernel: (job, entity) at queue and
+ * run, the scheduler fence at completion; 6.17 only renamed the events.
+ * The sections name the 6.17 events; where gpu_sched's BTF has the 6.1
+ * names (drm_sched_job, drm_run_job, drm_sched_process_job: 6.1 to 6.16)
+ * the loader attaches the same programs there
+ * (bpf_program__set_attach_target(), dac_bpf_sched_target()). Jobs are
+ * joined by the finished fence's {context, seqno} on all of them -- not by
+ * its address, which a kill's freed fence hands to the next job on 6.1 --
+ * and the DRM client id is read where the kernel has it (6.17+). Only the
+ * fields used, relocated by CO-RE against gpu_sched's BTF; the programs
+ * load through their typed arguments directly (the verifier makes the
+ * loads fault-safe), no bpf_probe_read_kernel() call.
+ */
+/* The scheduler of fence @sf (a ring_ids key), for unfollowed completions. */
+#define FENCE_SCHED(sf)	((__u64)(sf)->sched)
+
+struct dma_fence___dac {
 	__u64 context;
 	__u64 seqno;
 } __attribute__((preserve_access_index));
 
-struct drm_sched_fence___dac617 {
-	struct dma_fence___dac617 finished;
+struct drm_sched_fence___dac {
+	struct dma_fence___dac finished;
 	struct drm_gpu_scheduler___dac *sched;
 	__u64 drm_client_id;
 } __attribute__((preserve_access_index));
 
-struct drm_sched_job___dac617 {
+struct drm_sched_job___dac {
 	struct drm_gpu_scheduler___dac *sched;
-	struct drm_sched_fence___dac617 *s_fence;
+	struct drm_sched_fence___dac *s_fence;
 } __attribute__((preserve_access_index));
 
-static __always_inline __u64 fence617_client(struct drm_sched_fence___dac617 *sf)
+static __always_inline __u64 fence_client(struct drm_sched_fence___dac *sf)
 {
 	if (bpf_core_field_exists(sf->drm_client_id))
 		return sf->drm_client_id;
@@ -642,19 +578,19 @@ static __always_inline __u64 fence617_client(struct drm_sched_fence___dac617 *sf
 }
 
 SEC("tp_btf/drm_sched_job_queue")
-int BPF_PROG(sb17_queue, struct drm_sched_job___dac617 *job, void *entity)
+int BPF_PROG(sb_queue, struct drm_sched_job___dac *job, void *entity)
 {
-	struct drm_sched_fence___dac617 *sf;
+	struct drm_sched_fence___dac *sf;
 
 	if (!job)
 		return 0;
 	sf = job->s_fence;
-	on617_queue(sf->finished.context, sf->finished.seqno, fence617_client(sf));
+	on617_queue(sf->finished.context, sf->finished.seqno, fence_client(sf));
 	return 0;
 }
 
 /* The ring id of @job's scheduler (a new one on first sight). */
-static __always_inline __u32 btf617_ring(struct drm_sched_job___dac617 *job)
+static __always_inline __u32 btf_ring(struct drm_sched_job___dac *job)
 {
 	struct drm_gpu_scheduler___dac *sched = job->sched;
 	char name[DAC_NAME_LEN] = {};
@@ -669,20 +605,20 @@ static __always_inline __u32 btf617_ring(struct drm_sched_job___dac617 *job)
 }
 
 SEC("tp_btf/drm_sched_job_run")
-int BPF_PROG(sb17_run, struct drm_sched_job___dac617 *job, void *entity)
+int BPF_PROG(sb_run, struct drm_sched_job___dac *job, void *entity)
 {
-	struct drm_sched_fence___dac617 *sf;
+	struct drm_sched_fence___dac *sf;
 
 	if (!job)
 		return 0;
 	sf = job->s_fence;
-	on617_run(sf->finished.context, sf->finished.seqno, fence617_client(sf),
-		  btf617_ring(job));
+	on617_run(sf->finished.context, sf->finished.seqno, fence_client(sf),
+		  btf_ring(job));
 	return 0;
 }
 
 SEC("tp_btf/drm_sched_job_done")
-int BPF_PROG(sb17_done, struct drm_sched_fence___dac617 *sf)
+int BPF_PROG(sb_done, struct drm_sched_fence___dac *sf)
 {
 	if (!sf)
 		return 0;
@@ -691,7 +627,7 @@ int BPF_PROG(sb17_done, struct drm_sched_fence___dac617 *sf)
 }
 
 /*
- * The events sb17_queue, sb17_run and sb17_done missed.
+ * The events sb_queue, sb_run and sb_done missed.
  * Completions nest in interrupts (see nesting[]); and on 7.x all three run
  * preemptible (tracepoints under SRCU, tp_btf programs with only migration
  * disabled): a submitter or scheduler worker preempted inside one of them
@@ -706,9 +642,9 @@ int BPF_PROG(sb17_done, struct drm_sched_fence___dac617 *sf)
  * it has seen -- queue: no entry; run: an entry without a run time; done:
  * the delete that succeeds.
  */
-static __always_inline void queue617_unseen(struct drm_sched_job___dac617 *job)
+static __always_inline void queue_unseen(struct drm_sched_job___dac *job)
 {
-	struct drm_sched_fence___dac617 *sf;
+	struct drm_sched_fence___dac *sf;
 	struct dac_fence_key k, *r;
 
 	if (!job)
@@ -722,12 +658,12 @@ static __always_inline void queue617_unseen(struct drm_sched_job___dac617 *job)
 	if (r && r->context == k.context && r->seqno == k.seqno)
 		return;	/* seen and refused: counted once */
 	stat_inc(DAC_STAT_NESTED_SCHED_QUEUE);
-	on617_queue(k.context, k.seqno, fence617_client(sf));
+	on617_queue(k.context, k.seqno, fence_client(sf));
 }
 
-static __always_inline void run617_unseen(struct drm_sched_job___dac617 *job)
+static __always_inline void run_unseen(struct drm_sched_job___dac *job)
 {
-	struct drm_sched_fence___dac617 *sf;
+	struct drm_sched_fence___dac *sf;
 	struct dac_fence_key k;
 	struct inflight_val *v;
 
@@ -740,38 +676,38 @@ static __always_inline void run617_unseen(struct drm_sched_job___dac617 *job)
 	if (!v || v->run_ns)
 		return;	/* queued before attach, or seen */
 	stat_inc(DAC_STAT_NESTED_SCHED_RUN);
-	on617_run(k.context, k.seqno, fence617_client(sf), btf617_ring(job));
+	on617_run(k.context, k.seqno, fence_client(sf), btf_ring(job));
 }
 
-static __always_inline void done617_unseen(struct drm_sched_fence___dac617 *sf)
+static __always_inline void done_unseen(struct drm_sched_fence___dac *sf)
 {
 	if (sf)
 		on617_done(sf->finished.context, sf->finished.seqno, true, 0);
 }
 
-#define BTF617_TWINS(n)									\
+#define BTF_TWINS(n)									\
 SEC("tp_btf/drm_sched_job_queue")							\
-int BPF_PROG(sb17_queue_n##n, struct drm_sched_job___dac617 *job, void *entity)	\
+int BPF_PROG(sb_queue_n##n, struct drm_sched_job___dac *job, void *entity)	\
 {											\
-	queue617_unseen(job);								\
+	queue_unseen(job);								\
 	return 0;									\
 }											\
 SEC("tp_btf/drm_sched_job_run")								\
-int BPF_PROG(sb17_run_n##n, struct drm_sched_job___dac617 *job, void *entity)	\
+int BPF_PROG(sb_run_n##n, struct drm_sched_job___dac *job, void *entity)	\
 {											\
-	run617_unseen(job);								\
+	run_unseen(job);								\
 	return 0;									\
 }											\
 SEC("tp_btf/drm_sched_job_done")							\
-int BPF_PROG(sb17_done_n##n, struct drm_sched_fence___dac617 *sf)		\
+int BPF_PROG(sb_done_n##n, struct drm_sched_fence___dac *sf)		\
 {											\
-	done617_unseen(sf);								\
+	done_unseen(sf);								\
 	return 0;									\
 }
 
-BTF617_TWINS(1)
-BTF617_TWINS(2)
-BTF617_TWINS(3)
+BTF_TWINS(1)
+BTF_TWINS(2)
+BTF_TWINS(3)
 
 /* Plain tracepoints: the 6.17 record layouts (checked by the loader). */
 struct tp617_sched_job {

@@ -699,6 +699,14 @@ DT_TEST_F_TIMEOUT(pinned, bad_input_is_refused_clearly, 60)
  * stamp of an older version) is refused by every reader with what to do,
  * and `bpf stop` still removes it.
  */
+/* The join map of `bpf start`'s programs: "inflight617" or "inflight". */
+static const char *join_map(void)
+{
+	bool btf = !access("/sys/kernel/btf/gpu_sched", F_OK);
+
+	return btf || sg_sched_events() == 617 ? "inflight617" : "inflight";
+}
+
 DT_TEST_F_TIMEOUT(pinned, status_maps_and_stale_layout, 60)
 {
 	struct dac_meta m = { 0 };
@@ -717,9 +725,18 @@ DT_TEST_F_TIMEOUT(pinned, status_maps_and_stale_layout, 60)
 			      "scheduler program set:     6.1 (drm_sched_job, drm_run_job, "
 			      "drm_sched_process_job)\n") != NULL);
 	DT_EXPECT_TRUE(strstr(out, "process exits:             sched_process_exit") != NULL);
-	/* The unpinned join maps too (of this set), found through the programs. */
-	DT_EXPECT_TRUE(strstr(out, sg_sched_events() == 617 ? " inflight617 " : " inflight ") !=
-		       NULL);
+	/*
+	 * The unpinned join maps too, found through the programs: the one
+	 * the loaded programs use is the full size (tp_btf, started by
+	 * default where gpu_sched has BTF, and the plain 6.17 programs join
+	 * by {fence context, seqno}; the plain 6.1 ones by fence address).
+	 */
+	{
+		char want[32];
+
+		snprintf(want, sizeof(want), " %s ", join_map());
+		DT_EXPECT_TRUE(strstr(out, want) != NULL);
+	}
 	DT_EXPECT_TRUE(strstr(out, " ring_ids ") != NULL);
 	DT_EXPECT_TRUE(strstr(out, " hash ") != NULL);
 	DT_EXPECT_TRUE(strstr(out, "lru_hash") == NULL);	/* nothing is evicted */
@@ -872,9 +889,10 @@ DT_TEST_F_TIMEOUT(pinned, status_and_dump_json_match_what_happened, 90)
 			DT_EXPECT_EQ(jd_u64(e, "max_entries", 1), (uint64_t)0);
 		memlock += jd_u64(e, "memlock", 0);
 		/* the join map of this kernel's set, unpinned, found all the same */
-		if (!strcmp(name, sg_sched_events() == 617 ? "inflight617" : "inflight")) {
+		if (!strcmp(name, join_map())) {
 			inflight = true;
 			DT_EXPECT_STREQ(jd_str(e, "type"), "hash");
+			DT_EXPECT_GT(jd_u64(e, "max_entries", 0), (uint64_t)1);
 		}
 	}
 	DT_EXPECT_TRUE(inflight);

@@ -261,8 +261,8 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 	DT_ASSERT_EQ(dac_bpf_read_prog_stats(b, &ps, &nps), 0);
 	m_begin = misses(ps, nps, "hb_begin");
 	m_end = misses(ps, nps, "hb_end");
-	m_done = misses(ps, nps, "sb_done") + misses(ps, nps, "sb17_done");
-	/* (the 6.17 completion's three twins share DAC_STAT_NESTED_SCHED_DONE) */
+	m_done = misses(ps, nps, "sb_done");
+	/* (the completion's twins share DAC_STAT_NESTED_SCHED_DONE) */
 	dt_info("recursion misses: hb_begin %" PRIu64 ", hb_end %" PRIu64
 		", completion %" PRIu64 "; taken by _nested: %" PRIu64 ", %" PRIu64 ", %" PRIu64
 		" (their own misses: %" PRIu64 ", %" PRIu64 ", %" PRIu64 ")", m_begin, m_end,
@@ -270,10 +270,9 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 		st.nested_job_end - st0.nested_job_end,
 		st.nested_sched_done - st0.nested_sched_done,
 		misses(ps, nps, "hb_begin_n"), misses(ps, nps, "hb_end_n"),
-		misses(ps, nps, "sb_done_n") +
-		misses(ps, nps, "sb17_done_n1") +
-		misses(ps, nps, "sb17_done_n2") +
-		misses(ps, nps, "sb17_done_n3"));
+		misses(ps, nps, "sb_done_n1") +
+		misses(ps, nps, "sb_done_n2") +
+		misses(ps, nps, "sb_done_n3"));
 	free(ps);
 
 	DT_EXPECT_EQ(c.lost, (uint64_t)0);
@@ -307,7 +306,7 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 	{
 		static const char *const firsts[] = {
 			"hb_open", "hb_close", "hb_mem",
-			"sb17_queue", "sb17_run", "pb_fork", "pb_exit",
+			"sb_queue", "sb_run", "pb_fork", "pb_exit",
 		};
 		uint64_t taken[] = {
 			st.nested_client_open - st0.nested_client_open,
@@ -326,8 +325,9 @@ DT_TEST_F_TIMEOUT(nest, interrupted_programs_lose_nothing, 600)
 
 			/*
 			 * Twins (names <= 15 chars): the helper events' one is
-			 * <first>_n, the 6.17 scheduler's and the process
-			 * events' three <first>_n1.._n3.
+			 * <first>_n, the scheduler's (queue and run: 6.17
+			 * events only) and the process events' three
+			 * <first>_n1.._n3.
 			 */
 			bool one = !strncmp(firsts[i], "hb_", 3);
 

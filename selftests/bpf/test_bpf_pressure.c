@@ -47,6 +47,16 @@ struct inst {
 };
 
 /* This process's sched_usage entry on ring @name: busy and jobs (0 when none). */
+/*
+ * The in-flight map of the programs loaded: the tp_btf set and the plain
+ * 6.17 programs join jobs by {fence context, seqno}, the plain 6.1 ones by
+ * fence address.
+ */
+static const char *join_map(const struct dac_bpf_info *info)
+{
+	return info->sched_btf || info->sched_617 ? "inflight617" : "inflight";
+}
+
 static bool ring_sums(struct dac_bpf *b, const char *name, uint64_t *busy, uint64_t *jobs)
 {
 	struct dac_bpf_sched *s = NULL;
@@ -162,7 +172,7 @@ DT_TEST_TIMEOUT(maps_past_capacity, 300)
 	DT_ASSERT_EQ(dac_bpf_info(b, &info), 0);
 	DT_ASSERT_TRUE(info.sched);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
-	inflight = map_stat(b, info.sched_617 ? "inflight617" : "inflight");
+	inflight = map_stat(b, join_map(&info));
 	DT_EXPECT_EQ(inflight.max_entries, ni - 1);
 	DT_EXPECT_STREQ(inflight.type, "hash");
 
@@ -178,7 +188,7 @@ DT_TEST_TIMEOUT(maps_past_capacity, 300)
 		}
 	total = ni * PRESSURE_JOBS;
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st1), 0);
-	inflight = map_stat(b, info.sched_617 ? "inflight617" : "inflight");
+	inflight = map_stat(b, join_map(&info));
 	rings = map_stat(b, "rings");
 	for (unsigned int i = 0; i < ni; i++)
 		if (ring_sums(b, in[i].name, &busy, &jobs))
@@ -253,7 +263,7 @@ DT_TEST_TIMEOUT(maps_past_capacity, 300)
 	DT_EXPECT_EQ(unnamed, 1u);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st2), 0);
 	/* No pressure left: no refusal but the ring-less scheduler's LATER_JOBS runs. */
-	later = map_stat(b, info.sched_617 ? "inflight617" : "inflight");
+	later = map_stat(b, join_map(&info));
 	DT_EXPECT_EQ(later.full + later.nomem, refused);
 	rings = map_stat(b, "rings");
 	DT_EXPECT_EQ(st2.sched_lost - st1.sched_lost, (uint64_t)LATER_JOBS);
@@ -264,7 +274,7 @@ DT_TEST_TIMEOUT(maps_past_capacity, 300)
 		/* `drmacct bpf status` tells the same: its lines against the counts */
 		int64_t lost, in_refused, ring_lines;
 
-		cli_status(b, info.sched_617 ? "inflight617" : "inflight", &lost, &in_refused,
+		cli_status(b, join_map(&info), &lost, &in_refused,
 			   &ring_lines);
 		DT_EXPECT_EQ(lost, (int64_t)(st2.sched_lost - st0.sched_lost));
 		DT_EXPECT_EQ(in_refused, (int64_t)refused);

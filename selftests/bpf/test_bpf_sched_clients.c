@@ -323,10 +323,12 @@ static void run(struct ctx *x, enum dac_bpf_attach attach)
 	b = sg_bpf_load(&o);
 	DT_ASSERT_EQ(dac_bpf_info(b, &info), 0);
 	DT_ASSERT_TRUE(info.sched);
-	if (!info.sched_617)
-		DT_SKIP("this kernel's gpu_scheduler events (6.1 set) carry no DRM client id");
-	dt_info("gpu_scheduler programs: %s, 6.17 set; ring identity: %s; %s jobs",
-		info.sched_btf ? "tp_btf" : "plain tracepoints",
+	if (!info.sched_client_ids)
+		DT_SKIP("the scheduler programs see no DRM client id here (%s)",
+			info.sched_btf ? "no drm_sched_fence.drm_client_id" :
+			"the 6.1 records have none");
+	dt_info("gpu_scheduler programs: %s, %s set; ring identity: %s; %s jobs",
+		info.sched_btf ? "tp_btf" : "plain tracepoints", info.sched_617 ? "6.17" : "6.1",
 		dac_bpf_ring_identity_name(info.ring_identity), x->fill ? "FILL" : "BUSY");
 
 	DT_ASSERT_EQ(pipe(pfd), 0);

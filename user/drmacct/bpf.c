@@ -109,6 +109,10 @@ static void print_sources(const struct dac_bpf_info *info)
 	if (info->sched)
 		printf("  rings known by:            %s\n",
 		       dac_bpf_ring_identity_name(info->ring_identity));
+	if (info->sched)
+		printf("  DRM client ids:            %s\n", info->sched_client_ids ?
+		       (info->sched_617 && !info->sched_btf ? "from the events" :
+			"from the scheduler fences") : "not seen (this kernel's events and fences have none)");
 	printf("  process exits:             %s\n",
 	       info->proc_exit ? "sched_process_exit (PROC_EXIT records)" : "not attached");
 }
@@ -243,6 +247,10 @@ static int status_json(const char *dir, const struct dac_bpf_info *info,
 		dac_json_str(&j, "ring_identity", dac_bpf_ring_identity_name(info->ring_identity));
 	else
 		dac_json_null(&j, "ring_identity");
+	if (info->sched)
+		dac_json_bool(&j, "sched_client_ids", info->sched_client_ids);
+	else
+		dac_json_null(&j, "sched_client_ids");
 	dac_json_bool(&j, "proc_exit", info->proc_exit);
 	dac_json_u64(&j, "ringbuf_bytes", info->ringbuf_bytes);
 	dac_json_u64(&j, "live_clients", nclients);

@@ -51,20 +51,18 @@ static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 		s->progs.ht_open, s->progs.ht_close, s->progs.ht_begin,
 		s->progs.ht_end, s->progs.ht_mem,
 	};
+	/* tp_btf, every kernel; the twins of queue and run where the events are preemptible */
 	struct bpf_program *sbtf[] = {
 		s->progs.sb_queue, s->progs.sb_run, s->progs.sb_done,
-		s->progs.sb_done_n,
+		s->progs.sb_done_n1,
+	};
+	struct bpf_program *sbtf_twins[] = {
+		s->progs.sb_queue_n1, s->progs.sb_run_n1, s->progs.sb_queue_n2,
+		s->progs.sb_run_n2, s->progs.sb_done_n2, s->progs.sb_queue_n3,
+		s->progs.sb_run_n3, s->progs.sb_done_n3,
 	};
 	struct bpf_program *stp[] = {
 		s->progs.st_queue, s->progs.st_run, s->progs.st_done,
-	};
-	struct bpf_program *s617btf[] = {
-		s->progs.sb17_queue, s->progs.sb17_run, s->progs.sb17_done,
-		s->progs.sb17_queue_n1, s->progs.sb17_run_n1,
-		s->progs.sb17_done_n1, s->progs.sb17_queue_n2,
-		s->progs.sb17_run_n2, s->progs.sb17_done_n2,
-		s->progs.sb17_queue_n3, s->progs.sb17_run_n3,
-		s->progs.sb17_done_n3,
 	};
 	struct bpf_program *s617tp[] = {
 		s->progs.st17_queue, s->progs.st17_run, s->progs.st17_done,
@@ -73,10 +71,46 @@ static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 
 	set_autoload(btf, N(btf), p->drmacct == 1);
 	set_autoload(tp, N(tp), p->drmacct == 0);
-	set_autoload(sbtf, N(sbtf), p->sched == 1 && s61);
+	set_autoload(sbtf, N(sbtf), p->sched == 1);
+	/*
+	 * The kernels with the 6.1 names (up to 6.16) run tracepoints with
+	 * preemption off: only a completion can nest (in an interrupt), and
+	 * one twin takes it. 7.x runs them preemptible (see sched.bpf.c).
+	 */
+	set_autoload(sbtf_twins, N(sbtf_twins), p->sched == 1 && s617);
 	set_autoload(stp, N(stp), p->sched == 0 && s61);
-	set_autoload(s617btf, N(s617btf), p->sched == 1 && s617);
 	set_autoload(s617tp, N(s617tp), p->sched == 0 && s617);
+	if (p->sched == 1)
+		dac_bpf_sched_retarget(s, p->sched_set);
+}
+
+const char *dac_bpf_sched_target(const char *event, int set)
+{
+	static const char *const names[][2] = {
+		{ "drm_sched_job_queue", "drm_sched_job" },
+		{ "drm_sched_job_run", "drm_run_job" },
+		{ "drm_sched_job_done", "drm_sched_process_job" },
+	};
+
+	for (size_t i = 0; set == DAC_SCHED_SET_61 && i < N(names); i++)
+		if (!strcmp(event, names[i][0]))
+			return names[i][1];
+	return event;
+}
+
+void dac_bpf_sched_retarget(struct drmacct_bpf *s, int set)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, s->obj) {
+		const char *sec = bpf_program__section_name(prog), *to;
+
+		if (strncmp(sec, "tp_btf/", 7))
+			continue;
+		to = dac_bpf_sched_target(sec + 7, set);
+		if (to != sec + 7)
+			bpf_program__set_attach_target(prog, 0, to);
+	}
 }
 
 static bool prog_in(const struct bpf_program *p, const struct bpf_program *const *set, size_t n)
@@ -109,13 +143,13 @@ static int attach_progs(struct drmacct_bpf *s, bool first)
 	};
 	const struct bpf_program *late[] = {
 		s->progs.hb_begin_n, s->progs.hb_end_n,
-		s->progs.sb_done_n, s->progs.sb17_done_n1,
-		s->progs.hb_open_n, s->progs.hb_close_n,
-		s->progs.hb_mem_n, s->progs.sb17_queue_n1,
-		s->progs.sb17_run_n1, s->progs.sb17_queue_n2,
-		s->progs.sb17_run_n2, s->progs.sb17_done_n2,
-		s->progs.sb17_queue_n3, s->progs.sb17_run_n3,
-		s->progs.sb17_done_n3, s->progs.pb_fork_n1,
+		s->progs.sb_done_n1, s->progs.hb_open_n,
+		s->progs.hb_close_n, s->progs.hb_mem_n,
+		s->progs.sb_queue_n1, s->progs.sb_run_n1,
+		s->progs.sb_queue_n2, s->progs.sb_run_n2,
+		s->progs.sb_done_n2, s->progs.sb_queue_n3,
+		s->progs.sb_run_n3, s->progs.sb_done_n3,
+		s->progs.pb_fork_n1,
 		s->progs.pb_exit_n1, s->progs.pb_fork_n2,
 		s->progs.pb_exit_n2, s->progs.pb_fork_n3,
 		s->progs.pb_exit_n3,
@@ -174,19 +208,19 @@ static void size_maps(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 		s->maps.rings, s->maps.ring_ids, s->maps.sched_usage, s->maps.procs,
 		s->maps.cgroup_sched,
 	};
-	bool s61 = p->sched >= 0 && p->sched_set == DAC_SCHED_SET_61;
 	bool s617 = p->sched >= 0 && p->sched_set == DAC_SCHED_SET_617;
 
 	for (size_t i = 0; p->drmacct < 0 && i < N(acct); i++)
 		bpf_map__set_max_entries(acct[i], 1);
 	for (size_t i = 0; p->sched < 0 && i < N(sched); i++)
 		bpf_map__set_max_entries(sched[i], 1);
-	if (!s61)
+	/* fence address: the plain 6.1 programs; {context, seqno}: the others */
+	if (!(p->sched == 0 && !s617))
 		bpf_map__set_max_entries(s->maps.inflight, 1);
-	if (!s617) {
+	if (!(p->sched == 1 || s617))
 		bpf_map__set_max_entries(s->maps.inflight617, 1);
+	if (!p->client_ids)
 		bpf_map__set_max_entries(s->maps.sched_clients, 1);
-	}
 }
 
 /*
@@ -321,6 +355,7 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 	b->info.sched_btf = plan->sched == 1;
 	b->info.sched_617 = plan->sched >= 0 && plan->sched_set == DAC_SCHED_SET_617;
 	b->info.ring_identity = plan->ring_identity;
+	b->info.sched_client_ids = plan->sched >= 0 && plan->client_ids;
 	b->info.proc_exit = true;
 	b->info.ringbuf_bytes = bpf_map__max_entries(b->skel->maps.records);
 	/*
@@ -389,6 +424,7 @@ static int load_fallback(const struct dac_bpf_load_opts *o, const struct dac_bpf
 			p.sched = 0;
 			p.sched_set = tp.sched_set;
 			p.ring_identity = tp.ring_identity;
+			p.client_ids = tp.client_ids;
 		}
 		if (sw_acct)
 			p.drmacct = 0;

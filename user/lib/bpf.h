@@ -171,6 +171,13 @@ struct dac_bpf_info {
 	bool drmacct_btf;		/* ... as tp_btf (else plain tracepoint) */
 	bool sched_btf;
 	bool sched_617;			/* the 6.17+ scheduler set (renamed events) */
+	/*
+	 * The scheduler programs see DRM client ids (dac_bpf_read_sched_clients()):
+	 * the 6.17 events carry them; tp_btf reads them from the scheduler
+	 * fence wherever the kernel has drm_sched_fence.drm_client_id (6.17,
+	 * and Debian's 6.12 has it too).
+	 */
+	bool sched_client_ids;
 	bool proc_exit;			/* sched_process_exit program attached */
 	enum dac_bpf_ring_identity ring_identity;
 	uint32_t ringbuf_bytes;

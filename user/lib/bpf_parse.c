@@ -174,6 +174,20 @@ enum dac_bpf_ring_identity dac_bpf_ring_identity_of(const struct dac_bpf_env *en
 	return btf_has_all(env, entity_sched_path) ? DAC_BPF_RING_SCHED : DAC_BPF_RING_NAME;
 }
 
+/* The tp_btf programs: the scheduler fence's client id (6.17; Debian's 6.12). */
+static const char *const fence_client_path[][2] = {
+	{ "drm_sched_fence", "drm_client_id" }, { NULL, NULL }
+};
+
+bool dac_bpf_client_ids_of(const struct dac_bpf_env *env, int sched, int set)
+{
+	if (sched < 0)
+		return false;
+	if (sched == 0)
+		return set == DAC_SCHED_SET_617;
+	return btf_has_all(env, fence_client_path);
+}
+
 const char *dac_bpf_ring_identity_name(enum dac_bpf_ring_identity id)
 {
 	switch (id) {
@@ -241,6 +255,7 @@ int dac_bpf_plan(const struct dac_bpf_env *env, const struct dac_bpf_load_opts *
 			p->sched_set = DAC_SCHED_SET_61;
 	}
 	p->ring_identity = dac_bpf_ring_identity_of(env, p->sched, p->sched_set);
+	p->client_ids = dac_bpf_client_ids_of(env, p->sched, p->sched_set);
 	return p->drmacct < 0 && p->sched < 0 ? -ENODEV : 0;
 }
 

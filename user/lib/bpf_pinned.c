@@ -8,8 +8,8 @@
  *                  tracked rings sched_usage cookie_usage cookie_mem
  *                  sched_clients procs cgroup_sched; sweeper (kept for its
  *                  timer, not read)
- *   links/<prog>   one per attached program (btf_* = tp_btf, tp_* = plain
- *                  tracepoint, pb_fork)
+ *   links/<prog>   one per attached program (hb_* and sb_* tp_btf, ht_* and
+ *                  st_* plain tracepoints, pb_* processes)
  * The scheduler join maps (ring_ids, inflight) hold kernel addresses as
  * keys; they are write-only for the bpf() syscall and never pinned.
  */
@@ -231,15 +231,22 @@ int dac_bpf_open_pinned(const char *dir, struct dac_bpf **out)
 	b->info.drmacct_btf = dac_path_exists(p);
 	dac_bpf_join(p, sizeof(p), dir, "links/ht_end", NULL);
 	b->info.drmacct = b->info.drmacct_btf || dac_path_exists(p);
-	dac_bpf_join(p, sizeof(p), dir, "links/sb17_done", NULL);
-	b->info.sched_btf = dac_path_exists(p);
-	dac_bpf_join(p, sizeof(p), dir, "links/st17_done", NULL);
-	b->info.sched_617 = b->info.sched_btf || dac_path_exists(p);
+	/*
+	 * One tp_btf set on every kernel: its run twins are loaded only on
+	 * the 6.17 events (set_groups()), so they tell the set.
+	 */
 	dac_bpf_join(p, sizeof(p), dir, "links/sb_done", NULL);
-	b->info.sched_btf = b->info.sched_btf || dac_path_exists(p);
+	b->info.sched_btf = dac_path_exists(p);
+	dac_bpf_join(p, sizeof(p), dir, "links/sb_run_n1", NULL);
+	b->info.sched_617 = dac_path_exists(p);
+	dac_bpf_join(p, sizeof(p), dir, "links/st17_done", NULL);
+	b->info.sched_617 = b->info.sched_617 || dac_path_exists(p);
 	dac_bpf_join(p, sizeof(p), dir, "links/st_done", NULL);
 	b->info.sched = b->info.sched_btf || b->info.sched_617 || dac_path_exists(p);
 	b->info.ring_identity = dac_bpf_ring_identity_of(NULL, b->info.sched ? b->info.sched_btf : -1,
+							 b->info.sched_617 ? DAC_SCHED_SET_617 :
+							 DAC_SCHED_SET_61);
+	b->info.sched_client_ids = dac_bpf_client_ids_of(NULL, b->info.sched ? b->info.sched_btf : -1,
 							 b->info.sched_617 ? DAC_SCHED_SET_617 :
 							 DAC_SCHED_SET_61);
 	dac_bpf_join(p, sizeof(p), dir, "links/pb_exit", NULL);

@@ -154,11 +154,21 @@ enum dac_sched_set {
 	DAC_SCHED_SET_617 = 2,		/* drm_sched_job_queue, _run, _done */
 };
 
+/*
+ * dac_bpf_sched_target - the event a tp_btf program whose section names
+ * gpu_scheduler event @event (a 6.17 name) attaches to with set @set: the
+ * 6.1 name of the same event for DAC_SCHED_SET_61, else @event itself.
+ * dac_bpf_sched_retarget() sets it on every such program of @s.
+ */
+const char *dac_bpf_sched_target(const char *event, int set);
+void dac_bpf_sched_retarget(struct drmacct_bpf *s, int set);
+
 struct dac_bpf_plan {
 	int drmacct;			/* 1 tp_btf, 0 plain tracepoint, -ENOENT none */
 	int sched;			/* the same for gpu_scheduler */
 	int sched_set;			/* enum dac_sched_set when sched >= 0, else 0 */
 	enum dac_bpf_ring_identity ring_identity;
+	bool client_ids;		/* dac_bpf_client_ids_of() */
 };
 
 /*
@@ -182,6 +192,14 @@ int dac_bpf_plan(const struct dac_bpf_env *env, const struct dac_bpf_load_opts *
  */
 enum dac_bpf_ring_identity dac_bpf_ring_identity_of(const struct dac_bpf_env *env, int sched,
 						    int set);
+
+/*
+ * dac_bpf_client_ids_of - whether the scheduler programs of variant @sched
+ * and set @set see DRM client ids: the plain 6.17 records carry them; the
+ * tp_btf programs read drm_sched_fence.drm_client_id where gpu_sched's BTF
+ * has it (whatever the events' names).
+ */
+bool dac_bpf_client_ids_of(const struct dac_bpf_env *env, int sched, int set);
 
 /* One offset the plain tracepoint programs read from a trace record. */
 struct dac_tp_field {

@@ -9,7 +9,9 @@
  * (the verifier does not look at their sizes), so a run costs little memory
  * however large the collection's maps are. A tp_btf program needs its
  * tracepoint's BTF (btf_trace_<event>) in vmlinux or a loaded module: where
- * the kernel has none, the program is "not here" rather than refused. Plain
+ * the kernel has none, the program is "not here" rather than refused. The
+ * gpu_scheduler tp_btf programs go where the loader would attach them (the
+ * 6.1 event names up to 6.16: dac_bpf_sched_target()). Plain
  * tracepoint programs need nothing at load time, so every kernel verifies
  * them all, the other kernel versions' event sets included.
  */
@@ -72,13 +74,13 @@ static bool kernel_has_typedef(const char *typedef_name, char *where, size_t wle
  * Where a program may load here: 0 yes, else DAC_BPF_NOT_HERE with the
  * reason in @why.
  */
-static int loadable_here(const char *sec, char *why, size_t wlen)
+static int loadable_here(const char *sec, int set, char *why, size_t wlen)
 {
 	char tdef[160], where[64];
 
 	if (strncmp(sec, "tp_btf/", 7))
 		return 0;
-	snprintf(tdef, sizeof(tdef), "btf_trace_%s", sec + 7);
+	snprintf(tdef, sizeof(tdef), "btf_trace_%s", dac_bpf_sched_target(sec + 7, set));
 	if (kernel_has_typedef(tdef, where, sizeof(where)))
 		return 0;
 	snprintf(why, wlen, "no kernel BTF has %s (its module is not loaded, or this "
@@ -151,7 +153,7 @@ static uint32_t stats_time_us(const char *log)
  * buffer of ours: the time it took. A refusal is then loaded again
  * without, so that the verifier's words reach the load log.
  */
-static int verify_one(size_t index, struct dac_bpf_verdict *v, bool stats)
+static int verify_one(size_t index, int set, struct dac_bpf_verdict *v, bool stats)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
@@ -175,6 +177,7 @@ static int verify_one(size_t index, struct dac_bpf_verdict *v, bool stats)
 		return -ENOENT;
 	}
 	shrink_maps(s->obj);
+	dac_bpf_sched_retarget(s, set);
 	s->rodata->use_timer = dac_bpf_sweep_timer_ok();
 	if (stats) {
 		bpf_program__set_log_buf(mine, slog, sizeof(slog));
@@ -184,7 +187,7 @@ static int verify_one(size_t index, struct dac_bpf_verdict *v, bool stats)
 	err = bpf_object__load(s->obj);
 	if (err && stats) {
 		drmacct_bpf__destroy(s);
-		return verify_one(index, v, false);
+		return verify_one(index, set, v, false);
 	}
 	if (err) {
 		v->status = err < 0 ? err : -EINVAL;
@@ -206,6 +209,7 @@ int dac_bpf_verify(struct dac_bpf_verdict **out, size_t *n)
 {
 	struct dac_bpf_verdict *v = NULL;
 	struct bpf_program *prog;
+	struct dac_bpf_plan plan;
 	struct drmacct_bpf *s;
 	size_t count = 0, i = 0;
 	int err = 0;
@@ -230,11 +234,14 @@ int dac_bpf_verify(struct dac_bpf_verdict **out, size_t *n)
 	}
 	drmacct_bpf__destroy(s);
 
+	/* this kernel's scheduler set (0 when gpu_sched is not there) */
+	if (dac_bpf_plan(NULL, NULL, &plan))
+		plan.sched_set = 0;
 	for (i = 0; i < count; i++) {
-		v[i].status = loadable_here(v[i].sec, v[i].why, sizeof(v[i].why));
+		v[i].status = loadable_here(v[i].sec, plan.sched_set, v[i].why, sizeof(v[i].why));
 		if (v[i].status)
 			continue;
-		err = verify_one(i, &v[i], true);
+		err = verify_one(i, plan.sched_set, &v[i], true);
 		if (err)
 			break;
 	}
