@@ -302,6 +302,7 @@ static const char *const sched_types[][4] = {
 	{ "drm_gpu_scheduler", "work_run_job", "name", NULL },
 	{ "drm_sched_entity", "rq", NULL, NULL },
 	{ "drm_sched_rq", "sched", NULL, NULL },
+	{ "drm_sched_fence", "drm_client_id", NULL, NULL },
 };
 
 /*
@@ -348,7 +349,7 @@ static void write_sched_btf(const char *dir, const char *drop)
 	write_file(dir, "vmlinux", raw, size);
 	mod = btf__new_empty_split(base);
 	DT_ASSERT_TRUE(mod != NULL);
-	add_structs(mod, ptr, 3, 6, drop);
+	add_structs(mod, ptr, 3, 7, drop);
 	raw = btf__raw_data(mod, &size);
 	DT_ASSERT_TRUE(raw != NULL);
 	write_file(dir, "gpu_sched", raw, size);
@@ -394,6 +395,49 @@ DT_TEST_F(tree, ring_identity_follows_the_btf)
 	env.btf_dir = "/nonexistent/btf";
 	DT_EXPECT_EQ(dac_bpf_ring_identity_of(&env, 0, DAC_SCHED_SET_617), DAC_BPF_RING_DEV_NAME);
 	DT_EXPECT_EQ(dac_bpf_ring_identity_of(&env, 0, DAC_SCHED_SET_61), DAC_BPF_RING_NAME);
+}
+
+/*
+ * Whether the scheduler programs see DRM client ids: the plain 6.17
+ * records carry them, the plain 6.1 ones never; tp_btf reads the fence's
+ * drm_client_id, whatever the events' names, only where the BTF has it.
+ */
+DT_TEST_F(tree, client_ids_follow_the_btf)
+{
+	struct dac_bpf_env env = { .btf_dir = self->btf };
+
+	write_sched_btf(self->btf, NULL);
+	DT_EXPECT_TRUE(dac_bpf_client_ids_of(&env, 1, DAC_SCHED_SET_61));
+	DT_EXPECT_TRUE(dac_bpf_client_ids_of(&env, 1, DAC_SCHED_SET_617));
+	DT_EXPECT_TRUE(dac_bpf_client_ids_of(&env, 0, DAC_SCHED_SET_617));
+	DT_EXPECT_FALSE(dac_bpf_client_ids_of(&env, 0, DAC_SCHED_SET_61));
+	DT_EXPECT_FALSE(dac_bpf_client_ids_of(&env, -ENOENT, DAC_SCHED_SET_617));
+	write_sched_btf(self->btf, "drm_sched_fence.drm_client_id");
+	DT_EXPECT_FALSE(dac_bpf_client_ids_of(&env, 1, DAC_SCHED_SET_61));
+	DT_EXPECT_FALSE(dac_bpf_client_ids_of(&env, 1, DAC_SCHED_SET_617));
+	DT_EXPECT_TRUE(dac_bpf_client_ids_of(&env, 0, DAC_SCHED_SET_617));
+	env.btf_dir = "/nonexistent/btf";
+	DT_EXPECT_FALSE(dac_bpf_client_ids_of(&env, 1, DAC_SCHED_SET_61));
+}
+
+/* The one tp_btf set goes to the 6.1 names of its events on the 6.1 set. */
+DT_TEST(tp_btf_targets_per_set)
+{
+	static const char *const ev[][2] = {
+		{ "drm_sched_job_queue", "drm_sched_job" },
+		{ "drm_sched_job_run", "drm_run_job" },
+		{ "drm_sched_job_done", "drm_sched_process_job" },
+	};
+
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		DT_EXPECT_STREQ(dac_bpf_sched_target(ev[i][0], DAC_SCHED_SET_61), ev[i][1]);
+		DT_EXPECT_STREQ(dac_bpf_sched_target(ev[i][0], DAC_SCHED_SET_617), ev[i][0]);
+	}
+	/* anything else stays where its section says */
+	DT_EXPECT_STREQ(dac_bpf_sched_target("drmacct_job_end", DAC_SCHED_SET_61),
+			"drmacct_job_end");
+	DT_EXPECT_STREQ(dac_bpf_sched_target("sched_process_exit", DAC_SCHED_SET_61),
+			"sched_process_exit");
 }
 
 DT_TEST_F(tree, layout_refuses_other_offsets)
