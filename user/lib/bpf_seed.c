@@ -165,11 +165,16 @@ static void seed_free(struct seed *s)
 	free(s->dev_ids);
 	free(s->rdevs);
 	free(s->foreign);
+	s->dev_ids = NULL;
+	s->rdevs = NULL;
+	s->foreign = NULL;
+	s->ndev = s->nforeign = 0;
 }
 
 int dac_bpf_learn_names(struct dac_bpf *b)
 {
 	struct seed s = { .b = b };
+	size_t n;
 	int err;
 
 	if (!b->info.drmacct && b->skel)
@@ -179,8 +184,9 @@ int dac_bpf_learn_names(struct dac_bpf *b)
 	if (err)
 		return err;
 	err = dac_bpf_known_devices(b, &s.dev_ids, &s.rdevs, &s.ndev);
+	n = s.ndev;
 	seed_free(&s);
-	return err ? err : (int)s.ndev;
+	return err ? err : (int)n;
 }
 
 int dac_bpf_seed_clients(struct dac_bpf *b)
