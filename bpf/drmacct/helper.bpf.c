@@ -413,36 +413,39 @@ static __always_inline void on_client_close(__u64 client_id, __u32 device_id, __
 	t = lookup_or_init(&totals, &tk, &tzero, DAC_MAP_TOTALS);
 	if (t)
 		__sync_fetch_and_add(&t->clients_closed, 1);
+	/*
+	 * One test of the reservation: 6.1's verifier does not know a
+	 * checked ring-buffer pointer is non-NULL, and would walk a second
+	 * test's NULL branch holding the reference.
+	 */
 	rec = bpf_ringbuf_reserve(&records, DAC_REC_EXIT_MAX_SIZE, 0);
 	if (!rec) {
 		/* the entries go all the same; seq counts the lost record */
 		stat_inc(DAC_STAT_EXIT_DROPS);
 		stat_inc(DAC_STAT_EXIT_RECORDS);
-	}
-	if (rec) {
-		__builtin_memset(rec, 0, sizeof(*rec));
-		rec->type = DAC_REC_CLIENT_EXIT;
-		rec->client_id = client_id;
-		rec->close_ns = bpf_ktime_get_ns();
-		rec->device_id = device_id;
-		if (c) {
-			rec->cookie = c->cookie;
-			rec->open_ns = c->open_ns;
-			rec->pid = c->pid;
-			rec->tgid = c->tgid;
-			__builtin_memcpy(rec->comm, c->comm, sizeof(rec->comm));
-			__builtin_memcpy(rec->driver, c->driver, sizeof(rec->driver));
-		} else {
-			rec->flags |= DAC_EXIT_F_NO_OPEN;
-		}
-		if (n > DAC_EXIT_MAX_ENGINES)
-			rec->flags |= DAC_EXIT_F_TRUNCATED;
-		rec->num_engines = ne;
-	}
-	if (c)
-		bpf_map_delete_elem(&clients, &client_id);
-	if (!rec)
+		if (c)
+			bpf_map_delete_elem(&clients, &client_id);
 		return;
+	}
+	__builtin_memset(rec, 0, sizeof(*rec));
+	rec->type = DAC_REC_CLIENT_EXIT;
+	rec->client_id = client_id;
+	rec->close_ns = bpf_ktime_get_ns();
+	rec->device_id = device_id;
+	if (c) {
+		rec->cookie = c->cookie;
+		rec->open_ns = c->open_ns;
+		rec->pid = c->pid;
+		rec->tgid = c->tgid;
+		__builtin_memcpy(rec->comm, c->comm, sizeof(rec->comm));
+		__builtin_memcpy(rec->driver, c->driver, sizeof(rec->driver));
+		bpf_map_delete_elem(&clients, &client_id);
+	} else {
+		rec->flags |= DAC_EXIT_F_NO_OPEN;
+	}
+	if (n > DAC_EXIT_MAX_ENGINES)
+		rec->flags |= DAC_EXIT_F_TRUNCATED;
+	rec->num_engines = ne;
 	/*
 	 * Every engine slot is written (zeros past the count, which the
 	 * regions then overwrite): no branch per engine, so the verifier walks
