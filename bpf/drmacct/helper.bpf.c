@@ -537,8 +537,8 @@ int BPF_PROG(hb_mem, u64 client_id, u32 region, u32 op, u64 size)
 }
 
 SEC("tp_btf/drmacct_device_name")
-int BPF_PROG(hb_name, u32 device_id, u32 rdev, u32 kind, u32 index,
-	     const char *name, u32 capacity)
+int BPF_PROG(hb_name, u64 client_id, u32 device_id, u32 rdev, u32 kind,
+	     u32 index, const char *name, u32 capacity)
 {
 	on_device_name(device_id, rdev, kind, index, name, capacity);
 	return 0;
@@ -590,8 +590,8 @@ int BPF_PROG(hb_open_n, u64 client_id, u32 device_id, const char *driver)
  * fdinfo print, and the entry is what tells.
  */
 SEC("tp_btf/drmacct_device_name")
-int BPF_PROG(hb_name_n, u32 device_id, u32 rdev, u32 kind, u32 index,
-	     const char *name, u32 capacity)
+int BPF_PROG(hb_name_n, u64 client_id, u32 device_id, u32 rdev, u32 kind,
+	     u32 index, const char *name, u32 capacity)
 {
 	struct dac_name_key k = { .device_id = device_id, .kind = kind, .index = index };
 
@@ -666,6 +666,7 @@ struct ht_mem {
 
 struct ht_name {
 	struct trace_entry ent;
+	__u64 client_id;
 	__u32 device_id;
 	__u32 rdev;
 	__u32 kind;

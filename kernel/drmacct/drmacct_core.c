@@ -353,7 +353,7 @@ static dev_t drmacct_file_rdev(const struct drm_file *file)
  * @client: the client
  *
  * Emits one drmacct_device_name event per engine, then one per region, in
- * index order, with the node the client's device has (0 for a client with
+ * index order, with the client's id and the node its device has (0 for a client with
  * no DRM file). Nothing is done while the event is off.
  *
  * Context: any context but NMI.
@@ -366,12 +366,13 @@ void drmacct_trace_device_names(const struct drmacct_client *client)
 	if (!trace_drmacct_device_name_enabled())
 		return;
 	for (i = 0; i < adev->num_engines; i++)
-		drmacct_trace(drmacct_device_name, adev->id, client->rdev,
-			      DRMACCT_NAME_ENGINE, i, adev->engines[i].name,
-			      adev->engines[i].capacity);
+		drmacct_trace(drmacct_device_name, client->id, adev->id,
+			      client->rdev, DRMACCT_NAME_ENGINE, i,
+			      adev->engines[i].name, adev->engines[i].capacity);
 	for (i = 0; i < adev->num_regions; i++)
-		drmacct_trace(drmacct_device_name, adev->id, client->rdev,
-			      DRMACCT_NAME_REGION, i, adev->regions[i], 0);
+		drmacct_trace(drmacct_device_name, client->id, adev->id,
+			      client->rdev, DRMACCT_NAME_REGION, i,
+			      adev->regions[i], 0);
 }
 
 /**

@@ -49,16 +49,19 @@ TRACE_DEFINE_ENUM(DRMACCT_NAME_REGION);
 
 /*
  * One engine or region of a device, so that a tracer learns the names the
- * device's fdinfo prints without opening it. @rdev is the device's render
- * node (its accel or primary node where it has none); 0 for a client with
- * no DRM file. The string goes last: a reader of the record by offset finds
- * the fixed fields where the format file says.
+ * device's fdinfo prints without opening it. @client_id is the client
+ * whose open or fdinfo print this is. @rdev is the device's render node
+ * (its accel or primary node where it has none); 0 for a client with no
+ * DRM file. The u64 goes first, as in every drmacct event, so a larger
+ * common header (PREEMPT_RT) moves every field by the same amount; the
+ * string goes last.
  */
 TRACE_EVENT(drmacct_device_name,
-	TP_PROTO(u32 device_id, dev_t rdev, u32 kind, u32 index,
+	TP_PROTO(u64 client_id, u32 device_id, dev_t rdev, u32 kind, u32 index,
 		 const char *name, u32 capacity),
-	TP_ARGS(device_id, rdev, kind, index, name, capacity),
+	TP_ARGS(client_id, device_id, rdev, kind, index, name, capacity),
 	TP_STRUCT__entry(
+		__field(u64, client_id)
 		__field(u32, device_id)
 		__field(dev_t, rdev)
 		__field(u32, kind)
@@ -67,6 +70,7 @@ TRACE_EVENT(drmacct_device_name,
 		__string(name, name)
 	),
 	TP_fast_assign(
+		__entry->client_id = client_id;
 		__entry->device_id = device_id;
 		__entry->rdev = rdev;
 		__entry->kind = kind;
@@ -74,8 +78,9 @@ TRACE_EVENT(drmacct_device_name,
 		__entry->capacity = capacity;
 		DRMACCT_ASSIGN_STR(name, name);
 	),
-	TP_printk("device_id=%u rdev=%u:%u kind=%s index=%u name=%s capacity=%u",
-		  __entry->device_id, MAJOR(__entry->rdev), MINOR(__entry->rdev),
+	TP_printk("client_id=%llu device_id=%u rdev=%u:%u kind=%s index=%u name=%s capacity=%u",
+		  __entry->client_id, __entry->device_id, MAJOR(__entry->rdev),
+		  MINOR(__entry->rdev),
 		  __print_symbolic(__entry->kind,
 				   { DRMACCT_NAME_ENGINE, "engine" },
 				   { DRMACCT_NAME_REGION, "region" }),

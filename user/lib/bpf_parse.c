@@ -266,12 +266,13 @@ const struct dac_tp_field dac_bpf_drmacct_fields[] = {
 	{ "drmacct/drmacct_mem_change", "size", 16, NULL },
 	{ "drmacct/drmacct_mem_change", "region", 24, NULL },
 	{ "drmacct/drmacct_mem_change", "op", 28, NULL },
-	{ "drmacct/drmacct_device_name", "device_id", 8, NULL },
-	{ "drmacct/drmacct_device_name", "rdev", 12, NULL },
-	{ "drmacct/drmacct_device_name", "kind", 16, NULL },
-	{ "drmacct/drmacct_device_name", "index", 20, NULL },
-	{ "drmacct/drmacct_device_name", "capacity", 24, NULL },
-	{ "drmacct/drmacct_device_name", "name", 28, "__data_loc" },
+	{ "drmacct/drmacct_device_name", "client_id", 8, NULL },
+	{ "drmacct/drmacct_device_name", "device_id", 16, NULL },
+	{ "drmacct/drmacct_device_name", "rdev", 20, NULL },
+	{ "drmacct/drmacct_device_name", "kind", 24, NULL },
+	{ "drmacct/drmacct_device_name", "index", 28, NULL },
+	{ "drmacct/drmacct_device_name", "capacity", 32, NULL },
+	{ "drmacct/drmacct_device_name", "name", 36, "__data_loc" },
 	{ NULL, NULL, 0, NULL }
 };
 
