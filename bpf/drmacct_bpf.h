@@ -371,6 +371,7 @@ enum dac_map_id {
 	DAC_MAP_SCHED_CLIENTS,
 	DAC_MAP_PROCS,
 	DAC_MAP_CGROUP_SCHED,
+	DAC_MAP_NAMES,
 	DAC_MAP__COUNT
 };
 
@@ -431,7 +432,7 @@ enum dac_stat {
  * trusts the other pins. Bumped whenever a key, value or record changes.
  */
 #define DAC_LAYOUT_MAGIC	0x6472616363745f6dull	/* "drmacct_m" */
-#define DAC_LAYOUT_VERSION	11
+#define DAC_LAYOUT_VERSION	12
 
 struct dac_meta {
 	__u64 magic;
@@ -439,12 +440,17 @@ struct dac_meta {
 	__u32 pad;
 };
 
-/* ---- names userspace learned: key, value char[DAC_NAME_LEN] -------------- */
+/*
+ * ---- device names: key, value char[DAC_NAME_LEN] --------------------------
+ * Written by the programs on drmacct_device_name (each client open, each
+ * print of a client's fdinfo). ENGINE and REGION are the kernel's
+ * DRMACCT_NAME_ENGINE and DRMACCT_NAME_REGION.
+ */
 enum dac_name_kind {
 	DAC_NAME_ENGINE = 1,	/* engine name */
 	DAC_NAME_REGION = 2,	/* region name */
 	DAC_NAME_CAPACITY = 3,	/* engine capacity, decimal text */
-	DAC_NAME_RDEV = 4,	/* index 0: "major:minor" of the device node */
+	DAC_NAME_RDEV = 4,	/* index 0: "major:minor" of the device's render node */
 };
 
 struct dac_name_key {

@@ -122,16 +122,7 @@ DAC_EXTERN struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* Clients of the loader's own name probes: no CLIENT_EXIT for them. */
-DAC_EXTERN struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 256);
-	__type(key, __u64);
-	__type(value, __u32);
-} muted SEC(".maps");
-
-/* Engine/region names, written by userspace (DAC_MAP_NAMES in the docs). */
+/* Engine/region names of each device, from drmacct_device_name. */
 DAC_EXTERN struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);

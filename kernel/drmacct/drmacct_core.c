@@ -14,6 +14,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include <drm/drm_device.h>
+#include <drm/drm_file.h>
+
 #include "drmacct_compat.h"
 #include "drmacct_internal.h"
 
@@ -329,6 +332,49 @@ bool drmacct_device_total_cycles(struct drmacct_device *adev, unsigned int engin
 	return ok;
 }
 
+/*
+ * The node a tracer finds the device's clients on: its render node, or
+ * the file's own node where the device has none (an accel device, a
+ * display-only one).
+ */
+static dev_t drmacct_file_rdev(const struct drm_file *file)
+{
+	const struct drm_minor *minor = file ? file->minor : NULL;
+
+	if (!minor)
+		return 0;
+	if (minor->dev && minor->dev->render)
+		minor = minor->dev->render;
+	return minor->kdev ? minor->kdev->devt : 0;
+}
+
+/**
+ * drmacct_trace_device_names() - trace the names of a client's device
+ * @client: the client
+ *
+ * Emits one drmacct_device_name event per engine, then one per region, in
+ * index order, with the client's id and the node its device has (0 for a client with
+ * no DRM file). Nothing is done while the event is off.
+ *
+ * Context: any context but NMI.
+ */
+void drmacct_trace_device_names(const struct drmacct_client *client)
+{
+	const struct drmacct_device *adev = client->adev;
+	unsigned int i;
+
+	if (!trace_drmacct_device_name_enabled())
+		return;
+	for (i = 0; i < adev->num_engines; i++)
+		drmacct_trace(drmacct_device_name, client->id, adev->id,
+			      client->rdev, DRMACCT_NAME_ENGINE, i,
+			      adev->engines[i].name, adev->engines[i].capacity);
+	for (i = 0; i < adev->num_regions; i++)
+		drmacct_trace(drmacct_device_name, client->id, adev->id,
+			      client->rdev, DRMACCT_NAME_REGION, i,
+			      adev->regions[i], 0);
+}
+
 /**
  * drmacct_client_open() - create the accounting state of a new DRM file
  * @adev: the device
@@ -339,7 +385,8 @@ bool drmacct_device_total_cycles(struct drmacct_device *adev, unsigned int engin
  * one (it prints drm-client-id itself), else a new global id the helper
  * assigns: larger than every id it handed out before in this boot, also by
  * earlier loads of this module. Either way it is never reused within a
- * boot. Emits the drmacct_client_open tracepoint.
+ * boot. Emits the drmacct_client_open tracepoint, then drmacct_device_name
+ * for each engine and region of @adev.
  *
  * Context: process context, may sleep.
  * Return: the client, or ERR_PTR(-ENOMEM).
@@ -372,9 +419,11 @@ struct drmacct_client *drmacct_client_open(struct drmacct_device *adev,
 	raw_spin_lock_init(&client->name_lock);
 	seqcount_raw_spinlock_init(&client->name_seq, &client->name_lock);
 	client->id = drmacct_new_client_id(file);
+	client->rdev = drmacct_file_rdev(file);
 
 	drmacct_trace(drmacct_client_open, client->id, adev->id, adev->driver_name,
 		      adev->dev_name);
+	drmacct_trace_device_names(client);
 	return client;
 }
 EXPORT_SYMBOL_GPL(drmacct_client_open);

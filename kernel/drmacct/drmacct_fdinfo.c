@@ -76,6 +76,11 @@ static void drmacct_print_client_name(struct drmacct_client *client,
  * Each engine's time and cycles come from one consistent snapshot; the
  * busy time a reader sees never decreases.
  *
+ * Also emits the drmacct_device_name tracepoint for each engine and region
+ * of the client's device: a tracer that started after the client opened
+ * learns the names (and which node and device id the client is on) from
+ * any read of its fdinfo, with no file of its own.
+ *
  * Context: process context.
  */
 void drmacct_show_fdinfo(struct drmacct_client *client, struct drm_printer *p,
@@ -85,6 +90,7 @@ void drmacct_show_fdinfo(struct drmacct_client *client, struct drm_printer *p,
 	unsigned int keys = adev->mem_keys;
 	unsigned int i;
 
+	drmacct_trace_device_names(client);
 	if (!DRMACCT_CORE_PRINTS_IDS) {
 		drm_printf(p, "drm-driver:\t%s\n", adev->driver_name);
 		if (adev->pdev[0])

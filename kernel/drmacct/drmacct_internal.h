@@ -87,6 +87,7 @@ struct drmacct_client {
 	struct rcu_head rcu;		/* frees it (drmacct_client_release()) */
 	struct drmacct_device *adev;
 	u64 id;
+	dev_t rdev;			/* the device's node, 0 without a file */
 	atomic64_t wseq;		/* writers in progress, finished writes */
 	atomic64_t *q;			/* busy time - starts of running jobs */
 	atomic64_t *cycles;		/* busy cycles of finished jobs */
@@ -99,6 +100,7 @@ struct drmacct_client {
 
 bool drmacct_device_total_cycles(struct drmacct_device *adev, unsigned int engine,
 				 u64 *cycles);
+void drmacct_trace_device_names(const struct drmacct_client *client);
 void drmacct_client_snapshot(struct drmacct_client *client,
 			     unsigned int engine,
 			     struct drmacct_engine_usage *usage);

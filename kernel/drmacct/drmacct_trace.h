@@ -6,7 +6,9 @@
  * devices by the helper's device id (in every event, as 6.17's gpu_scheduler
  * events carry their device in each: two devices of one driver stay apart
  * in a trace) and, at client open, by the device's name (dev_name(), the
- * "dev" of the scheduler's events), engines and regions by index. No field
+ * "dev" of the scheduler's events), engines and regions by index (their
+ * names come in drmacct_device_name, at each client open and each print
+ * of a client's fdinfo). No field
  * carries a kernel pointer. Field names and the order of the fields are part
  * of the interface (BPF programs and the VM tests read them; new fields go
  * last); see Documentation/drmacct-helper.rst.
@@ -40,6 +42,49 @@ TRACE_EVENT(drmacct_client_open,
 	TP_printk("client_id=%llu device_id=%u driver=%s dev=%s",
 		  __entry->client_id, __entry->device_id, __get_str(driver),
 		  __get_str(dev))
+);
+
+TRACE_DEFINE_ENUM(DRMACCT_NAME_ENGINE);
+TRACE_DEFINE_ENUM(DRMACCT_NAME_REGION);
+
+/*
+ * One engine or region of a device, so that a tracer learns the names the
+ * device's fdinfo prints without opening it. @client_id is the client
+ * whose open or fdinfo print this is. @rdev is the device's render node
+ * (its accel or primary node where it has none); 0 for a client with no
+ * DRM file. The u64 goes first, as in every drmacct event, so a larger
+ * common header (PREEMPT_RT) moves every field by the same amount; the
+ * string goes last.
+ */
+TRACE_EVENT(drmacct_device_name,
+	TP_PROTO(u64 client_id, u32 device_id, dev_t rdev, u32 kind, u32 index,
+		 const char *name, u32 capacity),
+	TP_ARGS(client_id, device_id, rdev, kind, index, name, capacity),
+	TP_STRUCT__entry(
+		__field(u64, client_id)
+		__field(u32, device_id)
+		__field(dev_t, rdev)
+		__field(u32, kind)
+		__field(u32, index)
+		__field(u32, capacity)
+		__string(name, name)
+	),
+	TP_fast_assign(
+		__entry->client_id = client_id;
+		__entry->device_id = device_id;
+		__entry->rdev = rdev;
+		__entry->kind = kind;
+		__entry->index = index;
+		__entry->capacity = capacity;
+		DRMACCT_ASSIGN_STR(name, name);
+	),
+	TP_printk("client_id=%llu device_id=%u rdev=%u:%u kind=%s index=%u name=%s capacity=%u",
+		  __entry->client_id, __entry->device_id, MAJOR(__entry->rdev),
+		  MINOR(__entry->rdev),
+		  __print_symbolic(__entry->kind,
+				   { DRMACCT_NAME_ENGINE, "engine" },
+				   { DRMACCT_NAME_REGION, "region" }),
+		  __entry->index, __get_str(name), __entry->capacity)
 );
 
 TRACE_EVENT(drmacct_client_close,

@@ -162,6 +162,18 @@ enum drmacct_mem_op {
 };
 
 /**
+ * enum drmacct_name_kind - what a drmacct_device_name tracepoint names
+ * @DRMACCT_NAME_ENGINE: an engine (the event carries its capacity).
+ * @DRMACCT_NAME_REGION: a memory region.
+ *
+ * The values are part of the tracepoint interface (BPF programs read them).
+ */
+enum drmacct_name_kind {
+	DRMACCT_NAME_ENGINE = 1,
+	DRMACCT_NAME_REGION = 2,
+};
+
+/**
  * struct drmacct_job - accounting state of one job, embedded in the
  *	driver's job structure
  * @client: the client the job is charged to (holds a reference).

@@ -329,7 +329,7 @@ DT_TEST_TIMEOUT(clients_open_before_start_are_in_the_table, 60)
 	uint64_t id;
 	size_t n = 0;
 	bool found = false;
-	int fd;
+	int fd, fd2;
 
 	if (!sg_is_root())
 		DT_SKIP("needs root");
@@ -351,6 +351,16 @@ DT_TEST_TIMEOUT(clients_open_before_start_are_in_the_table, 60)
 	DT_EXPECT_TRUE(found);
 	free(c);
 	dac_bpf_close(b);
+	/*
+	 * Neither the start nor the readers opened a DRM file: the next
+	 * client takes the next id (the kernel's counter of every DRM file
+	 * on 6.5+, of drmacct's clients before).
+	 */
+	sg_sh(DRMACCT " list --source=bpf -i 0.1 >/dev/null 2>&1");
+	sg_sh(DRMACCT " bpf status >/dev/null 2>&1");
+	fd2 = sg_open();
+	DT_EXPECT_EQ(sg_client_id(fd2), id + 1);
+	close(fd2);
 	close(fd);
 	DT_EXPECT_EQ(sg_sh(DRMACCT " bpf stop >/dev/null 2>&1"), 0);
 }

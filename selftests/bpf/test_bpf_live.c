@@ -25,8 +25,11 @@
 #include <unistd.h>
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "bpf.h"
+#include "bpf_priv.h"
+#include "../../bpf/drmacct_bpf.h"
 #include "dtest.h"
 #include "tracker.h"
 #include "sgtest.h"
@@ -395,6 +398,120 @@ DT_TEST_TIMEOUT(tracker_from_bpf_matches_fdinfo, 60)
 	dac_bpf_close(b);
 }
 
+/* ---- device names, with no node opened by the collection ---------------- */
+
+/* Device id of client @id in the collection's client table; 0 when absent. */
+static uint32_t device_of_client(struct dac_bpf *b, uint64_t id)
+{
+	struct dac_bpf_client *cl = NULL;
+	uint32_t dev = 0;
+	size_t n = 0;
+
+	DT_ASSERT_EQ(dac_bpf_read_clients(b, &cl, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		if (cl[i].client_id == id)
+			dev = cl[i].device_id;
+	free(cl);
+	return dev;
+}
+
+/*
+ * Every name of simgpu's device @dev_id is in the names map, as simgpu
+ * itself says (QUERY_ENGINE names and capacities; its one region is
+ * "system", kernel/simgpu/simgpu_drv.c), with the node of @fd. Read raw:
+ * dac_bpf_name() would walk /proc for a missing one.
+ */
+static void expect_names(struct dac_bpf *b, uint32_t dev_id, const struct sg_dev *dev, int fd)
+{
+	char v[DAC_BPF_NAME_LEN], want[32];
+	struct stat st;
+
+	DT_ASSERT_NE(dev_id, 0u);
+	for (unsigned int e = 0; e < dev->num_engines; e++) {
+		DT_ASSERT_EQ(dac_bpf_name_raw(b, dev_id, DAC_NAME_ENGINE, e, v, sizeof(v)), 0);
+		DT_EXPECT_STREQ(v, dev->eng[e].q.name);
+		DT_ASSERT_EQ(dac_bpf_name_raw(b, dev_id, DAC_NAME_CAPACITY, e, v, sizeof(v)), 0);
+		snprintf(want, sizeof(want), "%u", dev->eng[e].q.capacity);
+		DT_EXPECT_STREQ(v, want);
+	}
+	DT_EXPECT_EQ(dac_bpf_name_raw(b, dev_id, DAC_NAME_ENGINE, dev->num_engines, v, sizeof(v)),
+		     -ENOENT);
+	DT_ASSERT_EQ(dac_bpf_name_raw(b, dev_id, DAC_NAME_REGION, 0, v, sizeof(v)), 0);
+	DT_EXPECT_STREQ(v, "system");
+	DT_EXPECT_EQ(dac_bpf_name_raw(b, dev_id, DAC_NAME_REGION, 1, v, sizeof(v)), -ENOENT);
+	DT_ASSERT_EQ(fstat(fd, &st), 0);
+	DT_ASSERT_EQ(dac_bpf_name_raw(b, dev_id, DAC_NAME_RDEV, 0, v, sizeof(v)), 0);
+	snprintf(want, sizeof(want), "%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	DT_EXPECT_STREQ(v, want);
+}
+
+/*
+ * The names come from the kernel (drmacct_device_name) and the collection
+ * opens no node to get them: a client open before the load is named by the
+ * load's /proc walk (its fdinfo read), one opened after by its own open.
+ * The truth that no file was opened meanwhile is the kernel's client id
+ * sequence: every new client takes the next id (the DRM core's counter of
+ * every DRM file on 6.5+, drmacct's own of its clients before), so two
+ * opens of this test with nothing in between get consecutive ids. Both
+ * attach modes: tp_btf (hb_name) and plain tracepoints (ht_name).
+ */
+static void names_without_open(int attach)
+{
+	struct dac_bpf_load_opts o = { .no_sched = true, .attach = attach };
+	uint64_t id0, id1, id2;
+	struct dac_bpf *b;
+	uint32_t dev_id;
+	struct sg_dev dev;
+	char node[64], v[DAC_BPF_NAME_LEN];
+	int fd0, fd1, fd2;
+
+	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);
+	fd0 = open(node, O_RDWR | O_CLOEXEC);
+	DT_ASSERT_GE(fd0, 0);
+	id0 = sg_client_id(fd0);
+	sg_query(fd0, &dev);
+
+	/* Open before the load: named by the load's walk, seeded with its device. */
+	b = sg_bpf_load(&o);
+	dev_id = device_of_client(b, id0);
+	expect_names(b, dev_id, &dev, fd0);
+	/* A device id no device has: the fallback, after one more walk. */
+	DT_EXPECT_STREQ(dac_bpf_name(b, 0xfffffff0u, false, 0, v, sizeof(v)), "engine0");
+	DT_EXPECT_STREQ(dac_bpf_name(b, 0xfffffff0u, true, 0, v, sizeof(v)), "region0");
+	DT_EXPECT_GE(dac_bpf_learn_names(b), 1);
+	fd1 = open(node, O_RDWR | O_CLOEXEC);
+	DT_ASSERT_GE(fd1, 0);
+	id1 = sg_client_id(fd1);
+	DT_EXPECT_EQ(id1, id0 + 1);	/* no DRM file opened by the load or the walks */
+	DT_EXPECT_EQ(device_of_client(b, id1), dev_id);
+	close(fd1);
+	close(fd0);
+	dac_bpf_close(b);
+
+	/* No client open at the load: the first open names the device. */
+	b = sg_bpf_load(&o);
+	DT_EXPECT_EQ(dac_bpf_name_raw(b, dev_id, DAC_NAME_ENGINE, 0, v, sizeof(v)), -ENOENT);
+	fd2 = open(node, O_RDWR | O_CLOEXEC);
+	DT_ASSERT_GE(fd2, 0);
+	id2 = sg_client_id(fd2);
+	DT_EXPECT_EQ(id2, id1 + 1);
+	DT_EXPECT_EQ(device_of_client(b, id2), dev_id);
+	expect_names(b, dev_id, &dev, fd2);
+	close(fd2);
+	dac_bpf_close(b);
+	sg_dev_free(&dev);
+}
+
+DT_TEST_TIMEOUT(names_without_open_btf, 60)
+{
+	names_without_open(DAC_BPF_ATTACH_AUTO);
+}
+
+DT_TEST_TIMEOUT(names_without_open_tracepoint, 60)
+{
+	names_without_open(DAC_BPF_ATTACH_TRACEPOINT);
+}
+
 /* ---- memory per region -------------------------------------------------- */
 
 static uint64_t bpf_mem_total(struct dac_bpf *b, uint64_t id, uint64_t *peak, char *name)
@@ -684,7 +801,7 @@ DT_TEST_TIMEOUT(tiny_ringbuf_lost_equals_drops, 300)
 	close(fd);
 	e = sg_engine_simple(&dev);
 	DT_ASSERT_TRUE(e != NULL);
-	/* Learn names now, so that nothing opens the device during the burst. */
+	/* Names now (the open above named the device): no /proc walk in the burst. */
 	dac_bpf_learn_names(b);
 	/* sg_open() probes the nodes (a client each): open the path directly. */
 	DT_ASSERT_EQ(sg_find_node(node, sizeof(node)), 0);

@@ -123,7 +123,7 @@ DT_TEST_TIMEOUT(concurrent_reads_never_overstate, 600)
 		ids[e] = calloc(njobs, sizeof(uint64_t));
 		DT_ASSERT_TRUE(ids[e] != NULL);
 	}
-	/* Names now: the readers must not open the device (a client each). */
+	/* Names now: no reader's lookup walks /proc during the race. */
 	dac_bpf_learn_names(b);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
 	h->t0 = sg_now_ns();

@@ -29,7 +29,7 @@
 
 static const char *const events[] = {
 	"drmacct_client_open", "drmacct_client_close", "drmacct_job_begin",
-	"drmacct_job_end", "drmacct_mem_change",
+	"drmacct_job_end", "drmacct_mem_change", "drmacct_device_name",
 };
 
 /* Prints @len bytes of @buf as "# tep-file NAME LEN" and "# tep-hex" lines. */

@@ -90,7 +90,7 @@ has "sched-time-per-process-617.bt is the 6.17 one-liner" \
 # The Perfetto config enables the group of every event drmacct.ko defines.
 events=$(sed -n 's/^TRACE_EVENT(\([a-z_]*\),.*/\1/p' "$repo/kernel/drmacct/drmacct_trace.h" | sort | tr '\n' ' ')
 eq "drmacct.ko's events (drmacct_trace.h)" "$events" \
-	"drmacct_client_close drmacct_client_open drmacct_job_begin drmacct_job_end drmacct_mem_change "
+	"drmacct_client_close drmacct_client_open drmacct_device_name drmacct_job_begin drmacct_job_end drmacct_mem_change "
 cfg=$(cat "$D/usr/share/drmacct/perfetto-drmacct.pbtxt")
 has "the Perfetto config takes every drmacct event" "$cfg" 'ftrace_events: "drmacct/*"'
 has "the Perfetto config takes every gpu_scheduler event" "$cfg" 'ftrace_events: "gpu_scheduler/*"'

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The loader's parsers, without BPF: field offsets in tracefs format text,
- * CLIENT_EXIT ring-buffer records (good and malformed), and the name
- * probe's fdinfo (engine/region names in index order, capacities, client
- * id), each on hand-made input including bad input.
+ * and CLIENT_EXIT ring-buffer records (good and malformed), each on
+ * hand-made input including bad input.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -241,116 +240,6 @@ DT_TEST(decode_bad_records)
 	w->size = 8;
 	DT_EXPECT_EQ(dac_bpf_decode_exit(buf, sizeof(buf), &r, &e, &g), -EBADMSG);
 	DT_EXPECT_TRUE(r == NULL);	/* never set by a refused record */
-}
-
-/* ---- the name probe's fdinfo -------------------------------------------------- */
-
-static int parse_text(const char *text, struct dac_probe_names *pn)
-{
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
-	int err;
-
-	DT_ASSERT_TRUE(f != NULL);
-	err = dac_bpf_parse_probe(f, pn);
-	fclose(f);
-	return err;
-}
-
-DT_TEST(probe_names_in_order)
-{
-	static const char text[] =
-		"pos:\t0\nflags:\t02100002\nmnt_id:\t26\nino:\t1234\n"
-		"drm-driver:\tsimgpu\n"
-		"drm-client-id:\t17\n"
-		"drm-engine-render:\t123 ns\n"
-		"drm-engine-capacity-render:\t2\n"
-		"drm-cycles-render:\t99\n"
-		"drm-total-cycles-render:\t100\n"
-		"drm-engine-copy:\t0 ns\n"
-		"drm-engine-video:\t5 ns\n"
-		"drm-engine-capacity-video:\t4\n"
-		"drm-total-system:\t4 KiB\n"
-		"drm-total-vram:\t0\n"
-		"drm-shared-vram:\t0\n"
-		"drm-resident-system:\t4 KiB\n";
-	struct dac_probe_names pn;
-
-	DT_ASSERT_EQ(parse_text(text, &pn), 0);
-	DT_EXPECT_EQ(pn.client_id, (uint64_t)17);
-	DT_ASSERT_EQ(pn.ne, (size_t)3);
-	DT_EXPECT_STREQ(pn.eng[0], "render");
-	DT_EXPECT_STREQ(pn.eng[1], "copy");
-	DT_EXPECT_STREQ(pn.eng[2], "video");
-	DT_EXPECT_EQ(pn.caps[0], (uint64_t)2);
-	DT_EXPECT_EQ(pn.caps[1], (uint64_t)1);
-	DT_EXPECT_EQ(pn.caps[2], (uint64_t)4);
-	DT_ASSERT_EQ(pn.nr, (size_t)2);
-	DT_EXPECT_STREQ(pn.reg[0], "system");
-	DT_EXPECT_STREQ(pn.reg[1], "vram");
-	dac_probe_names_free(&pn);
-	DT_EXPECT_EQ(pn.ne, (size_t)0);
-	DT_EXPECT_TRUE(pn.eng == NULL);
-}
-
-DT_TEST(probe_long_lines_and_names)
-{
-	/* A 2000-byte line must not be split into pseudo keys. */
-	char *text = malloc(8192), *p = text;
-	struct dac_probe_names pn;
-	const char *n31 = "abcdefghijklmnopqrstuvwxyz01234";	/* 31 bytes */
-
-	DT_ASSERT_TRUE(text != NULL);
-	p += sprintf(p, "drm-client-id:\t5\n");
-	/*
-	 * A long line whose text at byte 511 reads like a key: a reader
-	 * with a 512-byte line buffer would learn an engine "bogus".
-	 */
-	p += sprintf(p, "drm-driver:\t");
-	while (p - text < (long)strlen("drm-client-id:\t5\n") + 511)
-		*p++ = 'y';
-	p += sprintf(p, "drm-engine-bogus:\t1 ns");
-	for (int i = 0; i < 250; i++)
-		p += sprintf(p, ":drm-engine-fake%d", i % 10);
-	p += sprintf(p, "\ndrm-engine-%s:\t1 ns\n", n31);
-	p += sprintf(p, "drm-engine-%s9:\t1 ns\n", n31);	/* 32 bytes: cut */
-	p += sprintf(p, "drm-engine-capacity-%s9:\t8\n", n31);	/* no match after cut */
-	sprintf(p, "drm-total-%s%s:\t1\n", n31, n31);
-	DT_ASSERT_EQ(parse_text(text, &pn), 0);
-	free(text);
-	DT_EXPECT_EQ(pn.client_id, (uint64_t)5);
-	DT_ASSERT_EQ(pn.ne, (size_t)2);
-	DT_EXPECT_STREQ(pn.eng[0], n31);
-	DT_EXPECT_STREQ(pn.eng[1], n31);
-	DT_EXPECT_EQ(pn.caps[0], (uint64_t)1);
-	DT_EXPECT_EQ(pn.caps[1], (uint64_t)1);
-	DT_ASSERT_EQ(pn.nr, (size_t)1);
-	DT_EXPECT_STREQ(pn.reg[0], n31);
-	dac_probe_names_free(&pn);
-}
-
-DT_TEST(probe_bad_input)
-{
-	struct dac_probe_names pn;
-
-	DT_EXPECT_EQ(parse_text("drm-client-id:\tseventeen\ndrm-engine-a:\t1 ns\n", &pn),
-		     -EBADMSG);
-	DT_EXPECT_EQ(pn.ne, (size_t)0);
-	DT_EXPECT_TRUE(pn.eng == NULL);
-	DT_EXPECT_EQ(parse_text("drm-client-id:\t0\n", &pn), -EBADMSG);
-	DT_EXPECT_EQ(parse_text("drm-client-id:\t-3\n", &pn), -EBADMSG);
-	DT_EXPECT_EQ(parse_text("drm-client-id:\t99999999999999999999999\n", &pn), -EBADMSG);
-	DT_EXPECT_EQ(parse_text("drm-client-id:\t3\ndrm-engine-a:\t1 ns\n"
-				"drm-engine-capacity-a:\tlots\n", &pn), -EBADMSG);
-	DT_EXPECT_EQ(parse_text("drm-client-id:\t3\ndrm-engine-a:\t1 ns\n"
-				"drm-engine-capacity-a:\t0\n", &pn), -EBADMSG);
-	/* Empty names, lines without ':' and an empty file: nothing learned, no error. */
-	DT_EXPECT_EQ(parse_text("drm-engine-:\t1 ns\ndrm-total-:\t4\nno colon here\n", &pn), 0);
-	DT_EXPECT_EQ(pn.ne + pn.nr, (size_t)0);
-	DT_EXPECT_EQ(pn.client_id, (uint64_t)0);
-	dac_probe_names_free(&pn);
-	DT_EXPECT_EQ(parse_text("", &pn), 0);
-	DT_EXPECT_EQ(pn.ne, (size_t)0);
-	dac_probe_names_free(&pn);
 }
 
 DT_MAIN

@@ -79,8 +79,8 @@ DT_TEST_TIMEOUT(every_program_passes_the_host_verifier, 300)
 		}
 	}
 	dt_info("%zu of %zu programs loaded", loaded, n);
-	/* 5 drmacct events, 3 of each scheduler set. */
-	DT_EXPECT_EQ(plain, (size_t)11);
+	/* 6 drmacct events, 3 of each scheduler set. */
+	DT_EXPECT_EQ(plain, (size_t)12);
 	DT_EXPECT_TRUE(fork_loaded);
 	free(v);
 }

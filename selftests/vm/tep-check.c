@@ -252,7 +252,7 @@ int main(int argc, char **argv)
 {
 	static const char *const events[] = {
 		"drmacct_client_open", "drmacct_client_close", "drmacct_job_begin",
-		"drmacct_job_end", "drmacct_mem_change",
+		"drmacct_job_end", "drmacct_mem_change", "drmacct_device_name",
 	};
 	struct input in = { 0 };
 	struct strv lib = { 0 };

@@ -165,8 +165,10 @@ static int do_start(const char *dir, const struct dac_bpf_load_opts *o)
 		dac_bpf_close(b);
 		return CLI_EXIT_FAIL;
 	}
-	dac_bpf_learn_names(b);
-	/* Clients open since before now: into the table, so list/top see them. */
+	/*
+	 * Clients open since before now: into the table, so list/top see
+	 * them (their fdinfo reads also name their devices).
+	 */
 	seeded = dac_bpf_seed_clients(b);
 	dac_bpf_info(b, &info);
 	if (info.note[0])

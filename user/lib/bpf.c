@@ -45,11 +45,12 @@ static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 		s->progs.hb_open, s->progs.hb_close, s->progs.hb_begin,
 		s->progs.hb_end, s->progs.hb_mem, s->progs.hb_begin_n,
 		s->progs.hb_end_n, s->progs.hb_open_n,
-		s->progs.hb_close_n, s->progs.hb_mem_n,
+		s->progs.hb_close_n, s->progs.hb_mem_n, s->progs.hb_name,
+		s->progs.hb_name_n,
 	};
 	struct bpf_program *tp[] = {
 		s->progs.ht_open, s->progs.ht_close, s->progs.ht_begin,
-		s->progs.ht_end, s->progs.ht_mem,
+		s->progs.ht_end, s->progs.ht_mem, s->progs.ht_name,
 	};
 	/* tp_btf, every kernel; the twins of queue and run where the events are preemptible */
 	struct bpf_program *sbtf[] = {
@@ -123,8 +124,9 @@ static bool prog_in(const struct bpf_program *p, const struct bpf_program *const
 
 /*
  * Attach every loaded program of the skeleton that has no link yet; with
- * @first only the ones that place clients (client open/close) and follow
- * their memory, which must run before the loader seeds the open clients.
+ * @first only the ones that place clients (client open/close), follow
+ * their memory and learn their devices' names, which must run before the
+ * loader seeds the open clients.
  * The "_nested" programs go after the others of their call: a tracepoint
  * runs its programs in the order they were attached, and each must run
  * after the program whose missed events it takes (so that it finds nothing
@@ -139,10 +141,11 @@ static int attach_progs(struct drmacct_bpf *s, bool first)
 		s->progs.hb_open, s->progs.hb_close, s->progs.hb_mem,
 		s->progs.ht_open, s->progs.ht_close, s->progs.ht_mem,
 		s->progs.hb_open_n, s->progs.hb_close_n,
-		s->progs.hb_mem_n,
+		s->progs.hb_mem_n, s->progs.hb_name, s->progs.ht_name,
+		s->progs.hb_name_n,
 	};
 	const struct bpf_program *late[] = {
-		s->progs.hb_begin_n, s->progs.hb_end_n,
+		s->progs.hb_begin_n, s->progs.hb_end_n, s->progs.hb_name_n,
 		s->progs.sb_done_n1, s->progs.hb_open_n,
 		s->progs.hb_close_n, s->progs.hb_mem_n,
 		s->progs.sb_queue_n1, s->progs.sb_run_n1,
@@ -182,7 +185,7 @@ static void take_fds(struct dac_bpf *b)
 		[M_META] = s->maps.meta, [M_PROCS] = s->maps.procs,
 		[M_CLIENTS] = s->maps.clients, [M_USAGE] = s->maps.usage, [M_MEM] = s->maps.mem,
 		[M_TOTALS] = s->maps.totals, [M_RECORDS] = s->maps.records,
-		[M_STATS] = s->maps.stats, [M_MUTED] = s->maps.muted, [M_NAMES] = s->maps.names,
+		[M_STATS] = s->maps.stats, [M_NAMES] = s->maps.names,
 		[M_TRACKED] = s->maps.tracked, [M_RINGS] = s->maps.rings,
 		[M_SCHED] = s->maps.sched_usage, [M_COOKIE_USAGE] = s->maps.cookie_usage,
 		[M_COOKIE_MEM] = s->maps.cookie_mem, [M_SCHED_CLIENTS] = s->maps.sched_clients,
@@ -201,8 +204,7 @@ static void take_fds(struct dac_bpf *b)
 static void size_maps(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 {
 	struct bpf_map *acct[] = {
-		s->maps.clients, s->maps.usage, s->maps.mem, s->maps.totals, s->maps.muted,
-		s->maps.names, s->maps.cookie_usage, s->maps.cookie_mem,
+		s->maps.clients, s->maps.usage, s->maps.mem, s->maps.totals, s->maps.names, s->maps.cookie_usage, s->maps.cookie_mem,
 	};
 	struct bpf_map *sched[] = {
 		s->maps.rings, s->maps.ring_ids, s->maps.sched_usage, s->maps.procs,
@@ -362,14 +364,13 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 	 * Clients already open go into the table before the job programs
 	 * run: a job of theirs counted before they were placed would be
 	 * filed under device 0 (unknown) for good, in usage and in totals.
-	 * Name learning needs the client-open program (it finds the device
-	 * of its probe client in the table).
+	 * The seed's fdinfo reads also name the devices (the name program is
+	 * attached with the first ones).
 	 */
 	if (b->info.drmacct) {
 		err = attach_progs(b->skel, true);
 		if (err)
 			goto fail;
-		dac_bpf_learn_names(b);
 		b->load_seeded = dac_bpf_seed_clients(b);
 	}
 	err = attach_progs(b->skel, false);

@@ -71,9 +71,9 @@ struct dac_bpf_load_opts {
 /*
  * Load and attach the programs (not pinned). With drmacct's tracepoints,
  * the clients that are already open are put in place before any usage is
- * counted: the client open/close and memory programs are attached first,
- * then the devices' names are learned (dac_bpf_learn_names()) and the open
- * clients are added from their fdinfo (dac_bpf_seed_clients()), and only
+ * counted: the client open/close, memory and name programs are attached
+ * first, then the open clients are added from their fdinfo
+ * (dac_bpf_seed_clients(), which also names their devices), and only
  * then are the job programs attached, so every job of such a client is
  * filed under its real device. -ENOENT when a source the
  * options ask for has no tracepoints in this kernel (module not loaded),
@@ -527,7 +527,15 @@ int dac_bpf_read_cookie(struct dac_bpf *b, uint64_t cookie,
 const char *dac_bpf_name(struct dac_bpf *b, uint32_t device_id, bool region,
 			 uint32_t index, char *buf, size_t len);
 
-/* Learn engine and region names of every device with an openable node. */
+/*
+ * Learn the engine and region names of the devices of every DRM file open
+ * now, without opening any: one walk of /proc that reads each file's
+ * fdinfo, which makes drmacct.ko emit drmacct_device_name for its device,
+ * and the programs write the names (and the device's render node). A
+ * client that opens later names its device itself. Returns the number of
+ * devices whose node the names map knows, 0 when the collection is not on
+ * drmacct's tracepoints, or a negative errno.
+ */
 int dac_bpf_learn_names(struct dac_bpf *b);
 
 /*

@@ -20,9 +20,6 @@
 #include "bpf_priv.h"
 #include "../../bpf/drmacct_bpf.h"
 
-_Static_assert(DAC_NAME_LEN == sizeof(((struct dac_probe_names *)0)->eng[0]),
-	       "struct dac_probe_names uses DAC_NAME_LEN");
-
 static const char *const default_events[] = {
 	"/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events", NULL
 };
@@ -284,6 +281,13 @@ const struct dac_tp_field dac_bpf_drmacct_fields[] = {
 	{ "drmacct/drmacct_mem_change", "size", 16, NULL },
 	{ "drmacct/drmacct_mem_change", "region", 24, NULL },
 	{ "drmacct/drmacct_mem_change", "op", 28, NULL },
+	{ "drmacct/drmacct_device_name", "client_id", 8, NULL },
+	{ "drmacct/drmacct_device_name", "device_id", 16, NULL },
+	{ "drmacct/drmacct_device_name", "rdev", 20, NULL },
+	{ "drmacct/drmacct_device_name", "kind", 24, NULL },
+	{ "drmacct/drmacct_device_name", "index", 28, NULL },
+	{ "drmacct/drmacct_device_name", "capacity", 32, NULL },
+	{ "drmacct/drmacct_device_name", "name", 36, "__data_loc" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -456,120 +460,4 @@ int dac_bpf_decode_proc_exit(const void *data, size_t size,
 	*hdr = r;
 	*ring = (const void *)(r + 1);
 	return 0;
-}
-
-/* ---- the name probe's fdinfo ------------------------------------------------ */
-
-void dac_probe_names_free(struct dac_probe_names *pn)
-{
-	free(pn->eng);
-	free(pn->reg);
-	free(pn->caps);
-	memset(pn, 0, sizeof(*pn));
-}
-
-static int push_name(char (**arr)[DAC_NAME_LEN], size_t *n, const char *name)
-{
-	char (*tmp)[DAC_NAME_LEN];
-	size_t len = strlen(name);
-
-	if (*n >= UINT16_MAX)
-		return 0;	/* the names map's index is 16 bits */
-	tmp = realloc(*arr, (*n + 1) * sizeof(**arr));
-	if (!tmp)
-		return -ENOMEM;
-	*arr = tmp;
-	memset(tmp[*n], 0, DAC_NAME_LEN);
-	if (len >= DAC_NAME_LEN)
-		len = DAC_NAME_LEN - 1;
-	memcpy(tmp[*n], name, len);
-	(*n)++;
-	return 0;
-}
-
-/* Strip leading blanks and the trailing newline of a value. */
-static char *value_of(char *v)
-{
-	size_t n;
-
-	v += strspn(v, " \t");
-	n = strlen(v);
-	while (n && (v[n - 1] == '\n' || v[n - 1] == ' ' || v[n - 1] == '\t'))
-		v[--n] = '\0';
-	return v;
-}
-
-static int parse_u64(const char *v, uint64_t *out)
-{
-	char *end;
-	unsigned long long x;
-
-	if (*v < '0' || *v > '9')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(v, &end, 10);
-	if (errno || end == v)
-		return -EINVAL;
-	*out = x;
-	return 0;
-}
-
-int dac_bpf_parse_probe(FILE *f, struct dac_probe_names *pn)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	int err = 0;
-
-	memset(pn, 0, sizeof(*pn));
-	while (getline(&line, &cap, f) > 0) {
-		char *colon = strchr(line, ':'), *key = line, *val;
-
-		if (!colon)
-			continue;
-		*colon = '\0';
-		val = value_of(colon + 1);
-		if (!strcmp(key, "drm-client-id")) {
-			if (parse_u64(val, &pn->client_id) || !pn->client_id) {
-				err = -EBADMSG;
-				break;
-			}
-			continue;
-		}
-		if (!strncmp(key, "drm-engine-capacity-", 20)) {
-			/* Capacity of an engine listed before it (drmacct's order). */
-			uint64_t c;
-
-			if (parse_u64(val, &c) || !c) {
-				err = -EBADMSG;
-				break;
-			}
-			for (size_t i = 0; i < pn->ne; i++)
-				if (!strncmp(pn->eng[i], key + 20, DAC_NAME_LEN - 1) &&
-				    strlen(key + 20) < DAC_NAME_LEN)
-					pn->caps[i] = c;
-			continue;
-		}
-		if (!strncmp(key, "drm-engine-", 11) && key[11]) {
-			uint64_t *c = realloc(pn->caps, (pn->ne + 1) * sizeof(*c));
-
-			if (!c) {
-				err = -ENOMEM;
-				break;
-			}
-			pn->caps = c;
-			c[pn->ne] = 1;
-			err = push_name(&pn->eng, &pn->ne, key + 11);
-		} else if (!strncmp(key, "drm-total-", 10) && key[10] &&
-			   strncmp(key, "drm-total-cycles-", 17)) {
-			err = push_name(&pn->reg, &pn->nr, key + 10);
-		}
-		if (err)
-			break;
-	}
-	if (!err && ferror(f))
-		err = -EIO;
-	free(line);
-	if (err)
-		dac_probe_names_free(pn);
-	return err;
 }

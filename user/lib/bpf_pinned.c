@@ -4,7 +4,7 @@
  * unpin, and open a pinned one after checking its layout.
  *
  * Pinned layout under the pin directory (mode 0700):
- *   maps/<name>    clients usage mem totals records stats muted names
+ *   maps/<name>    clients usage mem totals records stats names
  *                  tracked rings sched_usage cookie_usage cookie_mem
  *                  sched_clients procs cgroup_sched; sweeper (kept for its
  *                  timer, not read)
@@ -40,7 +40,7 @@ static const char *const map_names[M__COUNT] = {
 	[M_META] = "meta",
 	[M_CLIENTS] = "clients", [M_USAGE] = "usage", [M_MEM] = "mem",
 	[M_TOTALS] = "totals", [M_RECORDS] = "records", [M_STATS] = "stats",
-	[M_MUTED] = "muted", [M_NAMES] = "names", [M_TRACKED] = "tracked",
+	[M_NAMES] = "names", [M_TRACKED] = "tracked",
 	[M_RINGS] = "rings", [M_SCHED] = "sched_usage",
 	[M_COOKIE_USAGE] = "cookie_usage", [M_COOKIE_MEM] = "cookie_mem",
 	[M_SCHED_CLIENTS] = "sched_clients", [M_PROCS] = "procs",

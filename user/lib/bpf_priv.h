@@ -27,7 +27,7 @@ struct drmacct_bpf;
 struct ring_buffer;
 
 enum dac_map_idx {
-	M_META, M_CLIENTS, M_USAGE, M_MEM, M_TOTALS, M_RECORDS, M_STATS, M_MUTED, M_NAMES,
+	M_META, M_CLIENTS, M_USAGE, M_MEM, M_TOTALS, M_RECORDS, M_STATS, M_NAMES,
 	M_TRACKED, M_RINGS, M_SCHED, M_COOKIE_USAGE, M_COOKIE_MEM, M_SCHED_CLIENTS, M_PROCS,
 	M_CGROUP_SCHED, M__COUNT
 };
@@ -253,24 +253,6 @@ struct dac_rec_ring;
 int dac_bpf_decode_proc_exit(const void *data, size_t size,
 			     const struct dac_rec_proc_exit **hdr, const struct dac_rec_ring **ring);
 
-/* What the name probe learns from its own fdinfo. */
-struct dac_probe_names {
-	uint64_t client_id;		/* 0: the file printed none */
-	char (*eng)[32];		/* engine names in index order (DAC_NAME_LEN) */
-	uint64_t *caps;			/* capacity per engine, 1 unless printed */
-	size_t ne;
-	char (*reg)[32];		/* region names (drm-total-<r>) in order */
-	size_t nr;
-};
-
-/*
- * dac_bpf_parse_probe - parse drmacct's fdinfo text from @f: drm-client-id,
- * drm-engine-<e> (and drm-engine-capacity-<e> after it), drm-total-<r>
- * (not drm-total-cycles-). Lines of any length. Names are cut to 31 bytes.
- * -EBADMSG for an unreadable client id or capacity, -EIO, -ENOMEM; on error
- * @pn is empty. Free with dac_probe_names_free().
- */
-int dac_bpf_parse_probe(FILE *f, struct dac_probe_names *pn);
 
 /*
  * dac_bpf_map_walk() - call @fn(key, value, @arg) for every entry of the
@@ -283,6 +265,5 @@ typedef int (*dac_bpf_walk_fn)(const void *key, const void *val, void *arg);
 int dac_bpf_map_walk(int fd, size_t ksize, size_t vsize, dac_bpf_walk_fn fn, void *arg);
 /* Test hook: entries asked for per batch (0: the default, 256). */
 void dac_bpf_test_walk_chunk(size_t n);
-void dac_probe_names_free(struct dac_probe_names *pn);
 
 #endif /* DRMACCT_BPF_PRIV_H */

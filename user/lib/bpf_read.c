@@ -35,6 +35,7 @@ static const char *const counted_maps[DAC_MAP__COUNT] = {
 	[DAC_MAP_INFLIGHT] = "inflight", [DAC_MAP_SCHED_USAGE] = "sched_usage",
 	[DAC_MAP_INFLIGHT617] = "inflight617", [DAC_MAP_SCHED_CLIENTS] = "sched_clients",
 	[DAC_MAP_PROCS] = "procs", [DAC_MAP_CGROUP_SCHED] = "cgroup_sched",
+	[DAC_MAP_NAMES] = "names",
 };
 
 /* ---- stats ----------------------------------------------------------------- */
@@ -96,103 +97,6 @@ static void fallback_name(bool region, uint32_t index, char *buf, size_t len)
 	snprintf(buf, len, "%s%u", region ? "region" : "engine", index);
 }
 
-/* Parse our own fdinfo of @fd: client id, engine and region names in order. */
-static int learn_from_fd(struct dac_bpf *b, int fd)
-{
-	struct dac_probe_names pn;
-	struct dac_client_val cv;
-	uint32_t muted = 1;
-	char path[64];
-	FILE *f;
-	int err;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	err = dac_bpf_parse_probe(f, &pn);
-	fclose(f);
-	if (err)
-		return err;
-	/* Our probe client must not show up as a CLIENT_EXIT record. */
-	if (pn.client_id)
-		bpf_map_update_elem(b->fd[M_MUTED], &pn.client_id, &muted, BPF_ANY);
-	if (pn.client_id && !bpf_map_lookup_elem(b->fd[M_CLIENTS], &pn.client_id, &cv)) {
-		for (size_t i = 0; i < pn.ne + pn.nr; i++) {
-			struct dac_name_key k = {
-				.device_id = cv.device_id,
-				.kind = i < pn.ne ? DAC_NAME_ENGINE : DAC_NAME_REGION,
-				.index = i < pn.ne ? i : i - pn.ne,
-			};
-
-			if (bpf_map_update_elem(b->fd[M_NAMES], &k,
-						i < pn.ne ? pn.eng[i] : pn.reg[i - pn.ne], BPF_ANY)) {
-				err = -errno;
-				break;
-			}
-			if (i < pn.ne) {
-				char v[DAC_NAME_LEN] = "";
-
-				k.kind = DAC_NAME_CAPACITY;
-				snprintf(v, sizeof(v), "%llu", (unsigned long long)pn.caps[i]);
-				if (bpf_map_update_elem(b->fd[M_NAMES], &k, v, BPF_ANY)) {
-					err = -errno;
-					break;
-				}
-			}
-		}
-		if (!err) {
-			struct dac_name_key k = { .device_id = cv.device_id, .kind = DAC_NAME_RDEV };
-			char v[DAC_NAME_LEN] = "";
-			struct stat st;
-
-			if (!fstat(fd, &st)) {
-				snprintf(v, sizeof(v), "%u:%u", major(st.st_rdev), minor(st.st_rdev));
-				if (bpf_map_update_elem(b->fd[M_NAMES], &k, v, BPF_ANY))
-					err = -errno;
-			}
-		}
-	} else if (pn.client_id) {
-		/* Not seen opening (collection not attached to drmacct): no names. */
-		bpf_map_delete_elem(b->fd[M_MUTED], &pn.client_id);
-		err = -ENOENT;
-	}
-	dac_probe_names_free(&pn);
-	return err;
-}
-
-int dac_bpf_learn_names(struct dac_bpf *b)
-{
-	static const char *const dirs[] = { "/dev/dri", "/dev/accel" };
-	int learned = 0;
-
-	if (!b->info.drmacct && b->skel)
-		return 0;
-	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
-		DIR *dir = opendir(dirs[d]);
-		struct dirent *de;
-
-		if (!dir)
-			continue;
-		while ((de = readdir(dir))) {
-			char p[300];
-			int fd;
-
-			if (strncmp(de->d_name, "renderD", 7) && strncmp(de->d_name, "accel", 5))
-				continue;
-			snprintf(p, sizeof(p), "%s/%s", dirs[d], de->d_name);
-			fd = open(p, O_RDWR | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			if (!learn_from_fd(b, fd))
-				learned++;
-			close(fd);
-		}
-		closedir(dir);
-	}
-	return learned;
-}
-
 static bool tried_device(struct dac_bpf *b, uint32_t dev)
 {
 	for (size_t i = 0; i < b->nlearned; i++)
@@ -230,6 +134,11 @@ const char *dac_bpf_name(struct dac_bpf *b, uint32_t device_id, bool region, uin
 		goto fallback;
 	if (!bpf_map_lookup_elem(b->fd[M_NAMES], &k, name))
 		goto found;
+	/*
+	 * Not named yet: one walk of /proc, whose fdinfo reads make the
+	 * kernel name the devices of the files open now (bpf_seed.c); at
+	 * most once per device.
+	 */
 	if (!tried_device(b, device_id)) {
 		uint32_t *tmp = realloc(b->learned, (b->nlearned + 1) * sizeof(*tmp));
 
