@@ -720,7 +720,7 @@ DT_TEST_F_TIMEOUT(pinned, status_maps_and_stale_layout, 60)
 	/* The unpinned join maps too (of this set), found through the programs. */
 	DT_EXPECT_TRUE(strstr(out, sg_sched_events() == 617 ? " inflight617 " : " inflight ") !=
 		       NULL);
-	DT_EXPECT_TRUE(strstr(out, " ring_ids ") != NULL);
+	DT_EXPECT_TRUE(strstr(out, " rings ") != NULL);
 	DT_EXPECT_TRUE(strstr(out, " hash ") != NULL);
 	DT_EXPECT_TRUE(strstr(out, "lru_hash") == NULL);	/* nothing is evicted */
 	DT_EXPECT_TRUE(strstr(out, "memlock used:") != NULL);
