@@ -167,10 +167,11 @@ DAC_EXTERN struct {
 /*
  * The scheduler maps below are plain hashes, preallocated (no allocation
  * on the event path): an LRU would evict accounting state -- an in-flight
- * job that had run, a ring without its id -- and charge wrong from then
- * on. Full, an insert is refused and counted (map_fail()), and the job it
- * was for is counted lost (DAC_STAT_SCHED_LOST); the loader sizes them
- * (dac_bpf_load_opts.sched_entries).
+ * job that had run, a ring a job is still charged to -- and charge wrong
+ * from then on. Full, an insert is refused and counted (map_fail()), and
+ * the job it was for is counted lost (DAC_STAT_SCHED_LOST); only rings
+ * make room first, by reclaiming an idle ring no in-flight entry names
+ * (ring_reclaim()). The loader sizes them (dac_bpf_load_opts.sched_entries).
  */
 /*
  * The one ring map: ring identity (its scheduler's address, or a hash of

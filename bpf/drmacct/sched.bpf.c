@@ -138,6 +138,8 @@ static __noinline bool ring_reclaim(void)
  * (counted) the job runs on no ring: charged nowhere, counted lost at its
  * completion.
  */
+#define DAC_RECLAIM_TRIES	4
+
 static __noinline struct dac_ring_val *ring_new(__u64 ident, const char *name)
 {
 	struct dac_ring_val r = {};
@@ -148,9 +150,14 @@ static __noinline struct dac_ring_val *ring_new(__u64 ident, const char *name)
 	r.id = __sync_fetch_and_add(&next_ring_id, 1) + 1;
 	__builtin_memcpy(r.name, name, sizeof(r.name));
 	err = bpf_map_update_elem(&rings, &ident, &r, BPF_NOEXIST);
-	/* full: -E2BIG, or -ENOMEM on 6.1's preallocated hash */
-	if ((err == -DAC_E2BIG || err == -DAC_ENOMEM) && ring_reclaim())
-		err = bpf_map_update_elem(&rings, &ident, &r, BPF_NOEXIST);
+	/*
+	 * Full: -E2BIG, or -ENOMEM on 6.1's preallocated hash. New rings on
+	 * two CPUs at once pick the same ring to reclaim, or one takes the
+	 * element the other freed: the loser picks again, a few times.
+	 */
+	for (int i = 0; i < DAC_RECLAIM_TRIES && (err == -DAC_E2BIG || err == -DAC_ENOMEM); i++)
+		if (ring_reclaim())
+			err = bpf_map_update_elem(&rings, &ident, &r, BPF_NOEXIST);
 	if (!err)
 		stat_inc(DAC_STAT_RINGS_NEW);
 	else if (err != -DAC_EEXIST)	/* else another CPU named it first: use its ring */
