@@ -71,7 +71,6 @@
 #define DAC_EBUSY	16
 #define DAC_EEXIST	17
 #define DAC_E2BIG	7
-#define DAC_ENOMEM	12
 #define DAC_PF_KTHREAD	0x00200000	/* task_struct.flags: a kernel thread */
 
 /* ---- maps ---------------------------------------------------------------- */

@@ -151,11 +151,14 @@ static __noinline struct dac_ring_val *ring_new(__u64 ident, const char *name)
 	__builtin_memcpy(r.name, name, sizeof(r.name));
 	err = bpf_map_update_elem(&rings, &ident, &r, BPF_NOEXIST);
 	/*
-	 * Full: -E2BIG, or -ENOMEM on 6.1's preallocated hash. New rings on
-	 * two CPUs at once pick the same ring to reclaim, or one takes the
+	 * Full: -E2BIG from 6.12; 6.1's preallocated hash says something
+	 * else (counted as nomem there), so any refusal but a busy bucket or
+	 * a ring another CPU made first tries a reclaim. New rings on two
+	 * CPUs at once pick the same ring to reclaim, or one takes the
 	 * element the other freed: the loser picks again, a few times.
 	 */
-	for (int i = 0; i < DAC_RECLAIM_TRIES && (err == -DAC_E2BIG || err == -DAC_ENOMEM); i++)
+	for (int i = 0; i < DAC_RECLAIM_TRIES && err && err != -DAC_EEXIST && err != -DAC_EBUSY;
+	     i++)
 		if (ring_reclaim())
 			err = bpf_map_update_elem(&rings, &ident, &r, BPF_NOEXIST);
 	if (!err)
