@@ -131,6 +131,9 @@ static __noinline bool ring_reclaim(void)
 	return true;
 }
 
+/* Reclaims one new ring tries (each a walk over the map) */
+#define DAC_RECLAIM_TRIES	4
+
 /*
  * A new ring for identity @ident named @name (read already, on the BPF
  * stack): a fresh id, never reused, so two rings never share one; charged
@@ -138,8 +141,6 @@ static __noinline bool ring_reclaim(void)
  * (counted) the job runs on no ring: charged nowhere, counted lost at its
  * completion.
  */
-#define DAC_RECLAIM_TRIES	4
-
 static __noinline struct dac_ring_val *ring_new(__u64 ident, const char *name)
 {
 	struct dac_ring_val r = {};
