@@ -282,6 +282,27 @@ static __always_inline void proc_job_ran(__u32 tgid, __u64 start_ns, __u64 now)
 }
 
 /*
+ * Ring @r of identity @ident was being reclaimed when a job came to run on
+ * it (the ring unused longest is the one a new scheduler at a torn-down
+ * one's address comes back to): its ring from now on, held, or NULL when
+ * there is none (counted). The reclaimer deletes right after its claim.
+ */
+static __noinline struct dac_ring_val *ring_again(struct dac_ring_val *r, __u64 ident)
+{
+	char name[DAC_NAME_LEN];
+
+	__builtin_memcpy(name, r->name, sizeof(name));
+	for (int i = 0; i < DAC_RECLAIM_TRIES; i++) {
+		r = bpf_map_lookup_elem(&rings, &ident);
+		if (!r)
+			r = ring_new(ident, name);
+		if (r && ring_hold(r, ident))
+			return r;
+	}
+	return NULL;
+}
+
+/*
  * Job @v runs now on ring @r (NULL: none, the map full) of identity
  * @ident; @idle: the kernel's count says it is the only job on the ring's
  * hardware, so the ring's charging starts here (dac_ring_run()).
@@ -294,7 +315,9 @@ static __always_inline void ring_run(struct inflight_val *v, struct dac_ring_val
 	if (v->run_ns)
 		return;		/* run again (resubmitted after a reset): one job */
 	v->run_ns = now;
-	if (r && ring_hold(r, ident)) {
+	if (r && !ring_hold(r, ident))
+		r = ring_again(r, ident);
+	if (r) {
 		v->ring_key = ident;
 		v->ring_id = r->id;
 		dac_ring_run(r, now, idle);
