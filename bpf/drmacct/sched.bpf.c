@@ -520,10 +520,13 @@ struct drm_sched_job___dac {
  * before a reset, a scheduler torn down) leave the count as well, so none
  * of them keeps a ring busy. One order is not covered: a completion whose
  * count the kernel has dropped but whose done program has not yet run when
- * the next job's run program reads the count (another CPU, a window of a
- * few instructions): that job starts charging at its run and the late
- * completion then charges only from there, up to its own time -- its time
- * before the run is lost, never charged twice.
+ * the next job's run program reads the count (another CPU; a few
+ * instructions, unless the done program's task is preempted, as on
+ * PREEMPT_RT): that job starts charging at its run, and the late
+ * completion is charged from there up to its own program's time. The
+ * ring's total stays the union; the split between the two jobs does not:
+ * the late one loses its time before the run and takes the next one's up
+ * to the late program.
  */
 static __always_inline bool sched_idle(struct drm_gpu_scheduler___dac *sched, __u32 credits)
 {
