@@ -217,9 +217,9 @@ static void size_maps(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 	for (size_t i = 0; p->sched < 0 && i < N(sched); i++)
 		bpf_map__set_max_entries(sched[i], 1);
 	/* fence address: the plain 6.1 programs; {context, seqno}: the others */
-	if (!(p->sched == 0 && !s617))
+	if (p->sched != 0 || s617)
 		bpf_map__set_max_entries(s->maps.inflight, 1);
-	if (!(p->sched == 1 || s617))
+	if (p->sched != 1 && !s617)
 		bpf_map__set_max_entries(s->maps.inflight617, 1);
 	if (!p->client_ids)
 		bpf_map__set_max_entries(s->maps.sched_clients, 1);
