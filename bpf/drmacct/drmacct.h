@@ -343,10 +343,26 @@ static __always_inline __u64 cookie_of_current(void)
 }
 
 /*
- * An insert into map @id failed with @err: full (-E2BIG), busy (-EBUSY,
- * recursion) or anything else (-ENOMEM: no element could be allocated).
+ * The error a map update or delete returned: its low 32 bits. On kernels
+ * before 6.4 the verifier turns bpf_map_update_elem() and
+ * bpf_map_delete_elem() of a hash into direct calls of the map's own
+ * functions, which return int there: the upper half of the register is
+ * zero, not the sign, and -EEXIST reads as 4294967279. A 64-bit compare
+ * with -EEXIST then fails, and an insert that lost a race to another CPU
+ * (the entry is there) looked like a failed one: the event was dropped
+ * and counted under nomem. Every error is kept as an int.
  */
-static __always_inline void map_fail(__u32 id, long err)
+static __always_inline int map_err(long ret)
+{
+	return (int)ret;
+}
+
+/*
+ * An insert into map @id failed with @err (map_err()): full (-E2BIG), busy
+ * (-EBUSY, recursion) or anything else (-ENOMEM: no element could be
+ * allocated).
+ */
+static __always_inline void map_fail(__u32 id, int err)
 {
 	__u32 base = DAC_STAT_NOMEM;
 
@@ -358,10 +374,10 @@ static __always_inline void map_fail(__u32 id, long err)
 }
 
 /* bpf_map_update_elem() counted by map_fail() when it fails. */
-static __always_inline long map_put(void *map, __u32 id, const void *key, const void *val,
-				    __u64 flags)
+static __always_inline int map_put(void *map, __u32 id, const void *key, const void *val,
+				   __u64 flags)
 {
-	long err = bpf_map_update_elem(map, key, val, flags);
+	int err = map_err(bpf_map_update_elem(map, key, val, flags));
 
 	if (err)
 		map_fail(id, err);
@@ -376,11 +392,11 @@ static __always_inline void *lookup_or_init(void *map, const void *key, const vo
 					    __u32 id)
 {
 	void *v = bpf_map_lookup_elem(map, key);
-	long err;
+	int err;
 
 	if (v)
 		return v;
-	err = bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+	err = map_err(bpf_map_update_elem(map, key, zero, BPF_NOEXIST));
 	if (err && err != -DAC_EEXIST) {
 		map_fail(id, err);
 		return NULL;

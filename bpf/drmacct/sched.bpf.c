@@ -124,16 +124,16 @@ static __always_inline void sched_lost(struct inflight_val *v)
  * when the key is free (the common case); an entry already there is stale
  * (release_stale()) and the job replaces it.
  */
-static __always_inline long follow_job(void *map, __u32 id, const void *key,
-				       struct inflight_val *v)
+static __always_inline int follow_job(void *map, __u32 id, const void *key,
+				      struct inflight_val *v)
 {
-	long err;
+	int err;
 
 	proc_job_queued(v);
-	err = bpf_map_update_elem(map, key, v, BPF_NOEXIST);
+	err = map_err(bpf_map_update_elem(map, key, v, BPF_NOEXIST));
 	if (err == -DAC_EEXIST) {
 		release_stale(map, key);
-		err = bpf_map_update_elem(map, key, v, BPF_ANY);
+		err = map_err(bpf_map_update_elem(map, key, v, BPF_ANY));
 	}
 	if (err) {
 		map_fail(id, err);
