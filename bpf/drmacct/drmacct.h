@@ -71,6 +71,7 @@
 #define BPF_F_NO_PREALLOC	(1U << 0)
 #endif
 /* errno values the map helpers return (negated) */
+#define DAC_ENOENT	2
 #define DAC_EBUSY	16
 #define DAC_EEXIST	17
 #define DAC_E2BIG	7
@@ -191,8 +192,27 @@ struct inflight_val {
 	__u32 tgid;
 	__u32 ring_id;
 	__u32 counted;		/* enum dac_counted: in which count of its process */
-	__u32 pad;
+	__u32 state;		/* enum dac_job_state */
+	struct dac_fence_key key;	/* the map key (inflight: {fence, 0}) */
 	char comm[DAC_COMM_LEN];
+};
+
+/*
+ * Who has an in-flight entry. A completion, the release of a stale entry
+ * and the sweep each claim the entry by moving it from FOLLOWED to TAKEN
+ * (compare-and-swap: one of them wins) before they copy and delete it; the
+ * delete is only the clean-up. A delete that fails other than -ENOENT (the
+ * bucket was busy: this CPU interrupted a program holding it) leaves the
+ * entry LEFT, charged already, and counts under the map's busy or nomem;
+ * the sweep or the next job under that key removes it. The key is kept in
+ * the value: preallocated elements are reused at once, so an entry found
+ * under a key may be another job's by the time it is claimed
+ * (job_claim()).
+ */
+enum dac_job_state {
+	DAC_JOB_FOLLOWED,
+	DAC_JOB_TAKEN,
+	DAC_JOB_LEFT,
 };
 
 /*
@@ -308,6 +328,14 @@ DAC_EXTERN struct {
 
 DAC_EXTERN __u32 next_ring_id;
 
+/*
+ * For the selftests only (test_bpf_exits): while not 0, every delete of a
+ * claimed in-flight entry is taken as refused with -EBUSY, as when the
+ * bucket is locked by a program this one interrupted -- a case no test
+ * can make happen at will. The loader never sets it.
+ */
+DAC_EXTERN __u32 refuse_job_deletes;
+
 /* ---- helpers ------------------------------------------------------------- */
 
 /* Add 1 to stats[@which]; returns the value before, unique per caller. */
@@ -402,6 +430,59 @@ static __always_inline void *lookup_or_init(void *map, const void *key, const vo
 		return NULL;
 	}
 	return bpf_map_lookup_elem(map, key);
+}
+
+/* Is in-flight entry @v the one of job @id (enum dac_job_state)? */
+static __always_inline bool same_job(const struct inflight_val *v, const struct dac_fence_key *id)
+{
+	return v->key.context == id->context && v->key.seqno == id->seqno;
+}
+
+/*
+ * Claim in-flight entry @v, found under the key of job @id: true for the
+ * one caller that moves it from FOLLOWED to TAKEN while it is still that
+ * job's. An entry reused for another job between the lookup and the swap
+ * is given back.
+ */
+static __always_inline bool job_claim(struct inflight_val *v, const struct dac_fence_key *id)
+{
+	if (!same_job(v, id))
+		return false;
+	if (__sync_val_compare_and_swap(&v->state, DAC_JOB_FOLLOWED, DAC_JOB_TAKEN) !=
+	    DAC_JOB_FOLLOWED)
+		return false;	/* another program has it */
+	if (same_job(v, id))
+		return true;
+	__sync_val_compare_and_swap(&v->state, DAC_JOB_TAKEN, DAC_JOB_FOLLOWED);
+	return false;
+}
+
+/*
+ * Delete the claimed entry @v under @key of @map (enum dac_map_id @mid).
+ * Only -ENOENT means it is gone; any other error is counted and leaves
+ * the entry LEFT for the sweep or the next job under @key.
+ */
+static __always_inline void job_drop(void *map, __u32 mid, const void *key,
+				     struct inflight_val *v)
+{
+	int err = -DAC_EBUSY;
+
+	if (!refuse_job_deletes)
+		err = map_err(bpf_map_delete_elem(map, key));
+	if (!err || err == -DAC_ENOENT)
+		return;
+	map_fail(mid, err);
+	v->state = DAC_JOB_LEFT;
+}
+
+/* A LEFT entry @v (its job charged) under @key of @map: deleted again. */
+static __always_inline bool job_left(void *map, __u32 mid, const void *key,
+				     struct inflight_val *v)
+{
+	if (__sync_val_compare_and_swap(&v->state, DAC_JOB_LEFT, DAC_JOB_TAKEN) != DAC_JOB_LEFT)
+		return false;
+	job_drop(map, mid, key, v);
+	return true;
 }
 
 /* The first program of event @which runs on this CPU from now on. */

@@ -32,7 +32,6 @@
  */
 #define DAC_SWEEP_LOST_NS	60000000000ull
 #define DAC_CLOCK_MONOTONIC	1
-#define DAC_ENOENT		2
 
 /*
  * PREEMPT_RT kernels refuse bpf_timer ("bpf_timer cannot be used for
@@ -71,6 +70,7 @@ struct sweep_ctx {
 	__u64 now;
 	__u32 waiting;			/* 0, DAC_SWEEP_WAITING or DAC_SWEEP_MORE */
 	__u32 n;			/* due[] used */
+	__u32 job_map;			/* enum dac_map_id of the in-flight map walked */
 	__u32 due[DAC_SWEEP_BATCH];	/* tgids of the processes to write now */
 };
 
@@ -117,20 +117,26 @@ static long sweep_proc(void *map, __u32 *tgid, struct dac_proc_val *p, struct sw
 /*
  * In-flight entry @v: dropped when its process's record has been written
  * (no entry of that process any more) and it never ran -- a job a kill
- * dropped. A job of a live process, or one that ran, stays.
+ * dropped. A job of a live process, or one that ran, stays. An entry a
+ * failed delete left (its job charged) goes too.
  */
 static long sweep_job(void *map, const void *key, struct inflight_val *v, struct sweep_ctx *c)
 {
+	struct dac_fence_key id = v->key;
 	__u32 tgid = v->tgid;
 	struct dac_proc_val *p;
 
+	if (job_left(map, c->job_map, key, v))
+		return 0;
 	if (v->run_ns || v->tgid == DAC_TGID_KERNEL || c->now < v->queued_ns + DAC_SWEEP_IDLE_NS)
 		return 0;
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (p && proc_same(p, v->start_ns))
 		return 0;
-	if (!bpf_map_delete_elem(map, key))
-		stat_inc(DAC_STAT_STALE_RELEASED);
+	if (!job_claim(v, &id))
+		return 0;
+	stat_inc(DAC_STAT_STALE_RELEASED);
+	job_drop(map, c->job_map, key, v);
 	return 0;
 }
 
@@ -179,7 +185,9 @@ static __noinline __u32 sweep_pass(void)
 			break;
 		sweep_write(c.due[i], c.now);
 	}
+	c.job_map = DAC_MAP_INFLIGHT;
 	bpf_for_each_map_elem(&inflight, sweep_job, &c, 0);
+	c.job_map = DAC_MAP_INFLIGHT617;
 	bpf_for_each_map_elem(&inflight617, sweep_job, &c, 0);
 	return c.waiting;
 }

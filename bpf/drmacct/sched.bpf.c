@@ -92,15 +92,15 @@ static __always_inline void ring_unfollowed_done(__u64 ident)
  * event) freed and a new one now has. That entry goes, and its count with it, so that its
  * process does not wait for it for ever.
  */
-static __always_inline void release_stale(void *map, const void *key)
+static __always_inline void release_stale(void *map, __u32 mid, const void *key,
+					  const struct dac_fence_key *id)
 {
 	struct inflight_val *v = bpf_map_lookup_elem(map, key), old;
 
-	if (!v)
-		return;
+	if (!v || job_left(map, mid, key, v) || !job_claim(v, id))
+		return;		/* gone, charged already, or another program's */
 	__builtin_memcpy(&old, v, sizeof(old));
-	if (bpf_map_delete_elem(map, key))
-		return;		/* another program took it */
+	job_drop(map, mid, key, v);
 	stat_inc(DAC_STAT_STALE_RELEASED);
 	/* It ran: its ring must not stay busy for it (it would charge idle gaps). */
 	if (old.run_ns && old.ring_id)
@@ -132,7 +132,7 @@ static __always_inline int follow_job(void *map, __u32 id, const void *key,
 	proc_job_queued(v);
 	err = map_err(bpf_map_update_elem(map, key, v, BPF_NOEXIST));
 	if (err == -DAC_EEXIST) {
-		release_stale(map, key);
+		release_stale(map, id, key, &v->key);
 		err = map_err(bpf_map_update_elem(map, key, v, BPF_ANY));
 	}
 	if (err) {
@@ -147,6 +147,7 @@ static __always_inline void on_sched_queue(__u64 fence)
 	struct inflight_val v = {};
 
 	fill_submitter(&v);
+	v.key.context = fence;
 	follow_job(&inflight, DAC_MAP_INFLIGHT, &fence, &v);
 }
 
@@ -302,17 +303,19 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
 }
 
 /*
- * Take the job completing now out of @map (inflight or inflight617) into
- * @job. The two programs of a completion both come here: the one that
- * deletes the entry has the job; @nested is the second program, which
- * finds one only when the kernel skipped the first (see nesting[]).
+ * Take the job @id completing now out of @map (inflight or inflight617,
+ * enum dac_map_id @mid; its key @key) into @job. The two programs of a
+ * completion both come here: the one that claims the entry (job_claim())
+ * has the job; @nested is the second program, which finds one only when
+ * the kernel skipped the first (see nesting[]).
  * Returns false when there is nothing to charge: a job queued before
  * attach or whose in-flight entry was refused (counted once, by the first
  * program, as an orphan; its ring @sched, a kernel address or 0 when the
  * event does not name it, moves past it), or one that ran on no ring
  * (counted lost).
  */
-static __always_inline bool sched_take(void *map, const void *key, struct inflight_val *job,
+static __always_inline bool sched_take(void *map, __u32 mid, const void *key,
+				       const struct dac_fence_key *id, struct inflight_val *job,
 				       bool nested, __u64 sched)
 {
 	struct inflight_val *v = bpf_map_lookup_elem(map, key);
@@ -324,9 +327,10 @@ static __always_inline bool sched_take(void *map, const void *key, struct inflig
 		}
 		return false;
 	}
-	__builtin_memcpy(job, v, sizeof(*job));
-	if (bpf_map_delete_elem(map, key))
+	if (!job_claim(v, id))
 		return false;	/* the other program of this event has it */
+	__builtin_memcpy(job, v, sizeof(*job));
+	job_drop(map, mid, key, v);
 	if (nested)
 		stat_inc(DAC_STAT_NESTED_SCHED_DONE);
 	if (!job->run_ns || !job->ring_id) {
@@ -339,9 +343,10 @@ static __always_inline bool sched_take(void *map, const void *key, struct inflig
 
 static __always_inline void on_sched_done(__u64 fence, bool nested, __u64 sched)
 {
+	struct dac_fence_key id = { .context = fence };
 	struct inflight_val job;
 
-	if (!sched_take(&inflight, &fence, &job, nested, sched))
+	if (!sched_take(&inflight, DAC_MAP_INFLIGHT, &fence, &id, &job, nested, sched))
 		return;
 	charge_job(&job);
 	proc_job_gone(job.tgid, job.start_ns, job.counted);
@@ -491,6 +496,7 @@ static __always_inline void on617_queue(__u64 ctx, __u64 seqno, __u64 client_id)
 
 	fill_submitter(&v);
 	v.client_id = real_client(client_id);
+	v.key = k;
 	if (!follow_job(&inflight617, DAC_MAP_INFLIGHT617, &k, &v))
 		return;
 	r = bpf_task_storage_get(&queue_refused, bpf_get_current_task_btf(), NULL,
@@ -519,7 +525,7 @@ static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested, __u6
 	struct inflight_val job;
 	__u64 busy;
 
-	if (!sched_take(&inflight617, &k, &job, nested, sched))
+	if (!sched_take(&inflight617, DAC_MAP_INFLIGHT617, &k, &k, &job, nested, sched))
 		return;
 	busy = charge_job(&job);
 	if (job.client_id) {
@@ -638,9 +644,9 @@ int BPF_PROG(sb_done, struct drm_sched_fence___dac *sf)
  * twins, attached after it; one of them is skipped only when four tasks on
  * the CPU are preempted inside the four programs at once. The job's
  * in-flight entry makes it exactly once: queue creates it, run stamps its
- * run time, done deletes it, so a twin acts only on a job no program before
- * it has seen -- queue: no entry; run: an entry without a run time; done:
- * the delete that succeeds.
+ * run time, done claims and deletes it, so a twin acts only on a job no
+ * program before it has seen -- queue: no entry; run: an entry without a
+ * run time; done: the claim that succeeds (job_claim()).
  */
 static __always_inline void queue_unseen(struct drm_sched_job___dac *job)
 {

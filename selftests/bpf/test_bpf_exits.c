@@ -12,6 +12,13 @@
  *      job (its completion races the exit): every one gets exactly one
  *      record, complete, with its one job.
  *
+ *   3. in-flight entries whose delete is refused (as when the bucket is
+ *      locked by a program this one interrupted: drmacct.bpf's
+ *      refuse_job_deletes makes every delete fail so): each job is still
+ *      charged exactly once -- its completion claims the entry, the delete
+ *      is only the clean-up -- the refusals are counted, and the process
+ *      gets one complete record.
+ *
  * DRMACCT_EXITS (VM_ENV_VARS) sets the number of processes of test 2
  * (default 1000).
  */
@@ -28,6 +35,8 @@
 #include <unistd.h>
 
 #include "bpf.h"
+#include "bpf_priv.h"
+#include "drmacct.skel.h"
 #include "dtest.h"
 #include "sgtest.h"
 
@@ -516,6 +525,112 @@ DT_TEST_TIMEOUT(completions_racing_exits_one_record_each, 1800)
 	free(f);
 	free(c.records);
 	free(c.last);
+	sg_dev_free(&dev);
+	dac_bpf_close(b);
+}
+
+/* The deletes refused: the in-flight maps' busy and nomem counts. */
+static uint64_t refused_deletes(struct dac_bpf *b)
+{
+	struct dac_bpf_map_stat *ms;
+	uint64_t n = 0;
+	size_t nm;
+
+	DT_ASSERT_EQ(dac_bpf_read_maps(b, &ms, &nm), 0);
+	for (size_t i = 0; i < nm; i++)
+		if (!strncmp(ms[i].name, "inflight", 8))
+			n += ms[i].busy + ms[i].nomem;
+	free(ms);
+	return n;
+}
+
+#define REFUSED_JOBS	5
+
+DT_TEST_TIMEOUT(refused_deletes_charge_each_job_once, 300)
+{
+	struct dac_bpf_load_opts o = { 0 };
+	struct dac_bpf *b = sg_bpf_load(&o);
+	struct dac_bpf_proc_exit last = { 0 };
+	struct dac_bpf_stats st0, st;
+	struct exit_fork f = { 0 };
+	struct exit_catch c = { .fork = &f, .n = 1, .last = &last };
+	struct exit_truth t;
+	unsigned int records = 0;
+	const struct sg_engine *e;
+	uint64_t refused0, t0;
+	struct sg_dev dev;
+	int from_child[2], status;
+	char node[64];
+
+	DT_ASSERT_TRUE(b->skel != NULL);
+	c.records = &records;
+	e = exits_setup(b, &dev, node, &c);
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
+	refused0 = refused_deletes(b);
+	b->skel->bss->refuse_job_deletes = 1;
+	DT_ASSERT_EQ(pipe(from_child), 0);
+	f.lo = sg_now_ns();
+	f.pid = fork();
+	f.hi = sg_now_ns();
+	DT_ASSERT_GE(f.pid, 0);
+	if (f.pid == 0) {
+		int fd = open(node, O_RDWR | O_CLOEXEC);
+
+		memset(&t, 0, sizeof(t));
+		t.pid = getpid();
+		if (fd < 0)
+			_exit(2);
+		for (unsigned int j = 0; j < REFUSED_JOBS; j++) {
+			struct drm_simgpu_wait w;
+
+			sg_wait(fd, sg_submit_busy(fd, e->index, SIMGPU_INSTANCE_ANY,
+						   2 * NSEC_PER_MSEC), &w);
+			t.busy_ns += w.end_ns - w.start_ns;
+			t.jobs++;
+		}
+		if (write(from_child[1], &t, sizeof(t)) != sizeof(t))
+			_exit(3);
+		_exit(0);
+	}
+	close(from_child[1]);
+	DT_ASSERT_EQ(read(from_child[0], &t, sizeof(t)), (ssize_t)sizeof(t));
+	DT_ASSERT_EQ(waitpid(f.pid, &status, 0), f.pid);
+	DT_ASSERT_EQ(status, 0);
+	b->skel->bss->refuse_job_deletes = 0;
+	t0 = sg_now_ns();
+	while (!records && sg_now_ns() - t0 < 30000 * NSEC_PER_MSEC)
+		sweep_tick(b, &c);
+	/* a second record would come within a sweep period */
+	t0 = sg_now_ns();
+	while (sg_now_ns() - t0 < 2000 * NSEC_PER_MSEC)
+		DT_ASSERT_GE(dac_bpf_poll(b, 200, catch_exit, &c), 0);
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
+	dt_info("%u jobs, deletes refused %" PRIu64 ": %u records, flags %#x; jobs %" PRIu64
+		", drmacct %" PRIu64 "/%" PRIu64 " ns, scheduler %" PRIu64 " ns; nested done %"
+		PRIu64, t.jobs, refused_deletes(b) - refused0, records, last.flags, last.jobs,
+		last.acct_busy_ns, t.busy_ns, last.busy_ns,
+		st.nested_sched_done - st0.nested_sched_done);
+	DT_EXPECT_EQ(c.lost, (uint64_t)0);
+	DT_ASSERT_EQ(records, 1u);
+	DT_EXPECT_EQ(c.bad_sum, (size_t)0);
+	DT_EXPECT_FALSE(last.flags & (DAC_BPF_EXIT_INCOMPLETE | DAC_BPF_EXIT_REUSED));
+	/* once each: a twin that took a refused entry again would double them */
+	DT_EXPECT_EQ(last.jobs, (uint64_t)REFUSED_JOBS);
+	DT_EXPECT_EQ(last.acct_jobs, (uint64_t)REFUSED_JOBS);
+	DT_EXPECT_EQ(last.acct_busy_ns, t.busy_ns);
+	/*
+	 * Scheduler time: the jobs ran one after another, each from before
+	 * its start to after its end, so at least their drmacct time (1%
+	 * below for the clock reads) and at most that plus 2 ms of callback
+	 * lateness each (see killed_with_queued_jobs_one_incomplete_record).
+	 */
+	DT_EXPECT_GE(last.busy_ns, t.busy_ns - t.busy_ns / 100);
+	DT_EXPECT_LE(last.busy_ns, t.busy_ns + t.busy_ns / 100 +
+				   (uint64_t)(REFUSED_JOBS * 2000000.0 * dt_timeout_scale()));
+	/* one refused delete per job: the twins found the entry claimed */
+	DT_EXPECT_EQ(refused_deletes(b) - refused0, (uint64_t)REFUSED_JOBS);
+	DT_EXPECT_EQ(st.nested_sched_done, st0.nested_sched_done);
+	close(from_child[0]);
 	sg_dev_free(&dev);
 	dac_bpf_close(b);
 }
