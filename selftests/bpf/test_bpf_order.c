@@ -44,14 +44,13 @@
 #include "dtest.h"
 #include "sgtest.h"
 
-#define PARAM		"/sys/module/drmacct/parameters/trace_end_first"
 #define ONE_BY_ONE	20	/* jobs waited for one at a time */
 #define TOGETHER	24	/* jobs queued at once on the multi-instance engine */
 #define LONG_NS		(200 * 1000 * 1000ull)	/* the job watched while it runs */
 
 static void end_first(bool on)
 {
-	DT_ASSERT_EQ(sg_write_file(PARAM, on ? "Y" : "N"), 0);
+	DT_ASSERT_EQ(sg_end_first(on), 0);
 }
 
 /* The raw entry of (@client, @engine): running and start_sum as stored. */
@@ -70,16 +69,12 @@ DT_FIXTURE(order) {
 
 DT_SETUP(order)
 {
-	if (!sg_is_root())
-		DT_SKIP("needs root");
-	if (access(PARAM, W_OK))
-		DT_FAIL("%s: %s (drmacct.ko without the test parameter?)", PARAM,
-			strerror(errno));
+	sg_need_end_first();
 }
 
 DT_TEARDOWN(order)
 {
-	sg_write_file(PARAM, "N");
+	sg_end_first(false);
 }
 
 static void run(enum dac_bpf_attach attach)

@@ -202,7 +202,6 @@ DT_TEST_TIMEOUT(concurrent_reads_never_overstate, 600)
 	dac_bpf_close(b);
 }
 
-#define END_FIRST	"/sys/module/drmacct/parameters/trace_end_first"
 #define NEW_CLIENTS	400
 
 /* The knob goes back off however the test ends (the teardown runs after a failure). */
@@ -212,16 +211,12 @@ DT_FIXTURE(first) {
 
 DT_SETUP(first)
 {
-	if (!sg_is_root())
-		DT_SKIP("needs root");
-	if (access(END_FIRST, W_OK))
-		DT_FAIL("%s: %s (drmacct.ko without the test parameter?)", END_FIRST,
-			strerror(errno));
+	sg_need_end_first();
 }
 
 DT_TEARDOWN(first)
 {
-	sg_write_file(END_FIRST, "N");
+	sg_end_first(false);
 }
 
 DT_TEST_F_TIMEOUT(first, events_on_two_cpus, 600)
@@ -249,7 +244,7 @@ DT_TEST_F_TIMEOUT(first, events_on_two_cpus, 600)
 		int err;
 
 		if (i == NEW_CLIENTS / 2)
-			DT_ASSERT_EQ(sg_write_file(END_FIRST, "Y"), 0);
+			DT_ASSERT_EQ(sg_end_first(true), 0);
 		fd = sg_open();
 		client = sg_client_id(fd);
 		for (unsigned int k = 0; k < 2; k++)

@@ -823,6 +823,22 @@ bool sg_is_root(void)
 	return geteuid() == 0;
 }
 
+#define SG_END_FIRST	"/sys/module/drmacct/parameters/trace_end_first"
+
+void sg_need_end_first(void)
+{
+	if (!sg_is_root())
+		DT_SKIP("needs root");
+	if (access(SG_END_FIRST, W_OK))
+		DT_FAIL("%s: %s (drmacct.ko without the test parameter?)", SG_END_FIRST,
+			strerror(errno));
+}
+
+int sg_end_first(bool on)
+{
+	return sg_write_file(SG_END_FIRST, on ? "Y" : "N");
+}
+
 void sg_need_btf(void)
 {
 	if (access("/sys/kernel/btf/vmlinux", F_OK))

@@ -274,6 +274,14 @@ int sg_kmsg_open(void);
 int sg_kmsg_bad_lines(int fd);
 /** sg_is_root() - true when running with root privileges. */
 bool sg_is_root(void);
+/*
+ * sg_need_end_first() - skip without root, fail when drmacct.ko has no
+ * trace_end_first parameter (it fires each job's begin event right after
+ * its end: kernel/drmacct/drmacct_core.c). sg_end_first() sets it; 0 or
+ * -errno. A test that sets it clears it in its teardown.
+ */
+void sg_need_end_first(void);
+int sg_end_first(bool on);
 /**
  * sg_need_btf() - skip the test when the kernel has no BTF
  * (/sys/kernel/btf/vmlinux): every drmacct BPF object has CO-RE
