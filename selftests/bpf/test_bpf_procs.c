@@ -37,6 +37,7 @@
 
 #include "../../bpf/drmacct_bpf.h"
 #include "bpf.h"
+#include "bpf_priv.h"
 #include "dtest.h"
 #include "sgtest.h"
 
@@ -405,25 +406,6 @@ DT_TEST_TIMEOUT(short_lived_processes_exit_records_and_bounded_maps, 3600)
 
 /* ---- 1b. a tgid that comes back ------------------------------------------ */
 
-/* fd of the loaded collection's map @name (the only collection loaded). */
-static int map_fd_by_name(const char *name)
-{
-	uint32_t id = 0;
-
-	while (!bpf_map_get_next_id(id, &id)) {
-		struct bpf_map_info mi = { 0 };
-		uint32_t len = sizeof(mi);
-		int fd = bpf_map_get_fd_by_id(id);
-
-		if (fd < 0)
-			continue;
-		if (!bpf_obj_get_info_by_fd(fd, &mi, &len) && !strcmp(mi.name, name))
-			return fd;
-		close(fd);
-	}
-	DT_FAIL("no BPF map named %s", name);
-}
-
 /*
  * Fork a child with tgid @pid (clone3() with set_tid: root in the VM) that
  * runs one job of @ns on @engine through @node; its CLOCK_MONOTONIC fork
@@ -558,7 +540,14 @@ DT_TEST_TIMEOUT(stale_entry_written_when_its_tgid_comes_back, 120)
 
 	e = simple_engine(&dev, node, sizeof(node));
 	dac_bpf_learn_names(b);
-	fd = map_fd_by_name("procs");
+	/*
+	 * The maps of this handle, not the first ones of that name the
+	 * kernel lists: a collection an earlier test closed may not be freed
+	 * yet (on PREEMPT_RT it often is not), and what is planted in its
+	 * maps no program sees.
+	 */
+	fd = dup(b->fd[M_PROCS]);
+	DT_ASSERT_GE(fd, 0);
 	procs0 = map_entries(b, "procs");
 	pl.procs_fd = fd;
 	pl.proc = &stale;
@@ -572,6 +561,25 @@ DT_TEST_TIMEOUT(stale_entry_written_when_its_tgid_comes_back, 120)
 	DT_ASSERT_EQ(status, 0);
 	for (int t = 0; t < 50 && c.records < 2; t++)
 		DT_ASSERT_GE(dac_bpf_poll(b, 100, catch_reuse, &c), 0);
+	if (c.records != 2) {
+		struct dac_proc_val left;
+
+		/* what is left under the tgid tells which event went wrong */
+		key = (uint32_t)c.tgid;
+		if (!bpf_map_lookup_elem(fd, &key, &left))
+			dt_info("procs[%d] left: start %" PRIu64 ", busy %" PRIu64 "/%" PRIu64
+				" jobs, acct %" PRIu64 "/%" PRIu64 ", queued %" PRIu64 ", inflight %"
+				PRIu64 ", exited %u, flags %#x, comm %.16s", c.tgid,
+				(uint64_t)left.start_ns, (uint64_t)left.busy_ns, (uint64_t)left.jobs,
+				(uint64_t)left.acct_busy_ns, (uint64_t)left.acct_jobs,
+				(uint64_t)left.queued, (uint64_t)left.inflight, left.exited,
+				left.flags, left.comm);
+		DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
+		dt_info("stats: proc records %" PRIu64 ", drops %" PRIu64 ", late %" PRIu64
+			", sweep wrote %" PRIu64 ", nested exits %" PRIu64 ", forks %" PRIu64,
+			st.proc_records, st.exit_drops, st.proc_late, st.sweep_written,
+			st.nested_exit, st.nested_fork);
+	}
 	dt_info("tgid %d: %u records, %u flagged REUSED; own: start %" PRIu64 " (fork %" PRIu64
 		"..%" PRIu64 "), %" PRIu64 " jobs, acct %" PRIu64 " jobs", c.tgid, c.records, c.reused,
 		c.own.start_ns, c.f.lo, c.f.hi, c.own.jobs, c.own.acct_jobs);
@@ -633,7 +641,8 @@ DT_TEST_TIMEOUT(stale_entry_written_when_its_tgid_comes_back, 120)
 	 */
 	memset(&c, 0, sizeof(c));
 	pl.procs_fd = -1;
-	pl.sched_fd = map_fd_by_name("sched_usage");
+	pl.sched_fd = dup(b->fd[M_SCHED]);
+	DT_ASSERT_GE(pl.sched_fd, 0);
 	pl.skey.start_ns = 1;
 	pl.sched = &sv;
 	c.tgid = plant_and_fork(&pl, node, e->index, job_ns, &c.f, &t);
