@@ -475,6 +475,22 @@ static __always_inline void job_drop(void *map, __u32 mid, const void *key,
 	v->state = DAC_JOB_LEFT;
 }
 
+/*
+ * Take in-flight entry @v of job @id, under @key of @map (enum dac_map_id
+ * @mid), into @job: claim it, copy it, delete it. False when another
+ * program has it (job_claim()).
+ */
+static __always_inline bool job_take(void *map, __u32 mid, const void *key,
+				     const struct dac_fence_key *id, struct inflight_val *v,
+				     struct inflight_val *job)
+{
+	if (!job_claim(v, id))
+		return false;
+	__builtin_memcpy(job, v, sizeof(*job));
+	job_drop(map, mid, key, v);
+	return true;
+}
+
 /* A LEFT entry @v (its job charged) under @key of @map: deleted again. */
 static __always_inline bool job_left(void *map, __u32 mid, const void *key,
 				     struct inflight_val *v)

@@ -97,10 +97,8 @@ static __always_inline void release_stale(void *map, __u32 mid, const void *key,
 {
 	struct inflight_val *v = bpf_map_lookup_elem(map, key), old;
 
-	if (!v || job_left(map, mid, key, v) || !job_claim(v, id))
+	if (!v || job_left(map, mid, key, v) || !job_take(map, mid, key, id, v, &old))
 		return;		/* gone, charged already, or another program's */
-	__builtin_memcpy(&old, v, sizeof(old));
-	job_drop(map, mid, key, v);
 	stat_inc(DAC_STAT_STALE_RELEASED);
 	/* It ran: its ring must not stay busy for it (it would charge idle gaps). */
 	if (old.run_ns && old.ring_id)
@@ -327,10 +325,8 @@ static __always_inline bool sched_take(void *map, __u32 mid, const void *key,
 		}
 		return false;
 	}
-	if (!job_claim(v, id))
+	if (!job_take(map, mid, key, id, v, job))
 		return false;	/* the other program of this event has it */
-	__builtin_memcpy(job, v, sizeof(*job));
-	job_drop(map, mid, key, v);
 	if (nested)
 		stat_inc(DAC_STAT_NESTED_SCHED_DONE);
 	if (!job->run_ns || !job->ring_id) {
