@@ -131,7 +131,7 @@ static struct empty_bpf *empty_attach(struct dac_bpf *b)
 	struct empty_bpf *e;
 	struct bpf_program *p;
 	size_t np = 0;
-	int set, err = dac_bpf_read_prog_stats(b, &ps, &np);
+	int err = dac_bpf_read_prog_stats(b, &ps, &np);
 
 	if (err) {
 		errno = -err;
@@ -148,21 +148,15 @@ static struct empty_bpf *empty_attach(struct dac_bpf *b)
 		errno = EINVAL;
 		return NULL;
 	}
-	set = info.sched_617 ? DAC_SCHED_SET_617 : DAC_SCHED_SET_61;
-	bpf_object__for_each_program(p, e->obj) {
-		const char *sec = bpf_program__section_name(p), *to;
-		bool load = section_loaded(b, ps, np, sec);
-
-		bpf_program__set_autoload(p, load);
-		/*
-		 * drmacct's tp_btf scheduler programs name the 6.17 events and
-		 * are attached to 6.1's names before 6.17: the same here.
-		 */
-		if (load && !strncmp(sec, "tp_btf/", 7) &&
-		    (to = dac_bpf_sched_target(sec + 7, set)) != sec + 7)
-			bpf_program__set_attach_target(p, 0, to);
-	}
+	bpf_object__for_each_program(p, e->obj)
+		bpf_program__set_autoload(p, section_loaded(b, ps, np,
+							    bpf_program__section_name(p)));
 	free(ps);
+	/*
+	 * drmacct's tp_btf scheduler programs name the 6.17 events and are
+	 * attached to 6.1's names before 6.17: the same here.
+	 */
+	dac_bpf_sched_retarget(e->obj, info.sched_617 ? DAC_SCHED_SET_617 : DAC_SCHED_SET_61);
 	if (empty_bpf__load(e) || empty_bpf__attach(e)) {
 		err = errno;
 		empty_bpf__destroy(e);

@@ -82,7 +82,7 @@ static void set_groups(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 	set_autoload(stp, N(stp), p->sched == 0 && s61);
 	set_autoload(s617tp, N(s617tp), p->sched == 0 && s617);
 	if (p->sched == 1)
-		dac_bpf_sched_retarget(s, p->sched_set);
+		dac_bpf_sched_retarget(s->obj, p->sched_set);
 }
 
 const char *dac_bpf_sched_target(const char *event, int set)
@@ -99,11 +99,11 @@ const char *dac_bpf_sched_target(const char *event, int set)
 	return event;
 }
 
-void dac_bpf_sched_retarget(struct drmacct_bpf *s, int set)
+void dac_bpf_sched_retarget(struct bpf_object *obj, int set)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, s->obj) {
+	bpf_object__for_each_program(prog, obj) {
 		const char *sec = bpf_program__section_name(prog), *to;
 
 		if (strncmp(sec, "tp_btf/", 7))

@@ -23,6 +23,7 @@
  *   bpf_parse.c, bpf_verify.c: load-time decisions, the verifier run.
  */
 
+struct bpf_object;
 struct drmacct_bpf;
 struct ring_buffer;
 
@@ -158,10 +159,11 @@ enum dac_sched_set {
  * dac_bpf_sched_target - the event a tp_btf program whose section names
  * gpu_scheduler event @event (a 6.17 name) attaches to with set @set: the
  * 6.1 name of the same event for DAC_SCHED_SET_61, else @event itself.
- * dac_bpf_sched_retarget() sets it on every such program of @s.
+ * dac_bpf_sched_retarget() sets it on every such program of @obj
+ * (drmacct's, or make bench's empty programs on the same sections).
  */
 const char *dac_bpf_sched_target(const char *event, int set);
-void dac_bpf_sched_retarget(struct drmacct_bpf *s, int set);
+void dac_bpf_sched_retarget(struct bpf_object *obj, int set);
 
 struct dac_bpf_plan {
 	int drmacct;			/* 1 tp_btf, 0 plain tracepoint, -ENOENT none */

@@ -177,7 +177,7 @@ static int verify_one(size_t index, int set, struct dac_bpf_verdict *v, bool sta
 		return -ENOENT;
 	}
 	shrink_maps(s->obj);
-	dac_bpf_sched_retarget(s, set);
+	dac_bpf_sched_retarget(s->obj, set);
 	s->rodata->use_timer = dac_bpf_sweep_timer_ok();
 	if (stats) {
 		bpf_program__set_log_buf(mine, slog, sizeof(slog));
