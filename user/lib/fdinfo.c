@@ -69,6 +69,7 @@ static _Thread_local struct {
 	size_t size;
 } spare;
 
+DAC_HOT
 char *dac__block_for(size_t len, size_t *size)
 {
 	size_t want, kv;
@@ -94,6 +95,7 @@ char *dac__block_for(size_t len, size_t *size)
  * would pay a malloc() and a free() (1.3 a file in bench_parse's reads
  * after its in-memory passes).
  */
+DAC_HOT
 void dac__block_put(char *b, size_t size)
 {
 	if (size <= SPARE_MAX && (!spare.block || spare.size < size)) {
@@ -113,6 +115,7 @@ void dac__spare_free(void)
 	spare.block = NULL;
 }
 
+DAC_HOT
 int dac__parse_block(char *block, size_t size, size_t len, enum dac_profile profile,
 		     struct dac_fdinfo *out)
 {
@@ -184,6 +187,7 @@ int dac__parse_text(const char *src, size_t len, enum dac_profile profile,
 	return dac__parse_block(block, size, len, profile, out);
 }
 
+DAC_HOT DAC_NO_LIBC
 void dac_fdinfo_free(struct dac_fdinfo *fi)
 {
 	if (!fi)

@@ -180,6 +180,7 @@ static inline bool is_drm(const char *s)
  * compared with the prefixes of the spec that start with its first
  * character, longest first. *@name: the engine or region name, or NULL.
  */
+DAC_HOT
 static enum dac_key_type drm_family(const char *r, size_t m, const char **name)
 {
 #define IS(lit) (m == sizeof(lit) - 1 && !memcmp(r, lit, sizeof(lit) - 1))
@@ -346,6 +347,7 @@ static inline char *skip_ws(char *v, char *end)
 #endif
 }
 
+DAC_HOT
 static void kv_line(struct dac_lex *lx, struct dac_tok *t, char *s, char *colon, char *le,
 		    unsigned int line, bool key_ws, enum dac_key_type type, const char *name)
 {
@@ -546,6 +548,7 @@ static void plain_line(struct dac_lex *lx, struct dac_tok *t, char *s, char *le,
 	}
 }
 
+DAC_HOT
 void dac__lex_start(struct dac_lex *lx, char *text, size_t len)
 {
 	text[len] = '\n';
@@ -598,6 +601,7 @@ static inline char *lex_line(struct dac_lex *lx, char *p, struct dac_tok *t)
 	return le + 1;
 }
 
+DAC_HOT
 size_t dac__lex_lines(struct dac_lex *lx, char **pp, struct dac_tok *t, struct dac_kv *kv,
 		      size_t room)
 {

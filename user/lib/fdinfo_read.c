@@ -85,6 +85,7 @@ static int dac_room(char **buf, size_t *cap, size_t len, const char *first)
  *   fds we did not open ourselves from an fdinfo directory, and anything
  *   not a regular file, are read until read() returns 0.
  */
+DAC_HOT
 static int dac_read_parse(int fd, bool own, bool typed, bool short_eof,
 			  enum dac_profile profile, struct dac_fdinfo *out)
 {
@@ -216,6 +217,7 @@ int dac_fdinfo_read_file(const char *path, enum dac_profile profile,
 			       false, profile, out);
 }
 
+DAC_HOT
 int dac_fdinfo_read_at(int dirfd, const char *name, enum dac_profile profile,
 		       struct dac_fdinfo *out)
 {

@@ -148,6 +148,7 @@ static int dac_map_add(struct dac_map *m, const char *key, uint64_t h, size_t va
  * A finding: its message is made later, when asked for, from @msg and the
  * parts (fdinfo_msg.c); the strings are the parser's text.
  */
+DAC_HOT
 static int dac_add(struct dac_judged *j, enum dac_severity sev, const char *code,
 		   unsigned int line, enum dac_msg msg, const char *s0, const char *s1,
 		   uint64_t n0, uint64_t n1, unsigned int l2)
@@ -353,6 +354,7 @@ static bool dac_pdev_ok(const char *s)
 	return s[0] >= '0' && s[0] <= '7' && !s[1];
 }
 
+DAC_HOT
 static int dac_string(struct dac_judged *j, struct dac_kv *kv)
 {
 	if (!*kv->str) {
@@ -551,6 +553,7 @@ static int dac_seen_other(struct dac_judged *j, size_t ki, size_t klen, unsigned
 }
 
 /* A driver-specific key @kv is judged against @driver's name. */
+DAC_HOT
 static int dac_prefix(struct dac_judged *j, const struct dac_kv *kv, const char *driver)
 {
 	size_t plen = 0, k;
@@ -746,6 +749,7 @@ static inline int dac_judge_tok(struct dac_judged *j, struct dac_tok *tok)
 	return dac_kv_check(j, tok, ki);
 }
 
+DAC_HOT
 int dac__judge_text(struct dac_judged *j, struct dac_lex *lx, char *text)
 {
 	struct dac_tok tok[DAC_LEX_BATCH];
@@ -927,6 +931,7 @@ static inline void view_init(struct dac_view *v, void *arr, struct dac_view_aux 
 	v->map.n = 0;
 }
 
+DAC_HOT
 void dac__judge_init(struct dac_judged *j, enum dac_profile profile, struct dac_kv *kv,
 		     size_t kv_cap, struct dac_engine *eng, struct dac_region *reg,
 		     struct dac_finding *find)
@@ -981,6 +986,7 @@ static void dac_judge_free_heap(struct dac_judged *j, bool all)
 		free(j->pending);
 }
 
+DAC_HOT
 void dac__judge_free(struct dac_judged *j, bool all)
 {
 	if ((all && (j->kv != j->kv_in || j->eng.arr != j->eng.arr_in ||
@@ -990,6 +996,7 @@ void dac__judge_free(struct dac_judged *j, bool all)
 		dac_judge_free_heap(j, all);
 }
 
+DAC_HOT
 int dac__judge_end(struct dac_judged *j)
 {
 	size_t i;

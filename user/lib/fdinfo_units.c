@@ -134,6 +134,7 @@ static bool dac_should_fail(void)
 	return false;
 }
 
+DAC_HOT
 bool dac__fail_armed(void)
 {
 	return dac_fail_nth >= 0;
@@ -166,6 +167,7 @@ static void dac_spare_init(void)
 	atexit(dac_spare_at_exit);
 }
 
+DAC_HOT
 void dac__spare_thread(void)
 {
 	if (dac_spare_registered)
