@@ -72,18 +72,24 @@ static __always_inline __u64 atomic_add_sub_floor(__u64 *p, __u64 add, __u64 sub
 
 /*
  * The busy time of a ring (struct dac_ring_val) is the union of its jobs'
- * [run, done] intervals. dac_ring_run(): a job runs at @now; on an idle
- * ring (no job active) charging starts here. dac_ring_done(): a job that
- * ran completes at @now; returns its charge, @now - charged_ns, and moves
- * charged_ns to @now. Since charged_ns the ring has been busy all along: a
- * job was active throughout. So the charges sum to the union (never more
- * than wall time); for a ring that completes in order each job gets
- * done - max(run, previous done), its own time on the ring; when a later
- * job completes first (A [0,10], B [2,5]) B gets [0,5] and A [5,10].
+ * [run, done] intervals. dac_ring_run(): a job runs at @now; @idle: the
+ * kernel's own count of jobs on the ring's hardware (drm_gpu_scheduler's
+ * hw_rq_count, credit_count from 6.7), read in the run event, holds this
+ * job alone -- the ring was idle, and charging starts here.
+ * dac_ring_done(): a job that ran completes at @now; returns its charge,
+ * @now - charged_ns, and moves charged_ns to @now. Since charged_ns the
+ * ring has been busy all along: a job was on the hardware throughout. So
+ * the charges sum to the union (never more than wall time); for a ring
+ * that completes in order each job gets done - max(run, previous done),
+ * its own time on the ring; when a later job completes first (A [0,10],
+ * B [2,5]) B gets [0,5] and A [5,10]. The count is the kernel's, not one
+ * kept here: a job the programs lose (no event for it, or no room to
+ * follow it) cannot leave the ring looking busy for ever.
  */
-static __always_inline void dac_ring_run(struct dac_ring_val *r, __u64 now)
+static __always_inline void dac_ring_run(struct dac_ring_val *r, __u64 now, bool idle)
 {
-	if (__sync_fetch_and_add(&r->active, 1) == 0)
+	r->last_ns = now;
+	if (idle)
 		atomic_max(&r->charged_ns, now);
 }
 
@@ -91,7 +97,7 @@ static __always_inline __u64 dac_ring_done(struct dac_ring_val *r, __u64 now)
 {
 	__u64 old = atomic_max(&r->charged_ns, now), busy = now > old ? now - old : 0;
 
-	atomic_dec_nonzero(&r->active);
+	r->last_ns = now;
 	__sync_fetch_and_add(&r->jobs, 1);
 	__sync_fetch_and_add(&r->busy_ns, busy);
 	return busy;

@@ -146,23 +146,42 @@ struct dac_cookie_val {
 };
 
 /* ---- gpu_scheduler path ------------------------------------------------- */
-/* rings: key __u32 ring id (1..), value */
 /*
+ * rings: the one ring map, key the ring's identity (__u64: its
+ * drm_gpu_scheduler's address, or a hash of its name where the scheduler
+ * cannot be found), created BPF_F_WRONLY and never pinned. The value
+ * carries the small ring id that sched_usage, sched_clients and PROC_EXIT
+ * records use, and the ring's name, which those copy (readers cannot read
+ * this map).
+ *
  * Busy time of a ring is the union of its jobs' [run, done] intervals:
  * charged_ns is the time up to which it has been charged; when a job runs
- * on an idle ring (active 0 -> 1) it moves up to that run; each completion
+ * on a ring the kernel says was idle (its own count of jobs on the
+ * hardware, see dac_ring_run()) it moves up to that run; each completion
  * charges done - charged_ns and moves it to done. Never more than wall
  * time, exact for rings that complete in order (see Documentation/bpf.rst).
  * A completion of a job the programs could not follow (no room in a map,
  * queued before attach) moves charged_ns to it too where the event names
  * the ring (tp_btf): its time goes to no job.
+ *
+ * refs counts the in-flight entries that name the ring (jobs that ran on
+ * it and are not done): a ring is reclaimed only at 0, by swapping in
+ * DAC_RING_DEAD first, so no followed job ever loses its ring. It is not
+ * the ring's idleness (a job the programs lost would keep it up for ever;
+ * that only keeps the ring from being reclaimed).
  */
+#define DAC_RING_DEAD	(1ull << 62)
+
 struct dac_ring_val {
-	char name[DAC_NAME_LEN];	/* drm_gpu_scheduler.name */
+	__u64 ident;			/* the key: re-checked, elements are reused at once */
 	__u64 charged_ns;		/* busy time charged up to here */
 	__u64 jobs;
 	__u64 busy_ns;
-	__u64 active;			/* jobs run and not yet done */
+	__u64 refs;			/* in-flight entries naming it; DAC_RING_DEAD */
+	__u64 last_ns;			/* its last run or completion */
+	__u32 id;			/* ring id (1..), never reused */
+	__u32 pad;
+	char name[DAC_NAME_LEN];	/* drm_gpu_scheduler.name */
 };
 
 struct dac_sched_key {
@@ -182,6 +201,7 @@ struct dac_sched_val {
 	__u64 cookie;		/* DAC_MAP_TRACKED cookie of the submitter */
 	__u64 cgroup_id;	/* cgroup v2 id of the submitter at its first job */
 	char comm[DAC_COMM_LEN];	/* the process's (group leader's) name */
+	char ring[DAC_NAME_LEN];	/* the ring's name (rings is not readable) */
 };
 
 /*
@@ -248,6 +268,7 @@ struct dac_sched_client_val {
 	__u64 jobs;
 	__u32 tgid;		/* process that queued the client's first job */
 	__u32 pad;
+	char ring[DAC_NAME_LEN];	/* the ring's name */
 };
 
 /* ---- records (ring buffer) ---------------------------------------------- */
@@ -340,6 +361,7 @@ struct dac_rec_ring {
 	__u32 pad;
 	__u64 busy_ns;
 	__u64 jobs;
+	char name[DAC_NAME_LEN];	/* the ring's name */
 };
 
 #define DAC_REC_PROC_MAX_SIZE	(sizeof(struct dac_rec_proc_exit) +		\
@@ -364,7 +386,6 @@ enum dac_map_id {
 	DAC_MAP_COOKIE_MEM,
 	DAC_MAP_TRACKED,
 	DAC_MAP_RINGS,
-	DAC_MAP_RING_IDS,
 	DAC_MAP_INFLIGHT,
 	DAC_MAP_SCHED_USAGE,
 	DAC_MAP_INFLIGHT617,
@@ -421,6 +442,8 @@ enum dac_stat {
 	 * or at the completion of a job that ran on a ring without an id).
 	 */
 	DAC_STAT_SCHED_LOST,
+	DAC_STAT_RINGS_NEW,		/* rings created (one per scheduler seen) */
+	DAC_STAT_RINGS_RECLAIMED,	/* idle rings deleted to make room */
 	DAC_STAT_FULL,			/* + enum dac_map_id: insert failed, map full */
 	DAC_STAT_BUSY = DAC_STAT_FULL + DAC_MAP__COUNT,	/* + id: bucket busy */
 	DAC_STAT_NOMEM = DAC_STAT_BUSY + DAC_MAP__COUNT,	/* + id: other errors */
@@ -432,7 +455,7 @@ enum dac_stat {
  * trusts the other pins. Bumped whenever a key, value or record changes.
  */
 #define DAC_LAYOUT_MAGIC	0x6472616363745f6dull	/* "drmacct_m" */
-#define DAC_LAYOUT_VERSION	12
+#define DAC_LAYOUT_VERSION	13
 
 struct dac_meta {
 	__u64 magic;

@@ -33,8 +33,8 @@
  * each pair, and one plain scheduler set, with bpf_program__set_autoload()
  * before loading; programs left out are neither relocated nor loaded.
  *
- * No kernel pointer reaches userspace: pointers are only keys of the
- * scheduler join maps (ring_ids, inflight), which are created BPF_F_WRONLY
+ * No kernel pointer reaches userspace: pointers are only in the scheduler
+ * maps rings, inflight and inflight617, which are created BPF_F_WRONLY
  * (the bpf() syscall cannot read them) and are never pinned.
  */
 #ifndef DRMACCT_BPF_COMMON_H
@@ -161,26 +161,24 @@ DAC_EXTERN struct {
 /*
  * The scheduler maps below are plain hashes, preallocated (no allocation
  * on the event path): an LRU would evict accounting state -- an in-flight
- * job that had run, a ring without its id -- and charge wrong from then
- * on. Full, an insert is refused and counted (map_fail()), and the job it
- * was for is counted lost (DAC_STAT_SCHED_LOST); the loader sizes them
- * (dac_bpf_load_opts.sched_entries).
+ * job that had run, a ring a job is still charged to -- and charge wrong
+ * from then on. Full, an insert is refused and counted (map_fail()), and
+ * the job it was for is counted lost (DAC_STAT_SCHED_LOST); only rings
+ * make room first, by reclaiming an idle ring no in-flight entry names
+ * (ring_reclaim()). The loader sizes them (dac_bpf_load_opts.sched_entries).
  */
-DAC_EXTERN struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, struct dac_ring_val);
-} rings SEC(".maps");
-
-/* ring identity (scheduler or its name, a kernel address) -> ring id */
+/*
+ * The one ring map: ring identity (its scheduler's address, or a hash of
+ * its name) -> ring state with its id (struct dac_ring_val). Full, an idle
+ * ring no followed job names is reclaimed (ring_reclaim()).
+ */
 DAC_EXTERN struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__uint(map_flags, BPF_F_WRONLY);
 	__type(key, __u64);
-	__type(value, __u32);
-} ring_ids SEC(".maps");
+	__type(value, struct dac_ring_val);
+} rings SEC(".maps");
 
 struct inflight_val {
 	__u64 queued_ns;
@@ -189,6 +187,7 @@ struct inflight_val {
 	__u64 client_id;	/* 6.17 set: DRM client id, 0 = unknown */
 	__u64 cgroup_id;	/* the submitter's cgroup v2 id */
 	__u64 start_ns;		/* the submitter's process start (procs) */
+	__u64 ring_key;		/* its ring's identity (rings key), from its run */
 	__u32 tgid;
 	__u32 ring_id;
 	__u32 counted;		/* enum dac_counted: in which count of its process */
@@ -253,12 +252,13 @@ DAC_EXTERN struct {
 
 /*
  * tp_btf (every kernel) and plain 6.17+ tracepoints: {fence context,
- * seqno} of the finished fence -> job being followed. No kernel address in key or value, but not pinned either: it is
- * the programs' working state.
+ * seqno} of the finished fence -> job being followed. The value names its
+ * ring by a kernel address (ring_key): BPF_F_WRONLY, not pinned.
  */
 DAC_EXTERN struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_WRONLY);
 	__type(key, struct dac_fence_key);
 	__type(value, struct inflight_val);
 } inflight617 SEC(".maps");
@@ -596,6 +596,7 @@ static __always_inline __u32 proc_rings(struct dac_rec_proc_exit *rec, struct da
 			e->ring_id = k->ring_id;
 			e->busy_ns = s->busy_ns;
 			e->jobs = s->jobs;
+			__builtin_memcpy(e->name, s->ring, sizeof(e->name));
 		}
 		used = i + 1;
 		if (!keep)

@@ -52,16 +52,122 @@ static __always_inline void proc_job_queued(struct inflight_val *v)
 	v->counted = DAC_COUNTED_QUEUED;
 }
 
-/*
- * A job that ran on ring @ring_id is dropped without its completion (its
- * entry overwritten): the ring no longer counts it active.
- */
-static __always_inline void ring_forget(__u32 ring_id)
-{
-	struct dac_ring_val *r = bpf_map_lookup_elem(&rings, &ring_id);
+/* ---- rings: the one ring map ------------------------------------------ */
 
-	if (r)
-		atomic_dec_nonzero(&r->active);
+/*
+ * A reference to ring @r, just looked up under @ident, for a job that runs
+ * on it. False when the ring is being reclaimed (refs at DAC_RING_DEAD) or
+ * its element has been deleted and reused for another ring in between
+ * (preallocated elements are reused at once): the key is checked again
+ * after the reference is taken, so a reclaim either sees it or the job
+ * sees the reclaim.
+ */
+static __always_inline bool ring_hold(struct dac_ring_val *r, __u64 ident)
+{
+	__u64 old = __sync_fetch_and_add(&r->refs, 1);
+
+	if (old < DAC_RING_DEAD && *(volatile __u64 *)&r->ident == ident)
+		return true;
+	atomic_dec_nonzero(&r->refs);
+	return false;
+}
+
+/* The followed job that held ring @ident is gone (done or dropped). */
+static __always_inline void ring_drop(struct dac_ring_val *r, __u64 ident)
+{
+	if (r && *(volatile __u64 *)&r->ident == ident)
+		atomic_dec_nonzero(&r->refs);
+}
+
+struct reclaim_ctx {
+	__u64 key;		/* the idle ring unused longest, 0 none */
+	__u64 last_ns;
+};
+
+/* bpf_for_each_map_elem() over rings: the idle ring unused longest. */
+static long reclaim_pick(void *map, __u64 *key, struct dac_ring_val *r, struct reclaim_ctx *c)
+{
+	if (*(volatile __u64 *)&r->refs)
+		return 0;	/* a followed job names it, or being reclaimed */
+	if (!c->key || r->last_ns < c->last_ns) {
+		c->key = *key;
+		c->last_ns = r->last_ns;
+	}
+	return 0;
+}
+
+/*
+ * The rings map is full: the ring that no followed job names (refs 0) and
+ * that has been unused longest goes, so that a new scheduler gets one.
+ * Per-queue schedulers (xe, panthor, pvr, simgpu's per_client queues)
+ * come and go, and their rings would otherwise fill the map for good. The
+ * reclaim claims the ring by swapping refs from 0 to DAC_RING_DEAD: a job
+ * that takes a reference meanwhile (ring_hold()) sees the mark and does
+ * without, and one that took it first makes the swap fail. Nothing live
+ * loses anything: no in-flight entry names the ring; its sched_usage and
+ * sched_clients entries carry its id and name; a scheduler still alive
+ * gets a new ring (a new id) at its next job, charged from there. A walk
+ * over the map, once per new ring while it is full. Returns true when a
+ * ring went.
+ */
+static __noinline bool ring_reclaim(void)
+{
+	struct reclaim_ctx c = {};
+	struct dac_ring_val *r;
+	__u64 key;
+
+	bpf_for_each_map_elem(&rings, reclaim_pick, &c, 0);
+	key = c.key;
+	if (!key)
+		return false;
+	r = bpf_map_lookup_elem(&rings, &key);
+	if (!r || r->ident != key || __sync_val_compare_and_swap(&r->refs, 0, DAC_RING_DEAD))
+		return false;
+	if (bpf_map_delete_elem(&rings, &key)) {
+		/* not deleted (-EBUSY): alive again, keeping references taken meanwhile */
+		__sync_fetch_and_sub(&r->refs, DAC_RING_DEAD);
+		return false;
+	}
+	stat_inc(DAC_STAT_RINGS_RECLAIMED);
+	return true;
+}
+
+/* Reclaims one new ring tries (each a walk over the map) */
+#define DAC_RECLAIM_TRIES	4
+
+/*
+ * A new ring for identity @ident named @name (read already, on the BPF
+ * stack): a fresh id, never reused, so two rings never share one; charged
+ * from now. Full, an idle ring is reclaimed to make room; without one
+ * (counted) the job runs on no ring: charged nowhere, counted lost at its
+ * completion.
+ */
+static __noinline struct dac_ring_val *ring_new(__u64 ident, const char *name)
+{
+	struct dac_ring_val r = {};
+	long err;
+
+	r.ident = ident;
+	r.charged_ns = r.last_ns = bpf_ktime_get_ns();
+	r.id = __sync_fetch_and_add(&next_ring_id, 1) + 1;
+	__builtin_memcpy(r.name, name, sizeof(r.name));
+	err = bpf_map_update_elem(&rings, &ident, &r, BPF_NOEXIST);
+	/*
+	 * Full: -E2BIG from 6.12; 6.1's preallocated hash says something
+	 * else (counted as nomem there), so any refusal but a busy bucket or
+	 * a ring another CPU made first tries a reclaim. New rings on two
+	 * CPUs at once pick the same ring to reclaim, or one takes the
+	 * element the other freed: the loser picks again, a few times.
+	 */
+	for (int i = 0; i < DAC_RECLAIM_TRIES && err && err != -DAC_EEXIST && err != -DAC_EBUSY;
+	     i++)
+		if (ring_reclaim())
+			err = bpf_map_update_elem(&rings, &ident, &r, BPF_NOEXIST);
+	if (!err)
+		stat_inc(DAC_STAT_RINGS_NEW);
+	else if (err != -DAC_EEXIST)	/* else another CPU named it first: use its ring */
+		map_fail(DAC_MAP_RINGS, err);
+	return bpf_map_lookup_elem(&rings, &ident);
 }
 
 /*
@@ -73,14 +179,10 @@ static __always_inline void ring_forget(__u32 ring_id)
 static __always_inline void ring_unfollowed_done(__u64 ident)
 {
 	struct dac_ring_val *r;
-	__u32 *idp;
 
 	if (!ident)
 		return;
-	idp = bpf_map_lookup_elem(&ring_ids, &ident);
-	if (!idp)
-		return;
-	r = bpf_map_lookup_elem(&rings, idp);
+	r = bpf_map_lookup_elem(&rings, &ident);
 	if (r)
 		atomic_max(&r->charged_ns, bpf_ktime_get_ns());
 }
@@ -100,16 +202,19 @@ static __always_inline void release_stale(void *map, __u32 mid, const void *key,
 	if (!v || job_left(map, mid, key, v) || !job_take(map, mid, key, id, v, &old))
 		return;		/* gone, charged already, or another program's */
 	stat_inc(DAC_STAT_STALE_RELEASED);
-	/* It ran: its ring must not stay busy for it (it would charge idle gaps). */
-	if (old.run_ns && old.ring_id)
-		ring_forget(old.ring_id);
+	/*
+	 * It ran: its reference to its ring goes. (Whether the ring is idle
+	 * is the kernel's count, which dropped the job itself.)
+	 */
+	if (old.ring_key)
+		ring_drop(bpf_map_lookup_elem(&rings, &old.ring_key), old.ring_key);
 	proc_job_gone(old.tgid, old.start_ns, old.counted);
 }
 
 /*
  * A new job could not be followed (@err: its in-flight entry refused,
  * counted by map_put()): counted lost, and nothing of it stays -- its
- * process does not wait for it, and its ring never counts it active.
+ * process does not wait for it, and it holds no ring.
  */
 static __always_inline void sched_lost(struct inflight_val *v)
 {
@@ -150,33 +255,14 @@ static __always_inline void on_sched_queue(__u64 fence)
 }
 
 /*
- * Ring id of the ring identified by @ident (a kernel address, or a hash of
- * its name), named @name (already read, on the BPF stack).
+ * The ring of identity @ident (a kernel address, or a hash of its name),
+ * named @name (already read, on the BPF stack) when it is new.
  */
-static __always_inline __u32 ring_id_of(__u64 ident, const char *name)
+static __always_inline struct dac_ring_val *ring_of(__u64 ident, const char *name)
 {
-	struct dac_ring_val r = {};
-	__u32 *idp, id;
+	struct dac_ring_val *r = bpf_map_lookup_elem(&rings, &ident);
 
-	idp = bpf_map_lookup_elem(&ring_ids, &ident);
-	if (idp)
-		return *idp;
-	__builtin_memcpy(r.name, name, sizeof(r.name));
-	/*
-	 * A new ring (once per scheduler): a fresh id, never reused, so two
-	 * rings never share one. Without room (counted) the job runs on ring
-	 * 0, none: charged nowhere, counted lost at its completion.
-	 */
-	id = __sync_fetch_and_add(&next_ring_id, 1) + 1;
-	if (map_put(&rings, DAC_MAP_RINGS, &id, &r, BPF_NOEXIST))
-		return 0;
-	if (bpf_map_update_elem(&ring_ids, &ident, &id, BPF_NOEXIST)) {
-		/* Another CPU named the same ring first: use its id. */
-		bpf_map_delete_elem(&rings, &id);
-		idp = bpf_map_lookup_elem(&ring_ids, &ident);
-		return idp ? *idp : 0;
-	}
-	return id;
+	return r ? r : ring_new(ident, name);
 }
 
 /*
@@ -195,32 +281,61 @@ static __always_inline void proc_job_ran(__u32 tgid, __u64 start_ns, __u64 now)
 	atomic_dec_nonzero(&p->queued);
 }
 
-/* Job @v runs on ring @ring_id now: an idle ring's charging starts here. */
-static __always_inline void ring_run(struct inflight_val *v, __u32 ring_id)
+/*
+ * Ring @r of identity @ident was being reclaimed when a job came to run on
+ * it (the ring unused longest is the one a new scheduler at a torn-down
+ * one's address comes back to): its ring from now on, held, or NULL when
+ * there is none (counted). The reclaimer deletes right after its claim.
+ */
+static __noinline struct dac_ring_val *ring_again(struct dac_ring_val *r, __u64 ident)
 {
-	struct dac_ring_val *r;
+	char name[DAC_NAME_LEN];
+
+	__builtin_memcpy(name, r->name, sizeof(name));
+	for (int i = 0; i < DAC_RECLAIM_TRIES; i++) {
+		r = bpf_map_lookup_elem(&rings, &ident);
+		if (!r)
+			r = ring_new(ident, name);
+		if (r && ring_hold(r, ident))
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * Job @v runs now on ring @r (NULL: none, the map full) of identity
+ * @ident; @idle: the kernel's count says it is the only job on the ring's
+ * hardware, so the ring's charging starts here (dac_ring_run()).
+ */
+static __always_inline void ring_run(struct inflight_val *v, struct dac_ring_val *r,
+				     __u64 ident, bool idle)
+{
 	__u64 now = bpf_ktime_get_ns();
 
 	if (v->run_ns)
 		return;		/* run again (resubmitted after a reset): one job */
 	v->run_ns = now;
-	v->ring_id = ring_id;
-	r = bpf_map_lookup_elem(&rings, &ring_id);
-	if (r)
-		dac_ring_run(r, now);
+	if (r && !ring_hold(r, ident))
+		r = ring_again(r, ident);
+	if (r) {
+		v->ring_key = ident;
+		v->ring_id = r->id;
+		dac_ring_run(r, now, idle);
+	}
 	/* From queued to in flight: this one will get its completion. */
 	if (__sync_val_compare_and_swap(&v->counted, DAC_COUNTED_QUEUED, DAC_COUNTED_RUN) ==
 	    DAC_COUNTED_QUEUED)
 		proc_job_ran(v->tgid, v->start_ns, now);
 }
 
-static __always_inline void on_sched_run(__u64 fence, __u32 ring_id)
+static __always_inline void on_sched_run(__u64 fence, struct dac_ring_val *r, __u64 ident,
+					 bool idle)
 {
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
 
 	if (!v)
 		return;		/* queued before attach: counted at done */
-	ring_run(v, ring_id);
+	ring_run(v, r, ident, idle);
 }
 
 /* Ring @ring_id among process @p's rings; false when its slots are full. */
@@ -236,6 +351,26 @@ static __always_inline bool proc_add_ring(struct dac_proc_val *p, __u32 ring_id)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The sched_usage entry of key @k for job @v, created with the name of its
+ * ring @r (NULL: gone, the reader shows "ring<id>").
+ */
+static __always_inline struct dac_sched_val *sched_entry(const struct dac_sched_key *k,
+							 const struct inflight_val *v,
+							 const struct dac_ring_val *r)
+{
+	struct dac_sched_val szero = {}, *s = bpf_map_lookup_elem(&sched_usage, k);
+
+	if (s)
+		return s;
+	szero.cookie = v->cookie;
+	szero.cgroup_id = v->cgroup_id;
+	__builtin_memcpy(szero.comm, v->comm, sizeof(szero.comm));
+	if (r)
+		__builtin_memcpy(szero.ring, r->name, sizeof(szero.ring));
+	return lookup_or_init(&sched_usage, k, &szero, DAC_MAP_SCHED_USAGE);
 }
 
 /*
@@ -258,23 +393,30 @@ static __always_inline void cgroup_charge(const struct inflight_val *v, __u64 bu
 
 /*
  * Charge the finished job @v by dac_ring_done() to its ring, its
- * (process, ring) entry, its cgroup and its process. Returns the charge.
+ * (process, ring) entry, its cgroup and its process, and drop its
+ * reference to the ring. Returns the charge. A ring that is not there any more (never
+ * seen: its reference keeps it) charges the job its own time, done - run.
  */
 static __always_inline __u64 charge_job(const struct inflight_val *v)
 {
-	struct dac_sched_val szero = {}, *s;
+	struct dac_sched_val *s;
 	struct dac_proc_val *p;
 	struct dac_sched_key k = {};
 	struct dac_ring_val *r;
-	__u64 busy = 0;
+	__u64 busy, now = bpf_ktime_get_ns();
 	bool refused;
 
 	k.tgid = v->tgid;
 	k.ring_id = v->ring_id;
 	k.start_ns = v->start_ns;
-	r = bpf_map_lookup_elem(&rings, &k.ring_id);
-	if (r)
-		busy = dac_ring_done(r, bpf_ktime_get_ns());
+	r = bpf_map_lookup_elem(&rings, &v->ring_key);
+	if (r && r->ident == v->ring_key) {
+		busy = dac_ring_done(r, now);
+		atomic_dec_nonzero(&r->refs);
+	} else {
+		r = NULL;
+		busy = now > v->run_ns ? now - v->run_ns : 0;
+	}
 	cgroup_charge(v, busy);
 	/*
 	 * The process first: a stale entry of an earlier process with this
@@ -283,10 +425,7 @@ static __always_inline __u64 charge_job(const struct inflight_val *v)
 	p = proc_of(k.tgid, v->start_ns, v->cookie, v->cgroup_id, v->comm, &refused);
 	if (refused)
 		return busy;	/* counted (proc_late, busy); its process is written */
-	szero.cookie = v->cookie;
-	szero.cgroup_id = v->cgroup_id;
-	__builtin_memcpy(szero.comm, v->comm, sizeof(szero.comm));
-	s = lookup_or_init(&sched_usage, &k, &szero, DAC_MAP_SCHED_USAGE);
+	s = sched_entry(&k, v, r);
 	if (s) {
 		__sync_fetch_and_add(&s->busy_ns, busy);
 		__sync_fetch_and_add(&s->jobs, 1);
@@ -348,6 +487,62 @@ static __always_inline void on_sched_done(__u64 fence, bool nested, __u64 sched)
 	proc_job_gone(job.tgid, job.start_ns, job.counted);
 }
 
+/* ---- gpu_scheduler: the scheduler's types and its count ---------------- */
+
+/* Only the fields used; CO-RE relocates them against gpu_sched's BTF. */
+struct drm_gpu_scheduler___dac {
+	const char *name;
+	atomic_t hw_rq_count;		/* up to 6.6: jobs on the hardware */
+	atomic_t credit_count;		/* 6.7 on: their credits */
+} __attribute__((preserve_access_index));
+
+/*
+ * The scheduler of fence @sf (a rings key), for unfollowed completions.
+ * tp_btf programs load through their typed arguments directly (the
+ * verifier makes the loads fault-safe): no bpf_probe_read_kernel() call.
+ */
+#define FENCE_SCHED(sf)	((__u64)(sf)->sched)
+
+/*
+ * Is the job running now the only one on its scheduler's hardware -- was
+ * the ring idle? The kernel's own count says, read in the run event:
+ *
+ *   6.1 (drm_sched_main()):          atomic_inc(&sched->hw_rq_count), then
+ *                                    trace_drm_run_job(), then run_job();
+ *   6.7 on (drm_sched_run_job_work()): atomic_add(job->credits,
+ *                                    &sched->credit_count), then the run
+ *                                    event (drm_run_job, 6.17 on
+ *                                    drm_sched_job_run), then run_job();
+ *   every version (drm_sched_job_done()): the count drops the job's share
+ *                                    first, then the done event
+ *                                    (drm_sched_process_job, 6.17 on
+ *                                    drm_sched_job_done), then the finished
+ *                                    fence signals.
+ *
+ * So in the run event the count includes the job itself and no job whose
+ * done event has begun: it holds this job alone (1, or the job's credits,
+ * never 0) exactly when every job run before it on the ring has completed.
+ * Jobs the kernel takes off the hardware without an event (drm_sched_stop()
+ * before a reset, a scheduler torn down) leave the count as well, so none
+ * of them keeps a ring busy. One order is not covered: a completion whose
+ * count the kernel has dropped but whose done program has not yet run when
+ * the next job's run program reads the count (another CPU; a few
+ * instructions, unless the done program's task is preempted, as on
+ * PREEMPT_RT): that job starts charging at its run, and the late
+ * completion is charged from there up to its own program's time. The
+ * ring's total stays the union; the split between the two jobs does not:
+ * the late one loses its time before the run and takes the next one's up
+ * to the late program.
+ */
+static __always_inline bool sched_idle(struct drm_gpu_scheduler___dac *sched, __u32 credits)
+{
+	if (bpf_core_field_exists(sched->credit_count))
+		return sched->credit_count.counter <= (int)(credits ? credits : 1);
+	if (bpf_core_field_exists(sched->hw_rq_count))
+		return sched->hw_rq_count.counter <= 1;
+	return true;	/* no count: each run starts charging */
+}
+
 /* ---- gpu_scheduler: plain tracepoints (6.1 record layouts) -------------- */
 
 struct tp_sched_job {
@@ -374,10 +569,6 @@ int st_queue(struct tp_sched_job *ctx)
 }
 
 /* Only the fields used; CO-RE relocates them against gpu_sched's BTF. */
-struct drm_gpu_scheduler___dac {
-	const char *name;
-} __attribute__((preserve_access_index));
-
 struct drm_sched_rq___dac {
 	struct drm_gpu_scheduler___dac *sched;
 } __attribute__((preserve_access_index));
@@ -406,8 +597,9 @@ int st_run(struct tp_sched_job *ctx)
 {
 	char name[DAC_NAME_LEN] = {};
 	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a */
+	struct dac_ring_val *r;
 	__u64 sched;
-	__u32 *idp;
+	bool idle;
 
 	/*
 	 * The record has no scheduler pointer, but the job's entity: its run
@@ -415,19 +607,26 @@ int st_run(struct tp_sched_job *ctx)
 	 * per scheduler however many share a name: xe, panthor, pvr have one
 	 * per user queue). Only where that cannot be read is a ring known by
 	 * its name, and equally named rings merge.
+	 *
+	 * Idle: the record's hw_job_count is the kernel's count after this
+	 * job's share (see sched_idle()); the record does not say the job's
+	 * credits, so a job of more than one credit (6.7 on: nouveau,
+	 * panthor, pvr) never finds its ring idle here, and the ring's idle
+	 * gap before it is charged to it (tp_btf reads the credits).
 	 */
+	idle = TPS(ctx, hw_job_count) <= 1;
 	sched = entity_sched(TPS(ctx, entity));
 	if (sched) {
-		idp = bpf_map_lookup_elem(&ring_ids, &sched);
-		if (idp) {
-			on_sched_run(TPS(ctx, fence), *idp);
+		r = bpf_map_lookup_elem(&rings, &sched);
+		if (r) {
+			on_sched_run(TPS(ctx, fence), r, sched, idle);
 			return 0;
 		}
 	}
 	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
 	if (sched) {
-		on_sched_run(TPS(ctx, fence), ring_id_of(sched, name));
+		on_sched_run(TPS(ctx, fence), ring_new(sched, name), sched, idle);
 		return 0;
 	}
 	for (int i = 0; i < DAC_NAME_LEN; i++) {
@@ -435,7 +634,7 @@ int st_run(struct tp_sched_job *ctx)
 			break;
 		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
 	}
-	on_sched_run(TPS(ctx, fence), ring_id_of(hash, name));
+	on_sched_run(TPS(ctx, fence), ring_of(hash, name), hash, idle);
 	return 0;
 }
 
@@ -472,7 +671,7 @@ static __always_inline __u64 real_client(__u64 client_id)
 
 /*
  * The last job queued by this task whose in-flight entry was refused (the
- * map full): the queue twins (queue_unseen()) find no entry for it
+ * map full): the queue twins (queue617_unseen()) find no entry for it
  * either, and must not take it for one the first program missed -- that
  * would try, refuse and count it lost again. Written on that rare path
  * only; per task, since on 7.x a task may migrate between the programs of
@@ -501,14 +700,15 @@ static __always_inline void on617_queue(__u64 ctx, __u64 seqno, __u64 client_id)
 		*r = k;
 }
 
-static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id, __u32 ring_id)
+static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id,
+				      struct dac_ring_val *r, __u64 ident, bool idle)
 {
 	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight617, &k);
 
 	if (!v)
 		return;		/* queued before attach: counted at done */
-	ring_run(v, ring_id);
+	ring_run(v, r, ident, idle);
 	if (!v->client_id)
 		v->client_id = real_client(client_id);
 }
@@ -518,6 +718,7 @@ static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested, __u6
 	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
 	struct dac_sched_client_key ck = {};
 	struct dac_sched_client_val czero = {}, *c;
+	struct dac_ring_val *r;
 	struct inflight_val job;
 	__u64 busy;
 
@@ -527,8 +728,14 @@ static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested, __u6
 	if (job.client_id) {
 		ck.client_id = job.client_id;
 		ck.ring_id = job.ring_id;
-		czero.tgid = job.tgid;
-		c = lookup_or_init(&sched_clients, &ck, &czero, DAC_MAP_SCHED_CLIENTS);
+		c = bpf_map_lookup_elem(&sched_clients, &ck);
+		if (!c) {
+			czero.tgid = job.tgid;
+			r = bpf_map_lookup_elem(&rings, &job.ring_key);
+			if (r)
+				__builtin_memcpy(czero.ring, r->name, sizeof(czero.ring));
+			c = lookup_or_init(&sched_clients, &ck, &czero, DAC_MAP_SCHED_CLIENTS);
+		}
 		if (c) {
 			__sync_fetch_and_add(&c->busy_ns, busy);
 			__sync_fetch_and_add(&c->jobs, 1);
@@ -548,14 +755,11 @@ static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested, __u6
  * (bpf_program__set_attach_target(), dac_bpf_sched_target()). Jobs are
  * joined by the finished fence's {context, seqno} on all of them -- not by
  * its address, which a kill's freed fence hands to the next job on 6.1 --
- * and the DRM client id is read where the kernel has it (6.17+). Only the
- * fields used, relocated by CO-RE against gpu_sched's BTF; the programs
- * load through their typed arguments directly (the verifier makes the
- * loads fault-safe), no bpf_probe_read_kernel() call.
+ * and the DRM client id is read where the kernel has it (6.17+, Debian's
+ * 6.12). Only the fields used, relocated by CO-RE against gpu_sched's BTF;
+ * the programs load through their typed arguments directly (the verifier
+ * makes the loads fault-safe), no bpf_probe_read_kernel() call.
  */
-/* The scheduler of fence @sf (a ring_ids key), for unfollowed completions. */
-#define FENCE_SCHED(sf)	((__u64)(sf)->sched)
-
 struct dma_fence___dac {
 	__u64 context;
 	__u64 seqno;
@@ -570,6 +774,7 @@ struct drm_sched_fence___dac {
 struct drm_sched_job___dac {
 	struct drm_gpu_scheduler___dac *sched;
 	struct drm_sched_fence___dac *s_fence;
+	__u32 credits;
 } __attribute__((preserve_access_index));
 
 static __always_inline __u64 fence_client(struct drm_sched_fence___dac *sf)
@@ -591,19 +796,32 @@ int BPF_PROG(sb_queue, struct drm_sched_job___dac *job, void *entity)
 	return 0;
 }
 
-/* The ring id of @job's scheduler (a new one on first sight). */
-static __always_inline __u32 btf_ring(struct drm_sched_job___dac *job)
+/* The ring of @job's scheduler (a new one on first sight). */
+static __always_inline struct dac_ring_val *btf_ring(struct drm_sched_job___dac *job)
 {
 	struct drm_gpu_scheduler___dac *sched = job->sched;
 	char name[DAC_NAME_LEN] = {};
 	__u64 ident = (__u64)sched;
-	__u32 *idp = bpf_map_lookup_elem(&ring_ids, &ident);
+	struct dac_ring_val *r = bpf_map_lookup_elem(&rings, &ident);
 
-	if (idp)
-		return *idp;
+	if (r)
+		return r;
 	if (bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(sched, name)) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
-	return ring_id_of(ident, name);
+	return ring_new(ident, name);
+}
+
+/* on617_run() for tp_btf: ring and idleness from @job's scheduler. */
+static __always_inline void btf_run(struct drm_sched_job___dac *job,
+				       struct drm_sched_fence___dac *sf)
+{
+	struct drm_gpu_scheduler___dac *sched = job->sched;
+	__u32 credits = 1;
+
+	if (bpf_core_field_exists(job->credits))
+		credits = job->credits;
+	on617_run(sf->finished.context, sf->finished.seqno, fence_client(sf),
+		  btf_ring(job), (__u64)sched, sched_idle(sched, credits));
 }
 
 SEC("tp_btf/drm_sched_job_run")
@@ -614,8 +832,7 @@ int BPF_PROG(sb_run, struct drm_sched_job___dac *job, void *entity)
 	if (!job)
 		return 0;
 	sf = job->s_fence;
-	on617_run(sf->finished.context, sf->finished.seqno, fence_client(sf),
-		  btf_ring(job));
+	btf_run(job, sf);
 	return 0;
 }
 
@@ -678,7 +895,7 @@ static __always_inline void run_unseen(struct drm_sched_job___dac *job)
 	if (!v || v->run_ns)
 		return;	/* queued before attach, or seen */
 	stat_inc(DAC_STAT_NESTED_SCHED_RUN);
-	on617_run(k.context, k.seqno, fence_client(sf), btf_ring(job));
+	btf_run(job, sf);
 }
 
 static __always_inline void done_unseen(struct drm_sched_fence___dac *sf)
@@ -809,7 +1026,8 @@ int st17_run(struct tp617_sched_job *ctx)
 	__u64 hash = 0xcbf29ce484222325ull;	/* FNV-1a over dev, '/', name */
 	__u64 fctx = TPS(ctx, fence_context), seqno = TPS(ctx, fence_seqno);
 	__u64 client = TPS(ctx, client_id), sched;
-	__u32 *idp;
+	/* the kernel's count after this job's share: see st_run() */
+	bool idle = TPS(ctx, hw_job_count) <= 1;
 
 	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
@@ -821,8 +1039,7 @@ int st17_run(struct tp617_sched_job *ctx)
 	 */
 	sched = running_sched(name);
 	if (sched) {
-		idp = bpf_map_lookup_elem(&ring_ids, &sched);
-		on617_run(fctx, seqno, client, idp ? *idp : ring_id_of(sched, name));
+		on617_run(fctx, seqno, client, ring_of(sched, name), sched, idle);
 		return 0;
 	}
 	if (bpf_probe_read_kernel_str(dev, sizeof(dev), DATA_LOC(ctx, TPS(ctx, dev_loc))) < 0)
@@ -838,7 +1055,7 @@ int st17_run(struct tp617_sched_job *ctx)
 			break;
 		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
 	}
-	on617_run(fctx, seqno, client, ring_id_of(hash, name));
+	on617_run(fctx, seqno, client, ring_of(hash, name), hash, idle);
 	return 0;
 }
 

@@ -747,7 +747,7 @@ DT_TEST_F_TIMEOUT(pinned, status_maps_and_stale_layout, 60)
 		snprintf(want, sizeof(want), " %s ", join_map());
 		DT_EXPECT_TRUE(strstr(out, want) != NULL);
 	}
-	DT_EXPECT_TRUE(strstr(out, " ring_ids ") != NULL);
+	DT_EXPECT_TRUE(strstr(out, " rings ") != NULL);
 	DT_EXPECT_TRUE(strstr(out, " hash ") != NULL);
 	DT_EXPECT_TRUE(strstr(out, "lru_hash") == NULL);	/* nothing is evicted */
 	DT_EXPECT_TRUE(strstr(out, "memlock used:") != NULL);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The gpu_scheduler maps of the BPF accounting (bpf/drmacct/sched.bpf.c) past
- * their capacity: nothing is evicted, every refused insert is counted and
- * the jobs concerned counted lost, and once the pressure is gone the rings
- * that have an entry charge exactly again.
+ * their capacity: no accounting state is evicted, every refused insert is
+ * counted and the jobs concerned counted lost, idle rings are reclaimed
+ * for new schedulers, and once the pressure is gone every ring charges
+ * exactly again.
  *
  * The collection is loaded with every scheduler map cut to ni - 1 entries
  * (ni: simgpu's engine instances, one drm_gpu_scheduler each), so:
@@ -11,14 +12,18 @@
  *     before waiting: more live jobs than in-flight entries (refused,
  *     counted in the map's "full" -- on 6.1 too, whose map functions
  *     return int (map_err() in bpf/drmacct/drmacct.h) -- and as lost) and
- *     more rings than ring
- *     entries (the scheduler that ran last to be named gets none: each of
- *     its runs is refused, its followed jobs are lost at completion);
+ *     more schedulers than ring entries (a new one gets a ring only by
+ *     reclaiming one that no followed job names; while every ring is in
+ *     use its runs are refused, counted, and its followed jobs lost at
+ *     completion);
  *   - phase 2: one job at a time, with idle gaps between, on every
- *     instance: each ring that has an entry is charged, per job, within
- *     simgpu's stamps (sg_sched_bounds(), no allowance). A ring left
- *     counting a lost job as active -- the LRU design's failure -- would be
- *     charged the idle gaps as well and exceed the bound by milliseconds.
+ *     instance: every scheduler gets a ring (those without one reclaim an
+ *     idle one: at least one does, counted) and each is charged, per job,
+ *     within simgpu's stamps (sg_sched_bounds(), no allowance). Phase 1's
+ *     lost jobs leave nothing behind: idleness is the kernel's own count of
+ *     jobs on the hardware, so no ring still counts one of them as running
+ *     -- which would charge the idle gaps as well and exceed the bound by
+ *     milliseconds.
  * The counts are checked against what was submitted: jobs charged plus
  * jobs lost is every job, exactly.
  */
@@ -47,7 +52,6 @@ struct inst {
 	char name[DAC_BPF_NAME_LEN];	/* its scheduler's: "<engine><instance>" */
 };
 
-/* This process's sched_usage entry on ring @name: busy and jobs (0 when none). */
 /*
  * The in-flight map of the programs loaded: the tp_btf set and the plain
  * 6.17 programs join jobs by {fence context, seqno}, the plain 6.1 ones by
@@ -58,23 +62,21 @@ static const char *join_map(const struct dac_bpf_info *info)
 	return info->sched_btf || info->sched_617 ? "inflight617" : "inflight";
 }
 
-static bool ring_sums(struct dac_bpf *b, const char *name, uint64_t *busy, uint64_t *jobs)
+/*
+ * The PROC_EXIT record of child @pid, which exits on its own: fails the
+ * test unless exactly one comes.
+ */
+static struct dac_bpf_proc_exit child_record(struct dac_bpf *b, pid_t pid)
 {
-	struct dac_bpf_sched *s = NULL;
-	bool found = false;
-	size_t n = 0;
+	struct dac_bpf_proc_exit rec = { 0 };
+	unsigned int records = 0;
+	struct sg_proc_records c = { .pid = &pid, .n = 1, .rec = &rec, .records = &records };
 
-	*busy = *jobs = 0;
-	DT_ASSERT_EQ(dac_bpf_read_sched(b, &s, &n), 0);
-	for (size_t i = 0; i < n; i++) {
-		if (s[i].tgid != (uint32_t)getpid() || strcmp(s[i].ring, name))
-			continue;
-		*busy += s[i].busy_ns;
-		*jobs += s[i].jobs;
-		found = true;
-	}
-	free(s);
-	return found;
+	sg_reap(&pid, 1);
+	sg_bpf_poll_procs(b, &c, 50);
+	DT_EXPECT_EQ(c.lost, (uint64_t)0);
+	DT_EXPECT_EQ(records, 1u);
+	return rec;
 }
 
 /* Map @name's entry in the map table; fails the test when it is not there. */
@@ -94,16 +96,17 @@ static struct dac_bpf_map_stat map_stat(struct dac_bpf *b, const char *name)
 
 /*
  * What `drmacct bpf status` says of @b (pinned under PIN_DIR for it, once):
- * the scheduler jobs lost, and the refused inserts, full + nomem, of map
- * @name and of "rings" (-1 when a line is missing).
+ * the scheduler jobs lost, the refused inserts, full + nomem, of map @name
+ * and of "rings", and the rings made and reclaimed (-1 when a line is
+ * missing).
  */
 static void cli_status(struct dac_bpf *b, const char *name, int64_t *lost, int64_t *refused,
-		       int64_t *ring_refused)
+		       int64_t *ring_refused, int64_t *rings_made, int64_t *rings_reclaimed)
 {
 	char *out, *line, *save = NULL, n[32], t[32], e[32];
-	unsigned long long mx, mem, full, busy, nomem, l;
+	unsigned long long mx, mem, full, busy, nomem, l, rm, rr;
 
-	*lost = *refused = *ring_refused = -1;
+	*lost = *refused = *ring_refused = *rings_made = *rings_reclaimed = -1;
 	dac_bpf_unpin(PIN_DIR);	/* a run killed before its unpin */
 	DT_ASSERT_EQ(dac_bpf_pin(b, PIN_DIR), 0);
 	DT_ASSERT_EQ(sg_sh(DRMACCT " bpf status -d " PIN_DIR " >/tmp/pressure.out 2>&1"), 0);
@@ -113,6 +116,10 @@ static void cli_status(struct dac_bpf *b, const char *name, int64_t *lost, int64
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "  scheduler jobs lost: %llu", &l) == 1)
 			*lost = (int64_t)l;
+		if (sscanf(line, "  scheduler rings: %llu created, %llu", &rm, &rr) == 2) {
+			*rings_made = (int64_t)rm;
+			*rings_reclaimed = (int64_t)rr;
+		}
 		if (sscanf(line, " %31s %31s %31s %llu %llu %llu %llu %llu", n, t, e, &mx, &mem,
 			   &full, &busy, &nomem) == 8) {
 			if (!strcmp(n, name))
@@ -143,15 +150,17 @@ DT_TEST_TIMEOUT(maps_past_capacity, 300)
 {
 	struct dac_bpf_load_opts o = { .no_drmacct = true };
 	struct dac_bpf_map_stat rings, inflight, later;
-	uint64_t ids[MAX_INST][PRESSURE_JOBS], charged = 0, busy, jobs, nomiss;
-	uint64_t refused, ring_refused;
+	uint64_t ids[MAX_INST][PRESSURE_JOBS], charged, nomiss;
+	struct dac_bpf_proc_exit rec;
+	pid_t pid;
+	uint64_t refused, ring_refused, made, reclaimed;
 	struct dac_bpf_stats st0, st1, st2;
 	struct dac_bpf_info info;
 	struct inst in[MAX_INST];
 	unsigned int ni = 0, named = 0, unnamed = 0, total;
 	struct sg_dev dev;
 	struct dac_bpf *b;
-	int fd;
+	int fd, pfd[2];
 
 	if (!sg_is_root())
 		DT_SKIP("needs root to load BPF programs");
@@ -167,6 +176,7 @@ DT_TEST_TIMEOUT(maps_past_capacity, 300)
 			ni++;
 		}
 	sg_dev_free(&dev);
+	close(fd);
 	DT_ASSERT_GE(ni, 2u);
 	o.sched_entries = ni - 1;
 	b = sg_bpf_load(&o);
@@ -177,33 +187,46 @@ DT_TEST_TIMEOUT(maps_past_capacity, 300)
 	DT_EXPECT_EQ(inflight.max_entries, ni - 1);
 	DT_EXPECT_STREQ(inflight.type, "hash");
 
-	/* Phase 1: ni x PRESSURE_JOBS live jobs, ni schedulers, ni - 1 entries. */
-	for (unsigned int j = 0; j < PRESSURE_JOBS; j++)
+	/*
+	 * Phase 1: ni x PRESSURE_JOBS live jobs, ni schedulers, ni - 1 entries.
+	 * Each phase runs in a child of its own: its exit takes its entries
+	 * (sched_usage, procs: ni - 1 of them too) with it, and its PROC_EXIT
+	 * record says what it was charged.
+	 */
+	pid = fork();
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		fd = sg_open();
+		for (unsigned int j = 0; j < PRESSURE_JOBS; j++)
+			for (unsigned int i = 0; i < ni; i++)
+				ids[i][j] = sg_submit_busy(fd, in[i].engine, in[i].instance,
+							   PRESSURE_NS);
 		for (unsigned int i = 0; i < ni; i++)
-			ids[i][j] = sg_submit_busy(fd, in[i].engine, in[i].instance, PRESSURE_NS);
-	for (unsigned int i = 0; i < ni; i++)
-		for (unsigned int j = 0; j < PRESSURE_JOBS; j++) {
-			struct drm_simgpu_wait w;
+			for (unsigned int j = 0; j < PRESSURE_JOBS; j++) {
+				struct drm_simgpu_wait w;
 
-			sg_wait(fd, ids[i][j], &w);
-		}
+				sg_wait(fd, ids[i][j], &w);
+			}
+		_exit(0);
+	}
+	rec = child_record(b, pid);
+	charged = rec.jobs;
 	total = ni * PRESSURE_JOBS;
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st1), 0);
 	inflight = map_stat(b, join_map(&info));
 	rings = map_stat(b, "rings");
-	for (unsigned int i = 0; i < ni; i++)
-		if (ring_sums(b, in[i].name, &busy, &jobs))
-			charged += jobs;
+	made = st1.rings_new - st0.rings_new;
+	reclaimed = st1.rings_reclaimed - st0.rings_reclaimed;
 	nomiss = recursion_misses(b);
 	dt_info("phase 1: %u jobs on %u rings, %u entries each: charged %" PRIu64 ", lost %"
 		PRIu64 "; refused inflight %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", rings %" PRIu64
-		"/%" PRIu64 "/%" PRIu64 " (full/busy/nomem; %" PRId64 " entries), orphans %"
-		PRIu64 "; recursion misses %" PRIu64, total, ni, ni - 1, charged,
-		st1.sched_lost - st0.sched_lost, inflight.full, inflight.busy, inflight.nomem,
-		rings.full, rings.busy, rings.nomem, rings.entries,
+		"/%" PRIu64 "/%" PRIu64 " (full/busy/nomem; %" PRIu64 " made, %" PRIu64
+		" reclaimed), orphans %" PRIu64 "; recursion misses %" PRIu64, total, ni, ni - 1,
+		charged, st1.sched_lost - st0.sched_lost, inflight.full, inflight.busy,
+		inflight.nomem, rings.full, rings.busy, rings.nomem, made, reclaimed,
 		st1.sched_orphans - st0.sched_orphans, nomiss);
 	/* ni schedulers ran jobs, ni - 1 ring entries: all taken. */
-	DT_EXPECT_EQ(rings.entries, (int64_t)(ni - 1));
+	DT_EXPECT_EQ(made - reclaimed, (uint64_t)(ni - 1));
 	/*
 	 * More live jobs than entries: some were refused, and only for want
 	 * of room. A full preallocated hash says -E2BIG, on every kernel;
@@ -218,16 +241,14 @@ DT_TEST_TIMEOUT(maps_past_capacity, 300)
 	/* A refused job's completion finds no entry: an orphan, one each. */
 	DT_EXPECT_EQ(st1.sched_orphans - st0.sched_orphans, refused);
 	/*
-	 * The ring-less scheduler is refused a ring at each of its runs, all
-	 * PRESSURE_JOBS of them (a run the kernel skipped would be one fewer;
-	 * there were none when nomiss is 0).
+	 * The scheduler that came last found the map full: it reclaimed an
+	 * idle ring, or was refused (every ring named by a followed job) --
+	 * at most at each run of phase 1.
 	 */
 	DT_EXPECT_EQ(rings.nomem, (uint64_t)0);
 	ring_refused = rings.full;
-	if (!nomiss)
-		DT_EXPECT_EQ(ring_refused, (uint64_t)PRESSURE_JOBS);
-	DT_EXPECT_GE(ring_refused, (uint64_t)1);
-	DT_EXPECT_LE(ring_refused, (uint64_t)PRESSURE_JOBS);
+	DT_EXPECT_GE(ring_refused + reclaimed, (uint64_t)1);
+	DT_EXPECT_LE(ring_refused, (uint64_t)total);
 	DT_EXPECT_EQ(rings.busy, (uint64_t)0);
 	/* Nothing stays behind: every entry that was made is gone again. */
 	if (inflight.entries >= 0)
@@ -235,54 +256,69 @@ DT_TEST_TIMEOUT(maps_past_capacity, 300)
 
 	/* Phase 2: one job at a time, idle gaps between, every instance. */
 	/*
-	 * A ring with an entry is charged now (it may have had none of its
-	 * phase 1 jobs charged: all refused in-flight entries); exactly one,
-	 * the ring-less scheduler's, is not.
+	 * Every ring is charged now (it may have had none of its phase 1 jobs
+	 * charged: all refused in-flight entries); one without an entry gets
+	 * one by reclaiming an idle ring.
 	 */
 	for (unsigned int i = 0; i < ni; i++) {
 		struct drm_simgpu_wait w[LATER_JOBS];
-		uint64_t busy0, jobs0, lo, hi;
+		uint64_t lo, hi;
 
-		ring_sums(b, in[i].name, &busy0, &jobs0);
-		for (unsigned int j = 0; j < LATER_JOBS; j++) {
-			sg_wait(fd, sg_submit_busy(fd, in[i].engine, in[i].instance, LATER_NS), &w[j]);
-			sg_sleep_ns(GAP_NS);
+		DT_ASSERT_EQ(pipe(pfd), 0);
+		pid = fork();
+		DT_ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			close(pfd[0]);
+			fd = sg_open();
+			for (unsigned int j = 0; j < LATER_JOBS; j++) {
+				sg_wait(fd, sg_submit_busy(fd, in[i].engine, in[i].instance,
+							   LATER_NS), &w[j]);
+				sg_sleep_ns(GAP_NS);
+			}
+			_exit(write(pfd[1], w, sizeof(w)) == (ssize_t)sizeof(w) ? 0 : 1);
 		}
+		close(pfd[1]);
+		DT_ASSERT_EQ(read(pfd[0], w, sizeof(w)), (ssize_t)sizeof(w));
+		close(pfd[0]);
+		rec = child_record(b, pid);
 		sg_sched_bounds(w, LATER_JOBS, &lo, &hi);
-		if (!ring_sums(b, in[i].name, &busy, &jobs)) {
+		if (!rec.jobs) {
 			dt_info("phase 2, ring %s: none (no ring entry)", in[i].name);
 			unnamed++;
 			continue;
 		}
 		named++;
 		dt_info("phase 2, ring %s: charged %" PRIu64 " ns for %" PRIu64 " jobs, bounds %"
-			PRIu64 "..%" PRIu64 " ns", in[i].name, busy - busy0, jobs - jobs0, lo, hi);
-		DT_EXPECT_EQ(jobs - jobs0, (uint64_t)LATER_JOBS);
-		DT_EXPECT_GE(busy - busy0, lo);
-		DT_EXPECT_LE(busy - busy0, hi);
+			PRIu64 "..%" PRIu64 " ns", in[i].name, rec.busy_ns, rec.jobs, lo, hi);
+		DT_EXPECT_EQ(rec.jobs, (uint64_t)LATER_JOBS);
+		DT_EXPECT_GE(rec.busy_ns, lo);
+		DT_EXPECT_LE(rec.busy_ns, hi);
 	}
-	DT_EXPECT_EQ(named, ni - 1);
-	DT_EXPECT_EQ(unnamed, 1u);
+	DT_EXPECT_EQ(named, ni);
+	DT_EXPECT_EQ(unnamed, 0u);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st2), 0);
-	/* No pressure left: no refusal but the ring-less scheduler's LATER_JOBS runs. */
+	/* No pressure left: no refusal, no job lost; at least one reclaim. */
 	later = map_stat(b, join_map(&info));
 	DT_EXPECT_EQ(later.full + later.nomem, refused);
 	rings = map_stat(b, "rings");
-	DT_EXPECT_EQ(st2.sched_lost - st1.sched_lost, (uint64_t)LATER_JOBS);
+	DT_EXPECT_EQ(st2.sched_lost, st1.sched_lost);
 	DT_EXPECT_EQ(st2.sched_orphans, st1.sched_orphans);
-	if (!recursion_misses(b))
-		DT_EXPECT_EQ(rings.full + rings.nomem, (uint64_t)PRESSURE_JOBS + LATER_JOBS);
+	DT_EXPECT_EQ(rings.full + rings.nomem, ring_refused);
+	DT_EXPECT_GE(st2.rings_reclaimed - st1.rings_reclaimed, (uint64_t)1);
+	/* still never more rings at once than entries */
+	DT_EXPECT_EQ((st2.rings_new - st0.rings_new) - (st2.rings_reclaimed - st0.rings_reclaimed),
+		     (uint64_t)(ni - 1));
 	{
 		/* `drmacct bpf status` tells the same: its lines against the counts */
-		int64_t lost, in_refused, ring_lines;
+		int64_t lost, in_refused, ring_lines, rmade, rrecl;
 
-		cli_status(b, join_map(&info), &lost, &in_refused,
-			   &ring_lines);
+		cli_status(b, join_map(&info), &lost, &in_refused, &ring_lines, &rmade, &rrecl);
 		DT_EXPECT_EQ(lost, (int64_t)(st2.sched_lost - st0.sched_lost));
 		DT_EXPECT_EQ(in_refused, (int64_t)refused);
 		DT_EXPECT_EQ(ring_lines, (int64_t)(rings.full + rings.nomem));
+		DT_EXPECT_EQ(rmade, (int64_t)st2.rings_new);
+		DT_EXPECT_EQ(rrecl, (int64_t)st2.rings_reclaimed);
 	}
-	close(fd);
 	dac_bpf_close(b);
 }
 

@@ -279,6 +279,8 @@ static int status_json(const char *dir, const struct dac_bpf_info *info,
 	dac_json_u64(&j, "sweep_written", st->sweep_written);
 	dac_json_u64(&j, "stale_released", st->stale_released);
 	dac_json_u64(&j, "sched_lost", st->sched_lost);
+	dac_json_u64(&j, "rings_new", st->rings_new);
+	dac_json_u64(&j, "rings_reclaimed", st->rings_reclaimed);
 	dac_json_u64(&j, "full", st->full);
 	dac_json_u64(&j, "busy", st->busy);
 	dac_json_u64(&j, "nomem", st->nomem);
@@ -369,6 +371,9 @@ static void status_text(const char *dir, const struct dac_bpf_info *info,
 	if (st->sched_lost)
 		printf("  scheduler jobs lost:       %" PRIu64 " (a map had no room: see FULL)\n",
 		       st->sched_lost);
+	if (st->rings_new || st->rings_reclaimed)
+		printf("  scheduler rings:           %" PRIu64 " created, %" PRIu64
+		       " idle ones reclaimed (map full)\n", st->rings_new, st->rings_reclaimed);
 	/*
 	 * full: inserts refused, map full; busy: refused, bucket locked
 	 * (recursion); nomem: refused, any other error (no memory)

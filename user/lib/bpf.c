@@ -186,7 +186,7 @@ static void take_fds(struct dac_bpf *b)
 		[M_CLIENTS] = s->maps.clients, [M_USAGE] = s->maps.usage, [M_MEM] = s->maps.mem,
 		[M_TOTALS] = s->maps.totals, [M_RECORDS] = s->maps.records,
 		[M_STATS] = s->maps.stats, [M_NAMES] = s->maps.names,
-		[M_TRACKED] = s->maps.tracked, [M_RINGS] = s->maps.rings,
+		[M_TRACKED] = s->maps.tracked,
 		[M_SCHED] = s->maps.sched_usage, [M_COOKIE_USAGE] = s->maps.cookie_usage,
 		[M_COOKIE_MEM] = s->maps.cookie_mem, [M_SCHED_CLIENTS] = s->maps.sched_clients,
 		[M_CGROUP_SCHED] = s->maps.cgroup_sched,
@@ -204,11 +204,11 @@ static void take_fds(struct dac_bpf *b)
 static void size_maps(struct drmacct_bpf *s, const struct dac_bpf_plan *p)
 {
 	struct bpf_map *acct[] = {
-		s->maps.clients, s->maps.usage, s->maps.mem, s->maps.totals, s->maps.names, s->maps.cookie_usage, s->maps.cookie_mem,
+		s->maps.clients, s->maps.usage, s->maps.mem, s->maps.totals, s->maps.names,
+		s->maps.cookie_usage, s->maps.cookie_mem,
 	};
 	struct bpf_map *sched[] = {
-		s->maps.rings, s->maps.ring_ids, s->maps.sched_usage, s->maps.procs,
-		s->maps.cgroup_sched,
+		s->maps.rings, s->maps.sched_usage, s->maps.procs, s->maps.cgroup_sched,
 	};
 	bool s617 = p->sched >= 0 && p->sched_set == DAC_SCHED_SET_617;
 
@@ -272,7 +272,7 @@ static int env_sched_entries(uint32_t *n)
 static void size_sched_maps(struct drmacct_bpf *s, uint32_t n)
 {
 	struct bpf_map *m[] = {
-		s->maps.rings, s->maps.ring_ids, s->maps.inflight, s->maps.inflight617,
+		s->maps.rings, s->maps.inflight, s->maps.inflight617,
 		s->maps.sched_usage, s->maps.sched_clients, s->maps.procs, s->maps.cgroup_sched,
 	};
 

@@ -48,7 +48,7 @@ struct dac_bpf_load_opts {
 	uint32_t ringbuf_bytes;		/* 0 = 1 MiB; else a power of 2 >= page size */
 	uint32_t max_clients;		/* 0 = 16384 live clients */
 	/*
-	 * Entries of each gpu_scheduler map (rings, ring_ids, inflight,
+	 * Entries of each gpu_scheduler map (rings, inflight,
 	 * inflight617, sched_usage, sched_clients, procs), 1 to
 	 * DAC_BPF_SCHED_ENTRIES_MAX: 0 = the environment's
 	 * DRMACCT_BPF_SCHED_ENTRIES if set (a decimal number in that range:
@@ -452,6 +452,12 @@ struct dac_bpf_stats {
 	uint64_t sweep_written;		/* PROC_EXIT records the sweep wrote */
 	/* in-flight entries of jobs never completed, released (overwrite, sweep) */
 	uint64_t stale_released;
+	/*
+	 * Rings created (one per scheduler that ran a followed job), and idle
+	 * rings reclaimed to make room for new ones when the map was full.
+	 */
+	uint64_t rings_new;
+	uint64_t rings_reclaimed;
 };
 int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st);
 

@@ -5,13 +5,14 @@
  *
  * Pinned layout under the pin directory (mode 0700):
  *   maps/<name>    clients usage mem totals records stats names
- *                  tracked rings sched_usage cookie_usage cookie_mem
+ *                  tracked sched_usage cookie_usage cookie_mem
  *                  sched_clients procs cgroup_sched; sweeper (kept for its
  *                  timer, not read)
  *   links/<prog>   one per attached program (hb_* and sb_* tp_btf, ht_* and
  *                  st_* plain tracepoints, pb_* processes)
- * The scheduler join maps (ring_ids, inflight) hold kernel addresses as
- * keys; they are write-only for the bpf() syscall and never pinned.
+ * The scheduler maps rings, inflight and inflight617 hold kernel
+ * addresses (keys, or a ring's identity in a value); they are write-only
+ * for the bpf() syscall and never pinned.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,7 +42,7 @@ static const char *const map_names[M__COUNT] = {
 	[M_CLIENTS] = "clients", [M_USAGE] = "usage", [M_MEM] = "mem",
 	[M_TOTALS] = "totals", [M_RECORDS] = "records", [M_STATS] = "stats",
 	[M_NAMES] = "names", [M_TRACKED] = "tracked",
-	[M_RINGS] = "rings", [M_SCHED] = "sched_usage",
+	[M_SCHED] = "sched_usage",
 	[M_COOKIE_USAGE] = "cookie_usage", [M_COOKIE_MEM] = "cookie_mem",
 	[M_SCHED_CLIENTS] = "sched_clients", [M_PROCS] = "procs",
 	[M_CGROUP_SCHED] = "cgroup_sched",

@@ -31,7 +31,7 @@ static const char *const counted_maps[DAC_MAP__COUNT] = {
 	[DAC_MAP_CLIENTS] = "clients", [DAC_MAP_USAGE] = "usage", [DAC_MAP_MEM] = "mem",
 	[DAC_MAP_TOTALS] = "totals", [DAC_MAP_COOKIE_USAGE] = "cookie_usage",
 	[DAC_MAP_COOKIE_MEM] = "cookie_mem", [DAC_MAP_TRACKED] = "tracked",
-	[DAC_MAP_RINGS] = "rings", [DAC_MAP_RING_IDS] = "ring_ids",
+	[DAC_MAP_RINGS] = "rings",
 	[DAC_MAP_INFLIGHT] = "inflight", [DAC_MAP_SCHED_USAGE] = "sched_usage",
 	[DAC_MAP_INFLIGHT617] = "inflight617", [DAC_MAP_SCHED_CLIENTS] = "sched_clients",
 	[DAC_MAP_PROCS] = "procs", [DAC_MAP_CGROUP_SCHED] = "cgroup_sched",
@@ -72,6 +72,8 @@ int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st)
 	st->sweep_written = v[DAC_STAT_SWEEP_WRITTEN];
 	st->stale_released = v[DAC_STAT_STALE_RELEASED];
 	st->sched_lost = v[DAC_STAT_SCHED_LOST];
+	st->rings_new = v[DAC_STAT_RINGS_NEW];
+	st->rings_reclaimed = v[DAC_STAT_RINGS_RECLAIMED];
 	for (int i = 0; i < DAC_MAP__COUNT; i++) {
 		st->full += v[DAC_STAT_FULL + i];
 		st->busy += v[DAC_STAT_BUSY + i];
@@ -188,13 +190,15 @@ static int deliver(struct dac_bpf *b, const struct dac_bpf_event *ev)
 	return 0;
 }
 
-/* Name of ring @id into @buf ("ring<N>" when the ring is not known). */
-static void ring_name(struct dac_bpf *b, uint32_t id, char *buf, size_t len)
+/*
+ * Name @name of ring @id (carried by the entry or record: the rings map
+ * is write-only) into @buf; "ring<N>" when it is empty (the ring was gone
+ * when the entry was made).
+ */
+static void ring_name(uint32_t id, const char *name, size_t name_len, char *buf, size_t len)
 {
-	struct dac_ring_val r;
-
-	if (!bpf_map_lookup_elem(b->fd[M_RINGS], &id, &r))
-		copy_str(buf, len, r.name, sizeof(r.name));
+	if (name_len && name[0])
+		copy_str(buf, len, name, name_len);
 	else
 		snprintf(buf, len, "ring%u", id);
 }
@@ -236,7 +240,7 @@ static int on_proc_record(struct dac_bpf *b, const void *data, size_t size)
 		if (!rr[i].ring_id)
 			continue;
 		o->ring_id = rr[i].ring_id;
-		ring_name(b, rr[i].ring_id, o->ring, sizeof(o->ring));
+		ring_name(rr[i].ring_id, rr[i].name, sizeof(rr[i].name), o->ring, sizeof(o->ring));
 		o->busy_ns = rr[i].busy_ns;
 		o->jobs = rr[i].jobs;
 		x->num_rings++;
@@ -789,7 +793,7 @@ static int sched_cb(const void *key, const void *val, void *arg)
 	o->cookie = s->cookie;
 	o->cgroup_id = s->cgroup_id;
 	copy_str(o->comm, sizeof(o->comm), s->comm, sizeof(s->comm));
-	ring_name(a->b, k->ring_id, o->ring, sizeof(o->ring));
+	ring_name(k->ring_id, s->ring, sizeof(s->ring), o->ring, sizeof(o->ring));
 	o->busy_ns = s->busy_ns;
 	o->jobs = s->jobs;
 	return 0;
@@ -837,7 +841,7 @@ static int sched_client_cb(const void *key, const void *val, void *arg)
 	o->client_id = k->client_id;
 	o->ring_id = k->ring_id;
 	o->tgid = s->tgid;
-	ring_name(a->b, k->ring_id, o->ring, sizeof(o->ring));
+	ring_name(k->ring_id, s->ring, sizeof(s->ring), o->ring, sizeof(o->ring));
 	o->busy_ns = s->busy_ns;
 	o->jobs = s->jobs;
 	return 0;
