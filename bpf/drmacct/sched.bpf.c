@@ -320,7 +320,16 @@ static __always_inline void ring_run(struct inflight_val *v, struct dac_ring_val
 	if (r) {
 		v->ring_key = ident;
 		v->ring_id = r->id;
-		dac_ring_run(r, now, idle);
+		/*
+		 * The kernel's count says the hardware holds this job alone,
+		 * but a job whose count it dropped may not have had its done
+		 * program yet (another CPU, or its task preempted): that one
+		 * still holds a reference. Idle only when this job's is the
+		 * only one; else moving the charge point up to this run
+		 * would lose the late job's time before it (its done program
+		 * charges it up to its own run, and this job from there).
+		 */
+		dac_ring_run(r, now, idle && *(volatile __u64 *)&r->refs == 1);
 	}
 	/* From queued to in flight: this one will get its completion. */
 	if (__sync_val_compare_and_swap(&v->counted, DAC_COUNTED_QUEUED, DAC_COUNTED_RUN) ==
@@ -524,15 +533,12 @@ struct drm_gpu_scheduler___dac {
  * never 0) exactly when every job run before it on the ring has completed.
  * Jobs the kernel takes off the hardware without an event (drm_sched_stop()
  * before a reset, a scheduler torn down) leave the count as well, so none
- * of them keeps a ring busy. One order is not covered: a completion whose
- * count the kernel has dropped but whose done program has not yet run when
- * the next job's run program reads the count (another CPU; a few
- * instructions, unless the done program's task is preempted, as on
- * PREEMPT_RT): that job starts charging at its run, and the late
- * completion is charged from there up to its own program's time. The
- * ring's total stays the union; the split between the two jobs does not:
- * the late one loses its time before the run and takes the next one's up
- * to the late program.
+ * of them keeps a ring busy. A completion whose count the kernel has
+ * dropped but whose done program has not yet run when the next job's run
+ * program reads the count (another CPU; a few instructions, unless the
+ * done program's task is preempted, as on PREEMPT_RT) still holds its
+ * reference to the ring: ring_run() takes the run as idle only when its
+ * job holds the only one.
  */
 static __always_inline bool sched_idle(struct drm_gpu_scheduler___dac *sched, __u32 credits)
 {
