@@ -151,6 +151,15 @@ struct simgpu_result {
 	 * WAIT reports a result only when both say so.
 	 */
 	bool signal_pending;
+	/*
+	 * The scheduler's finished fence signalled (drm_sched's done event
+	 * just before): read in a callback on that fence, which WAIT waits
+	 * for as well (@finished_pending cleared with release after it).
+	 */
+	u64 finished_ns;
+	struct dma_fence_cb finished_cb;
+	wait_queue_head_t *done_wq;	/* woken when finished_ns is there */
+	bool finished_pending;
 };
 
 void simgpu_result_put(struct simgpu_result *result);

@@ -511,6 +511,41 @@ static u64 simgpu_file_client_id(struct drm_file *file)
 	return id;
 }
 
+/*
+ * The scheduler ends a job (its done event, then its finished fence) inside
+ * the hardware fence's signal only when drm_sched_run_job_work() added its
+ * callback before the job completed; when the job completes first, the
+ * worker ends it itself, later -- after simgpu_inst_finish() read
+ * signalled_ns (a worker preempted on PREEMPT_RT, or a vCPU its host does
+ * not run, for a millisecond). finished_ns is read when the finished fence
+ * signals, so the scheduler's end of a job is measured whichever way.
+ */
+static void simgpu_result_finished(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct simgpu_result *result = container_of(cb, struct simgpu_result, finished_cb);
+
+	result->finished_ns = ktime_get_ns();
+	/* Pairs with WAIT's acquire: finished_ns before the flag. */
+	smp_store_release(&result->finished_pending, false);
+	wake_up_all(result->done_wq);
+	simgpu_result_put(result);
+}
+
+/* Read finished_ns when @finished signals; the callback holds a reference. */
+static void simgpu_result_watch(struct simgpu_result *result, struct dma_fence *finished,
+				wait_queue_head_t *wq)
+{
+	result->done_wq = wq;
+	result->finished_pending = true;
+	kref_get(&result->ref);
+	if (dma_fence_add_callback(finished, &result->finished_cb, simgpu_result_finished)) {
+		/* Signalled already (not before its push, but -ENOENT is an answer). */
+		result->finished_ns = ktime_get_ns();
+		result->finished_pending = false;
+		simgpu_result_put(result);
+	}
+}
+
 static void simgpu_job_free_unsubmitted(struct simgpu_job *job)
 {
 	if (job->src)
@@ -648,6 +683,7 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data,
 	simgpu_job_objects_active(job, true);
 	result->queued_ns = ktime_get_ns();
 	drm_sched_job_arm(&job->base);
+	simgpu_result_watch(result, &job->base.s_fence->finished, &sdev->done_wq);
 	simgpu_job_publish(job, &ww);
 	drm_sched_entity_push_job(&job->base);
 	drm_dev_exit(idx);
@@ -679,7 +715,8 @@ static bool simgpu_result_done(const struct simgpu_result *result)
 	 * (signalled_ns before signal_pending clears).
 	 */
 	return smp_load_acquire(&result->done) &&
-	       !smp_load_acquire(&result->signal_pending);
+	       !smp_load_acquire(&result->signal_pending) &&
+	       !smp_load_acquire(&result->finished_pending);
 }
 
 /**
@@ -769,6 +806,7 @@ int simgpu_ioctl_wait(struct drm_device *drm, void *data,
 		args->start_gap_ns = result->start_gap_ns;
 		args->end_gap_ns = result->end_gap_ns;
 		args->signalled_ns = result->signalled_ns;
+		args->finished_ns = result->finished_ns;
 	}
 	simgpu_result_put(result);
 	return ret;	/* 0, -EBUSY, -ETIME or -ERESTARTSYS */

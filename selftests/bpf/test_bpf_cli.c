@@ -971,15 +971,15 @@ DT_TEST_F_TIMEOUT(pinned, status_and_dump_json_match_what_happened, 90)
 	DT_EXPECT_STREQ(jd_str(sc, "ring"), ring);
 	DT_EXPECT_EQ(jd_u64(sc, "jobs", 0), (uint64_t)1);
 	/*
-	 * From drm_run_job to the completion inside the fence's signal:
-	 * between the job's measured [run_ns, hw_end_ns] and [queued_ns,
-	 * signalled_ns], no allowance.
+	 * From drm_run_job to the scheduler's completion: between the job's
+	 * measured [run_ns, hw_end_ns] and [queued_ns, sg_sched_end_ns()], no
+	 * allowance.
 	 */
 	dt_info("sched busy %" PRIu64 " ns, run..end %" PRIu64 " ns, bounds %" PRIu64 "..%"
 		PRIu64 " ns", jd_u64(sc, "busy_ns", 0), sched_truth,
-		(uint64_t)(w.hw_end_ns - w.run_ns), (uint64_t)(w.signalled_ns - w.queued_ns));
+		(uint64_t)(w.hw_end_ns - w.run_ns), (uint64_t)(sg_sched_end_ns(&w) - w.queued_ns));
 	DT_EXPECT_GE(jd_u64(sc, "busy_ns", 0), w.hw_end_ns - w.run_ns);
-	DT_EXPECT_LE(jd_u64(sc, "busy_ns", 0), w.signalled_ns - w.queued_ns);
+	DT_EXPECT_LE(jd_u64(sc, "busy_ns", 0), sg_sched_end_ns(&w) - w.queued_ns);
 	/* The same one job, charged to the cgroup it was queued from: ours. */
 	{
 		const struct jd *g = jd_find(jd_path(dj, "sched_cgroups"), "cgroup_id",

@@ -34,8 +34,8 @@
  * clocks' rounding (bpf_ktime_get_ns() is ktime_get_mono_fast_ns(), simgpu
  * stamps with ktime_get_ns(): the same clock, a few ns apart at a
  * timekeeping update; 1 us per job admitted), and at most the union of
- * the jobs' measured [queued_ns, signalled_ns] (sg_sched_bounds(): the
- * event cannot come before SUBMIT nor after the fence's signal returned),
+ * the jobs' measured [queued_ns, sg_sched_end_ns()] (sg_sched_bounds(): the
+ * event cannot come before SUBMIT nor after the finished fence signalled),
  * no allowance.
  *
  * Run with tp_btf (OP_BUSY jobs) and plain tracepoints (OP_FILL jobs: a

@@ -9,7 +9,7 @@
  * compares the maps it prints with that ground truth:
  *   sched-time-per-process  @gpu_ns[pid, comm] = Σ (end_ns - run_ns) per
  *                           process, between Σ (hw_end_ns - run_ns) and
- *                           Σ (signalled_ns - queued_ns), both measured
+ *                           Σ (sg_sched_end_ns() - queued_ns), both measured
  *                           by simgpu: drm_run_job fires after SUBMIT and
  *                           before run_job(), the completion inside the
  *                           fence's signal;
@@ -281,7 +281,7 @@ struct proc_truth {
 	unsigned int jobs;
 	uint64_t sched_ns;		/* Σ end_ns - run_ns */
 	uint64_t lo_ns;			/* Σ hw_end_ns - run_ns */
-	uint64_t hi_ns;			/* Σ signalled_ns - queued_ns */
+	uint64_t hi_ns;			/* Σ sg_sched_end_ns() - queued_ns */
 	char ring[64];			/* engine name + instance, as drm_sched names it */
 };
 
@@ -297,7 +297,7 @@ static void child_jobs(const struct sg_engine *eng, unsigned int njobs, uint64_t
 		sg_wait(fd, sg_submit_busy(fd, eng->index, 0, ns), &w);
 		t.sched_ns += w.end_ns - w.run_ns;
 		t.lo_ns += w.hw_end_ns - w.run_ns;
-		t.hi_ns += w.signalled_ns - w.queued_ns;
+		t.hi_ns += sg_sched_end_ns(&w) - w.queued_ns;
 		snprintf(t.ring, sizeof(t.ring), "%s%u", eng->q.name, w.instance);
 	}
 	close(fd);
@@ -504,7 +504,7 @@ DT_TEST_TIMEOUT(sched_time_per_client, 600)
 						      (25 + 10 * (c + j)) * NSEC_PER_MSEC), &w);
 			truth[c] += w.end_ns - w.run_ns;
 			lo[c] += w.hw_end_ns - w.run_ns;
-			hi[c] += w.signalled_ns - w.queued_ns;
+			hi[c] += sg_sched_end_ns(&w) - w.queued_ns;
 		}
 	bt_stop(&b);
 	for (int c = 0; c < 2; c++) {

@@ -85,6 +85,11 @@ uint64_t sg_union_ns(const uint64_t *run, const uint64_t *end, size_t n)
 	return total + hi - lo;
 }
 
+uint64_t sg_sched_end_ns(const struct drm_simgpu_wait *w)
+{
+	return w->finished_ns > w->signalled_ns ? w->finished_ns : w->signalled_ns;
+}
+
 void sg_sched_bounds(const struct drm_simgpu_wait *w, size_t n, uint64_t *lo, uint64_t *hi)
 {
 	uint64_t *a = calloc(n ? 2 * n : 1, sizeof(*a));
@@ -99,7 +104,7 @@ void sg_sched_bounds(const struct drm_simgpu_wait *w, size_t n, uint64_t *lo, ui
 	*lo = sg_union_ns(a, a + n, n);
 	for (size_t i = 0; i < n; i++) {
 		a[i] = w[i].queued_ns;
-		a[n + i] = w[i].signalled_ns;
+		a[n + i] = sg_sched_end_ns(&w[i]);
 	}
 	*hi = sg_union_ns(a, a + n, n);
 	free(a);

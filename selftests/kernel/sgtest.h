@@ -51,16 +51,22 @@ uint64_t sg_union_ns(const uint64_t *run, const uint64_t *end, size_t n);
  * allowance: at least @lo, the union of [run_ns, hw_end_ns] (drm_run_job
  * fires before run_job() reads run_ns; the completion's callback runs in
  * the fence's signal, after hw_end_ns), at most @hi, the union of
- * [queued_ns, signalled_ns] (the job is handed over after SUBMIT read
- * queued_ns; the signal, callbacks included, returned before
- * signalled_ns). @hi - @lo is the error admitted: each busy period's wait
- * from SUBMIT to run_job() and its completions' callback time, measured.
+ * [queued_ns, max(signalled_ns, finished_ns)] (the job is handed over
+ * after SUBMIT read queued_ns; the scheduler's done event comes before its
+ * finished fence signals, finished_ns: usually inside the hardware fence's
+ * signal, before signalled_ns, but later when the job completed before
+ * drm_sched added its callback and its run worker ended it). @hi - @lo is
+ * the error admitted: each busy period's wait from SUBMIT to run_job() and
+ * its completions' callback time, measured.
  * BPF stamps with the fast monotonic clock, a few ns from ktime_get_ns()
  * at a timekeeping update; between each event and simgpu's read lie
  * whole function calls (run_job()'s entry; the helper's end and the
  * result's retire), microseconds even natively.
  */
 void sg_sched_bounds(const struct drm_simgpu_wait *w, size_t n, uint64_t *lo, uint64_t *hi);
+
+/* sg_sched_end_ns() - the latest a job's end is seen on the scheduler's side */
+uint64_t sg_sched_end_ns(const struct drm_simgpu_wait *w);
 
 /* ---- device ----------------------------------------------------------- */
 

@@ -198,6 +198,12 @@ struct drm_simgpu_wait {
 	__u64 signalled_ns;	/* out: the hardware fence's signal returned,
 				 * its callbacks (drm_sched's) run; 0 for a
 				 * job that never ran */
+	__u64 finished_ns;	/* out: the scheduler's finished fence
+				 * signalled, its done event just before:
+				 * usually inside the hardware fence's signal
+				 * (< signalled_ns), but later when the job
+				 * completed before drm_sched added its
+				 * callback (its run worker then ends it) */
 };
 
 #define DRM_IOCTL_SIMGPU_QUERY_DEVICE	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMGPU_QUERY_DEVICE, struct drm_simgpu_query_device)
