@@ -444,6 +444,11 @@ enum dac_stat {
 	DAC_STAT_SCHED_LOST,
 	DAC_STAT_RINGS_NEW,		/* rings created (one per scheduler seen) */
 	DAC_STAT_RINGS_RECLAIMED,	/* idle rings deleted to make room */
+	/*
+	 * Runs that found their ring being reclaimed and no other to take:
+	 * charged their own time (done - run) under the reclaimed ring's id.
+	 */
+	DAC_STAT_RING_RECLAIM_RUNS,
 	DAC_STAT_FULL,			/* + enum dac_map_id: insert failed, map full */
 	DAC_STAT_BUSY = DAC_STAT_FULL + DAC_MAP__COUNT,	/* + id: bucket busy */
 	DAC_STAT_NOMEM = DAC_STAT_BUSY + DAC_MAP__COUNT,	/* + id: other errors */

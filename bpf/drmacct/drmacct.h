@@ -187,7 +187,12 @@ struct inflight_val {
 	__u64 client_id;	/* 6.17 set: DRM client id, 0 = unknown */
 	__u64 cgroup_id;	/* the submitter's cgroup v2 id */
 	__u64 start_ns;		/* the submitter's process start (procs) */
-	__u64 ring_key;		/* its ring's identity (rings key), from its run */
+	/*
+	 * Its ring's identity (rings key), from its run: it holds a
+	 * reference to that ring. 0 with a ring_id: it ran while its ring
+	 * was being reclaimed (ring_run()) and holds none.
+	 */
+	__u64 ring_key;
 	__u32 tgid;
 	__u32 ring_id;
 	__u32 counted;		/* enum dac_counted: in which count of its process */

@@ -396,9 +396,11 @@ static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach, bool fill, un
 					ps[i].name, ps[i].recursion_misses);
 		free(ps);
 	}
-	dt_info("rings: %" PRIu64 " made, %" PRIu64 " reclaimed (max_entries %u); orphans %"
-		PRIu64 "; lost %" PRIu64 "; refused full %" PRIu64 " busy %" PRIu64 " nomem %"
-		PRIu64 "; PROC_EXIT records %" PRIu64, made, reclaimed, max_rings,
+	dt_info("rings: %" PRIu64 " made, %" PRIu64 " reclaimed (max_entries %u), %" PRIu64
+		" runs met their ring in reclaim; orphans %" PRIu64 "; lost %" PRIu64
+		"; refused full %" PRIu64 " busy %" PRIu64 " nomem %" PRIu64
+		"; PROC_EXIT records %" PRIu64, made, reclaimed, max_rings,
+		st.ring_reclaim_runs - st0.ring_reclaim_runs,
 		st.sched_orphans - st0.sched_orphans, st.sched_lost - st0.sched_lost,
 		st.full - st0.full, st.busy - st0.busy, st.nomem - st0.nomem,
 		st.proc_records - st0.proc_records);

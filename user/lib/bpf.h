@@ -458,6 +458,11 @@ struct dac_bpf_stats {
 	 */
 	uint64_t rings_new;
 	uint64_t rings_reclaimed;
+	/*
+	 * Runs that found their ring being reclaimed (its reclaimer between
+	 * its claim and its delete): charged their own time, done - run.
+	 */
+	uint64_t ring_reclaim_runs;
 };
 int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st);
 
