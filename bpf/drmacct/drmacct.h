@@ -180,6 +180,21 @@ DAC_EXTERN struct {
 	__type(value, struct dac_ring_val);
 } rings SEC(".maps");
 
+/* A ring's name, as an argument of the global functions (a sized type). */
+struct dac_ring_name {
+	char s[DAC_NAME_LEN];
+};
+
+/*
+ * A new ring's identity and name, for ring_make(): a global function takes
+ * scalars or pointers to memory, and a tp_btf program's identity is the
+ * scheduler's pointer, which the verifier does not let pass as a scalar.
+ */
+struct dac_ring_new {
+	__u64 ident;
+	char name[DAC_NAME_LEN];
+};
+
 struct inflight_val {
 	__u64 queued_ns;
 	__u64 run_ns;
