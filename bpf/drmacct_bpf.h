@@ -449,6 +449,8 @@ enum dac_stat {
 	 * charged their own time (done - run) under the reclaimed ring's id.
 	 */
 	DAC_STAT_RING_RECLAIM_RUNS,
+	/* in-flight entries a refused delete left, deleted later (sweep, new job) */
+	DAC_STAT_LEFT_REMOVED,
 	DAC_STAT_FULL,			/* + enum dac_map_id: insert failed, map full */
 	DAC_STAT_BUSY = DAC_STAT_FULL + DAC_MAP__COUNT,	/* + id: bucket busy */
 	DAC_STAT_NOMEM = DAC_STAT_BUSY + DAC_MAP__COUNT,	/* + id: other errors */

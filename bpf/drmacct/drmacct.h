@@ -356,6 +356,14 @@ DAC_EXTERN __u32 next_ring_id;
  */
 DAC_EXTERN __u32 refuse_job_deletes;
 
+/*
+ * Set when a delete of an in-flight entry was refused and the entry left
+ * LEFT: the next fork or exit arms the sweep (sweep_left()), which deletes
+ * it again -- a completion program cannot arm it itself (the plain
+ * tracepoint programs may not use a map with a timer).
+ */
+DAC_EXTERN __u32 jobs_left;
+
 /* ---- helpers ------------------------------------------------------------- */
 
 /* Add 1 to stats[@which]; returns the value before, unique per caller. */
@@ -482,7 +490,7 @@ static __always_inline bool job_claim(struct inflight_val *v, const struct dac_f
  * Only -ENOENT means it is gone; any other error is counted and leaves
  * the entry LEFT for the sweep or the next job under @key.
  */
-static __always_inline void job_drop(void *map, __u32 mid, const void *key,
+static __always_inline bool job_drop(void *map, __u32 mid, const void *key,
 				     struct inflight_val *v)
 {
 	int err = -DAC_EBUSY;
@@ -490,9 +498,11 @@ static __always_inline void job_drop(void *map, __u32 mid, const void *key,
 	if (!refuse_job_deletes)
 		err = map_err(bpf_map_delete_elem(map, key));
 	if (!err || err == -DAC_ENOENT)
-		return;
+		return true;
 	map_fail(mid, err);
 	v->state = DAC_JOB_LEFT;
+	*(volatile __u32 *)&jobs_left = 1;
+	return false;
 }
 
 /*
@@ -511,13 +521,17 @@ static __always_inline bool job_take(void *map, __u32 mid, const void *key,
 	return true;
 }
 
-/* A LEFT entry @v (its job charged) under @key of @map: deleted again. */
+/*
+ * A LEFT entry @v (its job charged) under @key of @map: deleted again
+ * (counted when it goes). True when @v was LEFT.
+ */
 static __always_inline bool job_left(void *map, __u32 mid, const void *key,
 				     struct inflight_val *v)
 {
 	if (__sync_val_compare_and_swap(&v->state, DAC_JOB_LEFT, DAC_JOB_TAKEN) != DAC_JOB_LEFT)
 		return false;
-	job_drop(map, mid, key, v);
+	if (job_drop(map, mid, key, v))
+		stat_inc(DAC_STAT_LEFT_REMOVED);
 	return true;
 }
 

@@ -277,6 +277,16 @@ static __always_inline void sweep_arm(void)
 		__sync_fetch_and_and(&sv->armed, 0);
 }
 
+/*
+ * In-flight entries a refused delete left (jobs_left): a sweep deletes
+ * them. Called by the fork and exit programs, which may arm it.
+ */
+static __always_inline void sweep_left(void)
+{
+	if (*(volatile __u32 *)&jobs_left && __sync_fetch_and_and(&jobs_left, 0))
+		sweep_arm();
+}
+
 /* ---- process tracking ---------------------------------------------------- */
 
 /*
@@ -307,6 +317,7 @@ int BPF_PROG(pb_fork, struct task_struct *parent, struct task_struct *child)
 	if (parent && child)
 		fork_inherit(parent, child);
 	sweep_poke();
+	sweep_left();
 	return 0;
 }
 
@@ -368,6 +379,7 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(pb_exit, struct task_struct *task)
 {
 	sweep_poke();
+	sweep_left();
 	if (!task || BPF_CORE_READ(task, signal, live.counter))
 		return 0;	/* other threads live on */
 	on_exit(task, BPF_CORE_READ(task, tgid));

@@ -630,6 +630,22 @@ DT_TEST_TIMEOUT(refused_deletes_charge_each_job_once, 300)
 	/* one refused delete per job: the twins found the entry claimed */
 	DT_EXPECT_EQ(refused_deletes(b) - refused0, (uint64_t)REFUSED_JOBS);
 	DT_EXPECT_EQ(st.nested_sched_done, st0.nested_sched_done);
+	/*
+	 * The entries the refused deletes left go at the next sweep, which
+	 * the next fork or exit arms (jobs_left): forks until they are gone,
+	 * 30 s at most. A sweep that never deleted them (or a flag never
+	 * set) leaves the count at 0; one that deleted an entry twice, or a
+	 * live job's, counts more than were left.
+	 */
+	t0 = sg_now_ns();
+	while (st.left_removed - st0.left_removed < REFUSED_JOBS &&
+	       sg_now_ns() - t0 < 30000 * NSEC_PER_MSEC) {
+		sweep_tick(b, &c);
+		DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
+	}
+	dt_info("left entries deleted by the sweep: %" PRIu64 " after %.1f s",
+		st.left_removed - st0.left_removed, (double)(sg_now_ns() - t0) / 1e9);
+	DT_EXPECT_EQ(st.left_removed - st0.left_removed, (uint64_t)REFUSED_JOBS);
 	close(from_child[0]);
 	sg_dev_free(&dev);
 	dac_bpf_close(b);

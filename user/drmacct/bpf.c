@@ -282,6 +282,7 @@ static int status_json(const char *dir, const struct dac_bpf_info *info,
 	dac_json_u64(&j, "rings_new", st->rings_new);
 	dac_json_u64(&j, "rings_reclaimed", st->rings_reclaimed);
 	dac_json_u64(&j, "ring_reclaim_runs", st->ring_reclaim_runs);
+	dac_json_u64(&j, "left_removed", st->left_removed);
 	dac_json_u64(&j, "full", st->full);
 	dac_json_u64(&j, "busy", st->busy);
 	dac_json_u64(&j, "nomem", st->nomem);
@@ -375,6 +376,9 @@ static void status_text(const char *dir, const struct dac_bpf_info *info,
 	if (st->rings_new || st->rings_reclaimed)
 		printf("  scheduler rings:           %" PRIu64 " created, %" PRIu64
 		       " idle ones reclaimed (map full)\n", st->rings_new, st->rings_reclaimed);
+	if (st->left_removed)
+		printf("  refused deletes redone:    %" PRIu64 " in-flight entries (by the sweep)\n",
+		       st->left_removed);
 	if (st->ring_reclaim_runs)
 		printf("  runs on a ring in reclaim: %" PRIu64 " (charged their own time)\n",
 		       st->ring_reclaim_runs);

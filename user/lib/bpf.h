@@ -463,6 +463,12 @@ struct dac_bpf_stats {
 	 * its claim and its delete): charged their own time, done - run.
 	 */
 	uint64_t ring_reclaim_runs;
+	/*
+	 * In-flight entries whose delete was refused (counted under the
+	 * map's busy or nomem; their jobs charged), deleted later by the
+	 * sweep.
+	 */
+	uint64_t left_removed;
 };
 int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st);
 
