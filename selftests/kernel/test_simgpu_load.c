@@ -211,8 +211,18 @@ DT_TEST_F_TIMEOUT(tool, summary_matches_close_events, 60)
 	n = parse_summary(r.out, &dev, c, 4);
 	DT_EXPECT_EQ(n, (size_t)2);
 	for (size_t k = 0; k < n; k++) {
-		uint64_t busy[16], cyc[16];
+		uint64_t busy[16], cyc[16], t0 = sg_now_ns();
 
+		/*
+		 * The close event fires when the client's last job is freed,
+		 * which drm_sched does in a worker after the job's finished
+		 * fence: it may come after the tool has exited (the fresh-clone
+		 * make test of 5021e7b read the trace before it once, on 6.12).
+		 * Up to 5 s for that worker, far more than it takes.
+		 */
+		while (!close_event(c[k].client_id, busy, cyc, dev.num_engines) &&
+		       sg_now_ns() - t0 < 5000 * NSEC_PER_MSEC)
+			usleep(10000);
 		DT_ASSERT_TRUE(close_event(c[k].client_id, busy, cyc, dev.num_engines));
 		for (unsigned int e = 0; e < dev.num_engines; e++) {
 			dt_info("client %" PRIu64 " %s: tool %" PRIu64 " ns %" PRIu64
