@@ -175,7 +175,7 @@ __noinline int ring_make(const struct dac_ring_new *nr)
 		stat_inc(DAC_STAT_RINGS_NEW);
 	else if (err != -DAC_EEXIST)	/* else another CPU named it first: use its ring */
 		map_fail(DAC_MAP_RINGS, err);
-	return 0;
+	return err == -DAC_EEXIST ? 0 : err;
 }
 
 /*
@@ -414,8 +414,8 @@ static __always_inline bool proc_add_ring(struct dac_proc_val *p, __u32 ring_id)
 }
 
 /*
- * The sched_usage entry of key @k for job @v, created with the name of its
- * ring @r (NULL: gone, the reader shows "ring<id>").
+ * The sched_usage entry of key @k for job @v, created with its ring's name
+ * @ring (empty when the job had no ring: the reader shows "ring<id>").
  */
 static __always_inline struct dac_sched_val *sched_entry(const struct dac_sched_key *k,
 							 const struct inflight_val *v,
@@ -451,14 +451,6 @@ static __always_inline void cgroup_charge(const struct inflight_val *v, __u64 bu
 }
 
 /*
- * Charge the finished job @v by dac_ring_done() to its ring, its
- * (process, ring) entry, its cgroup and its process, and drop its
- * reference to the ring. Returns the charge. A job that holds no reference
- * (it ran while its ring was being reclaimed, see ring_run()) is charged
- * its own time, done - run; so would be one whose ring is not there any
- * more (never seen: its reference keeps it).
- */
-/*
  * The charge of a job run at @run_ns that completes now, holding a
  * reference to the ring of identity @key (0: none): by dac_ring_done(),
  * the reference dropped, the ring's name into @name; without the ring the
@@ -473,14 +465,23 @@ __noinline __u64 ring_done(__u64 key, __u64 run_ns, struct dac_ring_name *name)
 	struct dac_ring_val *r;
 
 	r = key ? bpf_map_lookup_elem(&rings, &key) : NULL;
-	if (!r || r->ident != key || !name)
+	if (!r || r->ident != key)
 		return now > run_ns ? now - run_ns : 0;
 	busy = dac_ring_done(r, now);
 	atomic_dec_nonzero(&r->refs);
-	__builtin_memcpy(name->s, r->name, sizeof(name->s));
+	if (name)
+		__builtin_memcpy(name->s, r->name, sizeof(name->s));
 	return busy;
 }
 
+/*
+ * Charge the finished job @v by ring_done() to its ring, its (process,
+ * ring) entry, its cgroup and its process; the ring's name into @rn (left
+ * empty without a ring). Returns the charge. A job that holds no reference
+ * (it ran while its ring was being reclaimed, see ring_run()) is charged
+ * its own time, done - run; so would be one whose ring is not there any
+ * more (never seen: its reference keeps it).
+ */
 static __always_inline __u64 charge_job(const struct inflight_val *v, struct dac_ring_name *rn)
 {
 	struct dac_sched_val *s;

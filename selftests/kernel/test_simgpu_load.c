@@ -212,6 +212,7 @@ DT_TEST_F_TIMEOUT(tool, summary_matches_close_events, 60)
 	DT_EXPECT_EQ(n, (size_t)2);
 	for (size_t k = 0; k < n; k++) {
 		uint64_t busy[16], cyc[16], t0 = sg_now_ns();
+		bool found;
 
 		/*
 		 * The close event fires when the client's last job is freed,
@@ -220,10 +221,10 @@ DT_TEST_F_TIMEOUT(tool, summary_matches_close_events, 60)
 		 * make test of 5021e7b read the trace before it once, on 6.12).
 		 * Up to 5 s for that worker, far more than it takes.
 		 */
-		while (!close_event(c[k].client_id, busy, cyc, dev.num_engines) &&
+		while (!(found = close_event(c[k].client_id, busy, cyc, dev.num_engines)) &&
 		       sg_now_ns() - t0 < 5000 * NSEC_PER_MSEC)
 			usleep(10000);
-		DT_ASSERT_TRUE(close_event(c[k].client_id, busy, cyc, dev.num_engines));
+		DT_ASSERT_TRUE(found);
 		for (unsigned int e = 0; e < dev.num_engines; e++) {
 			dt_info("client %" PRIu64 " %s: tool %" PRIu64 " ns %" PRIu64
 				" cycles, close event %" PRIu64 " ns %" PRIu64 " cycles",
