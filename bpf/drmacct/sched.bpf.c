@@ -137,14 +137,19 @@ __noinline int ring_reclaim(void)
 
 /*
  * A new ring for identity @ident named @name: a fresh id, never reused, so
- * two rings never share one; charged from now. Full, an idle ring is
- * reclaimed to make room; without one (counted) the job runs on no ring:
- * charged nowhere, counted lost at its completion. Returns 0 (the ring is
- * there, made here or by another CPU) or the refusal. ring_make() and
- * ring_reclaim() are global functions, which the verifier checks once on
- * their own, not once per caller and state: inline in every run program
- * (four twins and two plain ones), the reclaim's map walk cost each run
- * program 28,000-46,000 verified instructions on 7.3.
+ * two rings never share one; charged from now. It is made holding the
+ * reference of the job that makes it (refs 1): made with none, another
+ * CPU's reclaim could take it, as the only idle ring of a full map, before
+ * that job held it, and the job would run on no ring (6.1, 1 run in 3 of
+ * test_bpf_scheds' 2,000 schedulers). Full, an idle ring is reclaimed to
+ * make room; without one (counted) the job runs on no ring: charged
+ * nowhere, counted lost at its completion. Returns 1 (made, the caller
+ * holds it), 0 (another CPU made it first: the caller takes a reference
+ * of its own) or the refusal. ring_make() and ring_reclaim() are global
+ * functions, which the verifier checks once on their own, not once per
+ * caller and state: inline in every run program (four twins and two
+ * plain ones), the reclaim's map walk cost each run program 28,000-46,000
+ * verified instructions on 7.3.
  */
 __noinline int ring_make(const struct dac_ring_new *nr)
 {
@@ -156,6 +161,7 @@ __noinline int ring_make(const struct dac_ring_new *nr)
 		return -DAC_ENOENT;
 	ident = nr->ident;
 	r.ident = ident;
+	r.refs = 1;
 	r.charged_ns = r.last_ns = bpf_ktime_get_ns();
 	r.id = __sync_fetch_and_add(&next_ring_id, 1) + 1;
 	__builtin_memcpy(r.name, nr->name, sizeof(r.name));
@@ -175,22 +181,9 @@ __noinline int ring_make(const struct dac_ring_new *nr)
 		stat_inc(DAC_STAT_RINGS_NEW);
 	else if (err != -DAC_EEXIST)	/* else another CPU named it first: use its ring */
 		map_fail(DAC_MAP_RINGS, err);
+	if (!err)
+		return 1;
 	return err == -DAC_EEXIST ? 0 : err;
-}
-
-/*
- * ring_make() for @ident, named @name (on the BPF stack): the ring, or
- * NULL. Inline: a frame of its own made st17_run's stack 544 bytes over
- * six calls on 6.1, past the verifier's 512.
- */
-static __always_inline struct dac_ring_val *ring_new(__u64 ident, const char *name)
-{
-	struct dac_ring_new nr;
-
-	nr.ident = ident;
-	__builtin_memcpy(nr.name, name, sizeof(nr.name));
-	ring_make(&nr);
-	return bpf_map_lookup_elem(&rings, &ident);
 }
 
 /*
@@ -278,17 +271,6 @@ static __always_inline void on_sched_queue(__u64 fence)
 }
 
 /*
- * The ring of identity @ident (a kernel address, or a hash of its name),
- * named @name (already read, on the BPF stack) when it is new.
- */
-static __always_inline struct dac_ring_val *ring_of(__u64 ident, const char *name)
-{
-	struct dac_ring_val *r = bpf_map_lookup_elem(&rings, &ident);
-
-	return r ? r : ring_new(ident, name);
-}
-
-/*
  * A job of process (@tgid, @start_ns) counted as queued runs at @now: it
  * moves to the process's in-flight count. Its process's entry has gone
  * only when the sweep wrote it (nothing moved for long): then nothing.
@@ -305,27 +287,40 @@ static __always_inline void proc_job_ran(__u32 tgid, __u64 start_ns, __u64 now)
 }
 
 /*
- * Ring @r of identity @ident was being reclaimed when a job came to run on
- * it (the ring unused longest is the one a new scheduler at a torn-down
- * one's address comes back to): its ring from now on, held, or NULL when
- * there is none. The reclaimer deletes right after its claim, but "right
- * after" is not bounded: its CPU may be interrupted, or preempted on
- * PREEMPT_RT, or be a vCPU its host does not run for milliseconds (the
- * fresh-clone make test of afe4306 lost a job so on 6.12 under TCG). When
- * the ring is still there being reclaimed after the tries, *@dying is its
- * id: the caller charges the job without a ring (ring_run()).
+ * The ring of identity @ident for a job that runs on it, held, or NULL:
+ * @r is what the caller's lookup found (NULL: none, a new ring named
+ * @name, on the caller's stack, is made) and could not hold. A ring found
+ * but not held was being reclaimed (the ring unused longest is the one a
+ * new scheduler at a torn-down one's address comes back to), or its
+ * element was reused for another ring: it is looked up, or made, again.
+ * The reclaimer deletes right after its claim, but "right after" is not
+ * bounded: its CPU may be interrupted, or preempted on PREEMPT_RT, or be a
+ * vCPU its host does not run for milliseconds (the fresh-clone make test
+ * of afe4306 lost a job so on 6.12 under TCG). When the ring is still
+ * there being reclaimed after the tries, *@dying is its id: the caller
+ * charges the job without a ring (ring_run()). NULL with *@dying 0: the
+ * map refused the new ring (counted by ring_make()).
  */
-static __noinline struct dac_ring_val *ring_again(struct dac_ring_val *r, __u64 ident,
-						  __u32 *dying)
+static __noinline struct dac_ring_val *ring_get(struct dac_ring_val *r, __u64 ident, char *name,
+						__u32 *dying)
 {
-	char name[DAC_NAME_LEN];
+	struct dac_ring_new nr;
+	int made;
 
-	__builtin_memcpy(name, r->name, sizeof(name));
 	*dying = 0;
+	if (r)		/* the caller read no name: it found the ring */
+		__builtin_memcpy(name, r->name, DAC_NAME_LEN);
+	nr.ident = ident;
+	__builtin_memcpy(nr.name, name, sizeof(nr.name));
 	for (int i = 0; i < DAC_RECLAIM_TRIES; i++) {
-		r = bpf_map_lookup_elem(&rings, &ident);
-		if (!r)
-			r = ring_new(ident, name);
+		if (!r) {
+			made = ring_make(&nr);
+			if (made < 0)
+				return NULL;
+			r = bpf_map_lookup_elem(&rings, &ident);
+			if (r && made)
+				return r;	/* made with this job's reference */
+		}
 		if (r && ring_hold(r, ident))
 			return r;
 		if (r) {
@@ -336,17 +331,20 @@ static __noinline struct dac_ring_val *ring_again(struct dac_ring_val *r, __u64 
 			    *(volatile __u64 *)&r->refs >= DAC_RING_DEAD)
 				*dying = id;
 		}
+		r = bpf_map_lookup_elem(&rings, &ident);
 	}
 	return NULL;
 }
 
 /*
- * Job @v runs now on ring @r (NULL: none, the map full) of identity
- * @ident; @idle: the kernel's count says it is the only job on the ring's
- * hardware, so the ring's charging starts here (dac_ring_run()).
+ * Job @v runs now on the ring of identity @ident: @r, the caller's lookup
+ * of it, or NULL when there is none yet, then made, named @name (the
+ * caller's stack; read only when @r is NULL, see ring_get()); @idle: the
+ * kernel's count says it is the only job on the ring's hardware, so the
+ * ring's charging starts here (dac_ring_run()).
  */
 static __always_inline void ring_run(struct inflight_val *v, struct dac_ring_val *r,
-				     __u64 ident, bool idle)
+				     __u64 ident, char *name, bool idle)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 dying = 0;
@@ -354,8 +352,8 @@ static __always_inline void ring_run(struct inflight_val *v, struct dac_ring_val
 	if (v->run_ns)
 		return;		/* run again (resubmitted after a reset): one job */
 	v->run_ns = now;
-	if (r && !ring_hold(r, ident))
-		r = ring_again(r, ident, &dying);
+	if (!r || !ring_hold(r, ident))
+		r = ring_get(r, ident, name, &dying);
 	if (!r && dying) {
 		/*
 		 * Its ring is being reclaimed, and the reclaimer has not
@@ -389,13 +387,13 @@ static __always_inline void ring_run(struct inflight_val *v, struct dac_ring_val
 }
 
 static __always_inline void on_sched_run(__u64 fence, struct dac_ring_val *r, __u64 ident,
-					 bool idle)
+					 char *name, bool idle)
 {
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
 
 	if (!v)
 		return;		/* queued before attach: counted at done */
-	ring_run(v, r, ident, idle);
+	ring_run(v, r, ident, name, idle);
 }
 
 /* Ring @ring_id among process @p's rings; false when its slots are full. */
@@ -693,23 +691,20 @@ int st_run(struct tp_sched_job *ctx)
 	sched = entity_sched(TPS(ctx, entity));
 	if (sched) {
 		r = bpf_map_lookup_elem(&rings, &sched);
-		if (r) {
-			on_sched_run(TPS(ctx, fence), r, sched, idle);
-			return 0;
-		}
+		if (!r && bpf_probe_read_kernel_str(name, sizeof(name),
+						    DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
+			stat_inc(DAC_STAT_READ_FAULT);
+		on_sched_run(TPS(ctx, fence), r, sched, name, idle);
+		return 0;
 	}
 	if (bpf_probe_read_kernel_str(name, sizeof(name), DATA_LOC(ctx, TPS(ctx, name_loc))) < 0)
 		stat_inc(DAC_STAT_READ_FAULT);
-	if (sched) {
-		on_sched_run(TPS(ctx, fence), ring_new(sched, name), sched, idle);
-		return 0;
-	}
 	for (int i = 0; i < DAC_NAME_LEN; i++) {
 		if (!name[i])
 			break;
 		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
 	}
-	on_sched_run(TPS(ctx, fence), ring_of(hash, name), hash, idle);
+	on_sched_run(TPS(ctx, fence), bpf_map_lookup_elem(&rings, &hash), hash, name, idle);
 	return 0;
 }
 
@@ -776,14 +771,14 @@ static __always_inline void on617_queue(__u64 ctx, __u64 seqno, __u64 client_id)
 }
 
 static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id,
-				      struct dac_ring_val *r, __u64 ident, bool idle)
+				      struct dac_ring_val *r, __u64 ident, char *name, bool idle)
 {
 	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight617, &k);
 
 	if (!v)
 		return;		/* queued before attach: counted at done */
-	ring_run(v, r, ident, idle);
+	ring_run(v, r, ident, name, idle);
 	if (!v->client_id)
 		v->client_id = real_client(client_id);
 }
@@ -885,32 +880,25 @@ int BPF_PROG(sb_queue, struct drm_sched_job___dac *job, void *entity)
 	return 0;
 }
 
-/* The ring of @job's scheduler (a new one on first sight). */
-static __always_inline struct dac_ring_val *btf_ring(struct drm_sched_job___dac *job)
+/*
+ * on617_run() for tp_btf: ring and idleness from @job's scheduler, whose
+ * name is read only for a ring seen first.
+ */
+static __always_inline void btf_run(struct drm_sched_job___dac *job,
+				       struct drm_sched_fence___dac *sf)
 {
 	struct drm_gpu_scheduler___dac *sched = job->sched;
 	char name[DAC_NAME_LEN] = {};
 	__u64 ident = (__u64)sched;
 	struct dac_ring_val *r = bpf_map_lookup_elem(&rings, &ident);
-
-	if (r)
-		return r;
-	if (bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(sched, name)) < 0)
-		stat_inc(DAC_STAT_READ_FAULT);
-	return ring_new(ident, name);
-}
-
-/* on617_run() for tp_btf: ring and idleness from @job's scheduler. */
-static __always_inline void btf_run(struct drm_sched_job___dac *job,
-				       struct drm_sched_fence___dac *sf)
-{
-	struct drm_gpu_scheduler___dac *sched = job->sched;
 	__u32 credits = 1;
 
+	if (!r && bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(sched, name)) < 0)
+		stat_inc(DAC_STAT_READ_FAULT);
 	if (bpf_core_field_exists(job->credits))
 		credits = job->credits;
-	on617_run(sf->finished.context, sf->finished.seqno, fence_client(sf),
-		  btf_ring(job), (__u64)sched, sched_idle(sched, credits));
+	on617_run(sf->finished.context, sf->finished.seqno, fence_client(sf), r, ident, name,
+		  sched_idle(sched, credits));
 }
 
 SEC("tp_btf/drm_sched_job_run")
@@ -1128,7 +1116,8 @@ int st17_run(struct tp617_sched_job *ctx)
 	 */
 	sched = running_sched(name);
 	if (sched) {
-		on617_run(fctx, seqno, client, ring_of(sched, name), sched, idle);
+		on617_run(fctx, seqno, client, bpf_map_lookup_elem(&rings, &sched), sched, name,
+			  idle);
 		return 0;
 	}
 	if (bpf_probe_read_kernel_str(dev, sizeof(dev), DATA_LOC(ctx, TPS(ctx, dev_loc))) < 0)
@@ -1144,7 +1133,7 @@ int st17_run(struct tp617_sched_job *ctx)
 			break;
 		hash = (hash ^ (__u8)name[i]) * 0x100000001b3ull;
 	}
-	on617_run(fctx, seqno, client, ring_of(hash, name), hash, idle);
+	on617_run(fctx, seqno, client, bpf_map_lookup_elem(&rings, &hash), hash, name, idle);
 	return 0;
 }
 
