@@ -269,6 +269,7 @@ struct dac_sched_client_val {
 	__u32 tgid;		/* process that queued the client's first job */
 	__u32 pad;
 	char ring[DAC_NAME_LEN];	/* the ring's name */
+	__u64 last_ns;		/* the client's last completion on the ring */
 };
 
 /* ---- records (ring buffer) ---------------------------------------------- */
@@ -451,6 +452,11 @@ enum dac_stat {
 	DAC_STAT_RING_RECLAIM_RUNS,
 	/* in-flight entries a refused delete left, deleted later (sweep, new job) */
 	DAC_STAT_LEFT_REMOVED,
+	/*
+	 * sched_clients entries of exited processes deleted to make room
+	 * for a new (client, ring) (the map full)
+	 */
+	DAC_STAT_CLIENTS_RECLAIMED,
 	DAC_STAT_FULL,			/* + enum dac_map_id: insert failed, map full */
 	DAC_STAT_BUSY = DAC_STAT_FULL + DAC_MAP__COUNT,	/* + id: bucket busy */
 	DAC_STAT_NOMEM = DAC_STAT_BUSY + DAC_MAP__COUNT,	/* + id: other errors */
@@ -462,7 +468,7 @@ enum dac_stat {
  * trusts the other pins. Bumped whenever a key, value or record changes.
  */
 #define DAC_LAYOUT_MAGIC	0x6472616363745f6dull	/* "drmacct_m" */
-#define DAC_LAYOUT_VERSION	13
+#define DAC_LAYOUT_VERSION	14
 
 struct dac_meta {
 	__u64 magic;

@@ -783,20 +783,70 @@ static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id,
 		v->client_id = real_client(client_id);
 }
 
+struct client_pick_ctx {
+	struct dac_sched_client_key key;
+	__u64 last_ns;
+	bool found;
+};
+
+/*
+ * bpf_for_each_map_elem() over sched_clients: the entry unused longest
+ * whose process has gone (its procs entry deleted with its PROC_EXIT
+ * record, which holds its sums per ring).
+ */
+static long client_pick(void *map, struct dac_sched_client_key *key,
+			struct dac_sched_client_val *c, struct client_pick_ctx *x)
+{
+	__u32 tgid = c->tgid;
+
+	if (bpf_map_lookup_elem(&procs, &tgid))
+		return 0;
+	if (!x->found || c->last_ns < x->last_ns) {
+		x->key = *key;
+		x->last_ns = c->last_ns;
+		x->found = true;
+	}
+	return 0;
+}
+
+/*
+ * sched_clients is full: the entry of an exited process unused longest
+ * goes, so that a new client gets one. Without it the map kept one entry
+ * per (client, ring) for the collection's life and refused every new one
+ * once full (test_bpf_scheds on 7.3: 1,976 refusals of 2,000). What goes
+ * is only the per-client split of an exited process's time: its process
+ * sums went out in its PROC_EXIT record. A walk over the map, once per
+ * new entry while it is full (as ring_reclaim()). Returns true when an
+ * entry went.
+ */
+__noinline int clients_reclaim(void)
+{
+	struct client_pick_ctx x = {};
+
+	bpf_for_each_map_elem(&sched_clients, client_pick, &x, 0);
+	if (!x.found || bpf_map_delete_elem(&sched_clients, &x.key))
+		return false;
+	stat_inc(DAC_STAT_CLIENTS_RECLAIMED);
+	return true;
+}
+
 /*
  * A finished job of DRM client @client_id, process @tgid, on ring @ring_id
  * is charged @busy in sched_clients (an entry made with the ring's name
- * @rn). A global function, verified once on its own: as a static one the
- * verifier took it once per state of its caller (7.3 and 6.18: st17_done
- * and sb_done 164,817 verified instructions, 36,440 without it); and a
- * frame of its own: on 6.1 the completion's stack with these locals
- * inline came to 544 bytes over three calls, past the verifier's 512.
+ * @rn). Returns 0, or the error of the refused insert (for
+ * client_charge_room(), which makes room and counts). A global function,
+ * verified once on its own: as a static one the verifier took it once per
+ * state of its caller (7.3 and 6.18: st17_done and sb_done 164,817
+ * verified instructions, 36,440 without it); and a frame of its own: on
+ * 6.1 the completion's stack with these locals inline came to 544 bytes
+ * over three calls, past the verifier's 512.
  */
 __noinline int client_charge(__u64 client_id, __u32 ring_id, __u32 tgid, __u64 busy,
 			     const struct dac_ring_name *rn)
 {
 	struct dac_sched_client_key ck = {};
 	struct dac_sched_client_val czero = {}, *c;
+	int err;
 
 	ck.client_id = client_id;
 	ck.ring_id = ring_id;
@@ -804,13 +854,37 @@ __noinline int client_charge(__u64 client_id, __u32 ring_id, __u32 tgid, __u64 b
 	if (!c && rn) {
 		czero.tgid = tgid;
 		__builtin_memcpy(czero.ring, rn->s, sizeof(czero.ring));
-		c = lookup_or_init(&sched_clients, &ck, &czero, DAC_MAP_SCHED_CLIENTS);
+		err = map_err(bpf_map_update_elem(&sched_clients, &ck, &czero, BPF_NOEXIST));
+		if (err && err != -DAC_EEXIST)
+			return err;
+		c = bpf_map_lookup_elem(&sched_clients, &ck);
 	}
 	if (!c)
 		return 0;
+	c->last_ns = bpf_ktime_get_ns();
 	__sync_fetch_and_add(&c->busy_ns, busy);
 	__sync_fetch_and_add(&c->jobs, 1);
 	return 0;
+}
+
+/*
+ * client_charge(), and when sched_clients is full (-E2BIG, or on 6.1
+ * something else, see ring_make()) an exited process's entry makes room
+ * (clients_reclaim()) a few times. Called from the completion itself, not
+ * from client_charge(): 6.1 and 6.12 count the stack of every frame down
+ * to the reclaim's map walk, and client_charge()'s locals on that path
+ * came to 528-544 bytes, past the verifier's 512.
+ */
+static __always_inline void client_charge_room(__u64 client_id, __u32 ring_id, __u32 tgid,
+					       __u64 busy, const struct dac_ring_name *rn)
+{
+	int err = client_charge(client_id, ring_id, tgid, busy, rn);
+
+	for (int i = 0; i < DAC_RECLAIM_TRIES && err && err != -DAC_EBUSY; i++)
+		if (clients_reclaim())
+			err = client_charge(client_id, ring_id, tgid, busy, rn);
+	if (err)
+		map_fail(DAC_MAP_SCHED_CLIENTS, err);
 }
 
 static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested, __u64 sched)
@@ -824,7 +898,7 @@ static __always_inline void on617_done(__u64 ctx, __u64 seqno, bool nested, __u6
 		return;
 	busy = charge_job(&job, &rn);
 	if (job.client_id)
-		client_charge(job.client_id, job.ring_id, job.tgid, busy, &rn);
+		client_charge_room(job.client_id, job.ring_id, job.tgid, busy, &rn);
 	proc_job_gone(job.tgid, job.start_ns, job.counted);
 }
 

@@ -407,12 +407,33 @@ static void run(struct dt_fx_pc *self, enum dac_bpf_attach attach, bool fill, un
 	DT_EXPECT_EQ(st.sched_orphans, st0.sched_orphans);
 	DT_EXPECT_EQ(st.sched_lost, st0.sched_lost);
 	/*
-	 * No insert refused (a fresh collection: from 0). sched_clients (the
-	 * 6.17 set's per DRM client and ring sums) keeps an entry per file
-	 * and ring for the collection's life, so with the maps cut to one
-	 * wave it fills up (on 7.3: 1,976 refusals of 2,000): that costs only
-	 * those per-client sums, the jobs are charged to process and ring.
+	 * No insert refused (a fresh collection: from 0), sched_clients (the
+	 * per DRM client and ring sums, where jobs carry client ids) too:
+	 * an entry per file and ring, so with the maps cut to one wave it
+	 * fills up and each new client's entry takes the place of one whose
+	 * process has exited (before the reclaim: 1,976 refusals of 2,000 on
+	 * 7.3).
 	 */
+	DT_EXPECT_EQ(map_refused(b, "sched_clients"), (uint64_t)0);
+	if (info.sched_client_ids) {
+		uint32_t max_clients = 0;
+		int64_t nc = map_entries(b, "sched_clients", &max_clients);
+		uint64_t creclaimed = st.clients_reclaimed - st0.clients_reclaimed;
+
+		/*
+		 * Every scheduler is one file's (a client's): one entry per
+		 * scheduler, all ever made; those beyond the map's size each
+		 * took a reclaimed one's place, and no more went.
+		 */
+		dt_info("sched_clients: %" PRId64 " entries of %u at the end, %" PRIu64
+			" reclaimed", nc, max_clients, creclaimed);
+		if (entries) {
+			DT_EXPECT_EQ(nc, (int64_t)max_clients);
+			DT_EXPECT_EQ(creclaimed, (uint64_t)all - max_clients);
+		} else {
+			DT_EXPECT_EQ(creclaimed, (uint64_t)0);
+		}
+	}
 	DT_EXPECT_EQ(map_refused(b, "rings"), (uint64_t)0);
 	DT_EXPECT_EQ(map_refused(b, info.sched_617 ? "inflight617" : "inflight"), (uint64_t)0);
 	DT_EXPECT_EQ(map_refused(b, "sched_usage"), (uint64_t)0);

@@ -283,6 +283,7 @@ static int status_json(const char *dir, const struct dac_bpf_info *info,
 	dac_json_u64(&j, "rings_reclaimed", st->rings_reclaimed);
 	dac_json_u64(&j, "ring_reclaim_runs", st->ring_reclaim_runs);
 	dac_json_u64(&j, "left_removed", st->left_removed);
+	dac_json_u64(&j, "clients_reclaimed", st->clients_reclaimed);
 	dac_json_u64(&j, "full", st->full);
 	dac_json_u64(&j, "busy", st->busy);
 	dac_json_u64(&j, "nomem", st->nomem);
@@ -382,6 +383,9 @@ static void status_text(const char *dir, const struct dac_bpf_info *info,
 	if (st->ring_reclaim_runs)
 		printf("  runs on a ring in reclaim: %" PRIu64 " (charged their own time)\n",
 		       st->ring_reclaim_runs);
+	if (st->clients_reclaimed)
+		printf("  client sums reclaimed:     %" PRIu64
+		       " (of exited processes, map full)\n", st->clients_reclaimed);
 	/*
 	 * full: inserts refused, map full; busy: refused, bucket locked
 	 * (recursion); nomem: refused, any other error (no memory)

@@ -469,6 +469,12 @@ struct dac_bpf_stats {
 	 * sweep.
 	 */
 	uint64_t left_removed;
+	/*
+	 * sched_clients entries of exited processes deleted to make room for
+	 * new ones (the map full): only the per-client split of an exited
+	 * process's time, which its PROC_EXIT record holds per ring.
+	 */
+	uint64_t clients_reclaimed;
 };
 int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st);
 

@@ -76,6 +76,7 @@ int dac_bpf_read_stats(struct dac_bpf *b, struct dac_bpf_stats *st)
 	st->rings_reclaimed = v[DAC_STAT_RINGS_RECLAIMED];
 	st->ring_reclaim_runs = v[DAC_STAT_RING_RECLAIM_RUNS];
 	st->left_removed = v[DAC_STAT_LEFT_REMOVED];
+	st->clients_reclaimed = v[DAC_STAT_CLIENTS_RECLAIMED];
 	for (int i = 0; i < DAC_MAP__COUNT; i++) {
 		st->full += v[DAC_STAT_FULL + i];
 		st->busy += v[DAC_STAT_BUSY + i];
