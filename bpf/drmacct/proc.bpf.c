@@ -363,14 +363,14 @@ static __always_inline void on_exit(struct task_struct *task, __u32 tgid)
 	if (!proc_same(p, start)) {
 		/* an earlier process's entry, never written: it goes now */
 		if (p->start_ns < start)
-			proc_emit(tgid, p, DAC_EXIT_F_REUSED);
+			proc_write(tgid, p->start_ns, DAC_EXIT_F_REUSED);
 		return;
 	}
 	p->last_ns = bpf_ktime_get_ns();	/* the exit is its last event so far */
 	if (__sync_val_compare_and_swap(&p->exited, 0, 1))
 		return;
 	if (!proc_pending(p))
-		proc_emit(tgid, p, 0);
+		proc_write(tgid, p->start_ns, 0);
 	else
 		sweep_arm();
 }

@@ -213,18 +213,50 @@ static __always_inline void ring_unfollowed_done(__u64 ident)
 static __always_inline void release_stale(void *map, __u32 mid, const void *key,
 					  const struct dac_fence_key *id)
 {
-	struct inflight_val *v = bpf_map_lookup_elem(map, key), old;
+	struct inflight_val *v = bpf_map_lookup_elem(map, key);
+	__u64 ring_key, start_ns;
+	__u32 tgid, counted;
 
-	if (!v || job_left(map, mid, key, v) || !job_take(map, mid, key, id, v, &old))
+	if (!v || job_left(map, mid, key, v) || !job_claim(v, id))
 		return;		/* gone, charged already, or another program's */
+	/*
+	 * What the release needs, not a copy of the entry (job_take()): the
+	 * stack of this path on 6.1 counts the record's frames below it.
+	 */
+	ring_key = v->ring_key;
+	start_ns = v->start_ns;
+	tgid = v->tgid;
+	counted = v->counted;
+	job_drop(map, mid, key, v);
 	stat_inc(DAC_STAT_STALE_RELEASED);
 	/*
 	 * It ran: its reference to its ring goes. (Whether the ring is idle
 	 * is the kernel's count, which dropped the job itself.)
 	 */
-	if (old.ring_key)
-		ring_drop(bpf_map_lookup_elem(&rings, &old.ring_key), old.ring_key);
-	proc_job_gone(old.tgid, old.start_ns, old.counted);
+	if (ring_key)
+		ring_drop(bpf_map_lookup_elem(&rings, &ring_key), ring_key);
+	proc_job_gone(tgid, start_ns, counted);
+}
+
+/*
+ * release_stale() for the job @k (its in-flight key is its fence,
+ * k->context, in inflight; @k itself in inflight617, enum dac_map_id
+ * @mid). A global function, verified once on its own: inline, the
+ * release and the record its process may then write were verified again
+ * in each of the six queue programs.
+ */
+__noinline int stale_release(const struct dac_fence_key *k, __u32 mid)
+{
+	struct dac_fence_key id;
+
+	if (!k)
+		return 0;
+	id = *k;
+	if (mid == DAC_MAP_INFLIGHT)
+		release_stale(&inflight, DAC_MAP_INFLIGHT, &id.context, &id);
+	else
+		release_stale(&inflight617, DAC_MAP_INFLIGHT617, &id, &id);
+	return 0;
 }
 
 /*
@@ -251,7 +283,7 @@ static __always_inline int follow_job(void *map, __u32 id, const void *key,
 	proc_job_queued(v);
 	err = map_err(bpf_map_update_elem(map, key, v, BPF_NOEXIST));
 	if (err == -DAC_EEXIST) {
-		release_stale(map, id, key, &v->key);
+		stale_release(&v->key, id);
 		err = map_err(bpf_map_update_elem(map, key, v, BPF_ANY));
 	}
 	if (err) {
