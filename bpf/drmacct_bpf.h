@@ -20,6 +20,12 @@
 
 #define DAC_COMM_LEN		16
 #define DAC_NAME_LEN		32	/* driver, engine, region, ring names */
+/*
+ * Reclaims a new ring or sched_clients entry tries when its map is full
+ * (each a walk over the map); also the tries of a run whose ring is being
+ * reclaimed.
+ */
+#define DAC_RECLAIM_TRIES	4
 #define DAC_CLIENT_NAME_LEN	72	/* drm-client-name: up to 64 bytes + NUL, padded */
 
 /*

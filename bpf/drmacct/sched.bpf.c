@@ -110,6 +110,14 @@ static long reclaim_pick(void *map, __u64 *key, struct dac_ring_val *r, struct r
  * over the map, once per new ring while it is full. Returns true when a
  * ring went.
  */
+/*
+ * Selftests only (dac_bpf_load_opts.test_stall_reclaim): a reclaim claims
+ * its ring and stops there, never deleting it -- a reclaimer held between
+ * its claim and its delete for good, which no test can otherwise arrange.
+ * false in every other load: the verifier drops the branch.
+ */
+const volatile bool test_stall_reclaim = false;
+
 __noinline int ring_reclaim(void)
 {
 	struct reclaim_ctx c = {};
@@ -123,6 +131,8 @@ __noinline int ring_reclaim(void)
 	r = bpf_map_lookup_elem(&rings, &key);
 	if (!r || r->ident != key || __sync_val_compare_and_swap(&r->refs, 0, DAC_RING_DEAD))
 		return false;
+	if (test_stall_reclaim)
+		return false;
 	if (bpf_map_delete_elem(&rings, &key)) {
 		/* not deleted (-EBUSY): alive again, keeping references taken meanwhile */
 		__sync_fetch_and_sub(&r->refs, DAC_RING_DEAD);
@@ -131,9 +141,6 @@ __noinline int ring_reclaim(void)
 	stat_inc(DAC_STAT_RINGS_RECLAIMED);
 	return true;
 }
-
-/* Reclaims one new ring tries (each a walk over the map) */
-#define DAC_RECLAIM_TRIES	4
 
 /*
  * A new ring for identity @ident named @name: a fresh id, never reused, so

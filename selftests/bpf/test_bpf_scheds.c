@@ -25,6 +25,9 @@
  * rings are reclaimed (counted), exactly as many as were made beyond the
  * map's size, with nothing refused or lost and the same per-process truth.
  *
+ * And a run that meets its ring being reclaimed, forced by a load option
+ * that stalls every reclaim after its claim (run_meets_its_ring_in_reclaim).
+ *
  * Run once with the default attach (tp_btf where gpu_sched has BTF: the
  * scheduler pointer) and once with plain tracepoints (the record has the
  * entity; the programs read entity->rq->sched).
@@ -48,6 +51,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../bpf/drmacct_bpf.h"
 #include "bpf.h"
 #include "dtest.h"
 #include "sgtest.h"
@@ -501,6 +505,72 @@ DT_TEST_F_TIMEOUT(pc, schedulers_2000_rings_reclaimed, 900)
 	sg_dev_free(&self->dev);
 	run(self, DAC_BPF_ATTACH_AUTO, false, SCHEDS, RECLAIM_WAVES,
 	    PROCS * ni * jobs_per_sched() + PROCS);
+}
+
+/*
+ * A run that meets its ring being reclaimed -- the reclaimer between its
+ * claim and its delete -- is charged its own time under that ring's id,
+ * holding no reference. No workload holds a reclaimer there, so the load
+ * option test_stall_reclaim makes every reclaim stop after its claim. The
+ * ring map is cut to one file's schedulers: file A's jobs (one per
+ * instance, one at a time) make its ni rings, which then lie idle; file
+ * B's first job needs a ring: DAC_RECLAIM_TRIES reclaims each claim one of
+ * A's and none deletes it, so B's job runs on no ring (one refused insert,
+ * one job lost). A's second round then finds DAC_RECLAIM_TRIES of its
+ * rings claimed: those jobs are charged run to done, counted in
+ * ring_reclaim_runs, the others as usual -- every job within simgpu's
+ * bounds for it (each ran on an idle ring: the charge of either kind is
+ * its own [run event, done event]).
+ */
+DT_TEST_F_TIMEOUT(pc, run_meets_its_ring_in_reclaim, 300)
+{
+	struct dac_bpf_load_opts o = { .no_drmacct = true, .test_stall_reclaim = true };
+	struct dac_bpf_stats st0, st;
+	struct drm_simgpu_wait w;
+	struct inst in[MAX_INST];
+	uint64_t lo = 0, hi = 0, busy, jobs, l, h;
+	unsigned int ni = instances(&self->dev, in);
+	struct dac_bpf *b;
+	int fa, fb;
+
+	DT_ASSERT_GE(ni, (unsigned int)DAC_RECLAIM_TRIES + 1);
+	o.sched_entries = ni;
+	b = sg_bpf_load(&o);
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
+	fa = sg_open();
+	fb = sg_open();
+	for (int round = 0; round < 2; round++) {
+		if (round) {
+			sg_wait(fb, sg_submit_busy(fb, in[0].engine, in[0].instance, JOB_NS), &w);
+			DT_ASSERT_EQ(w.status, (uint32_t)SIMGPU_JOB_DONE);
+		}
+		for (unsigned int i = 0; i < ni; i++) {
+			sg_wait(fa, sg_submit_busy(fa, in[i].engine, in[i].instance, JOB_NS), &w);
+			DT_ASSERT_EQ(w.status, (uint32_t)SIMGPU_JOB_DONE);
+			sg_sched_bounds(&w, 1, &l, &h);
+			lo += l;
+			hi += h;
+		}
+	}
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
+	live_sums(b, (uint32_t)getpid(), &busy, &jobs);
+	dt_info("rings made %" PRIu64 ", reclaimed %" PRIu64 ", runs on a ring in reclaim %"
+		PRIu64 ", lost %" PRIu64 "; A's %u jobs: bpf %" PRIu64 " ns, bounds %" PRIu64
+		"..%" PRIu64 " ns", st.rings_new - st0.rings_new,
+		st.rings_reclaimed - st0.rings_reclaimed,
+		st.ring_reclaim_runs - st0.ring_reclaim_runs, st.sched_lost - st0.sched_lost,
+		2 * ni, busy, lo, hi);
+	DT_EXPECT_EQ(st.rings_new - st0.rings_new, (uint64_t)ni);
+	DT_EXPECT_EQ(st.rings_reclaimed - st0.rings_reclaimed, (uint64_t)0);
+	DT_EXPECT_EQ(map_refused(b, "rings"), (uint64_t)1);
+	DT_EXPECT_EQ(st.sched_lost - st0.sched_lost, (uint64_t)1);
+	DT_EXPECT_EQ(st.ring_reclaim_runs - st0.ring_reclaim_runs, (uint64_t)DAC_RECLAIM_TRIES);
+	DT_EXPECT_EQ(jobs, (uint64_t)2 * ni);
+	DT_EXPECT_GE(busy, lo);
+	DT_EXPECT_LE(busy, hi);
+	close(fb);
+	close(fa);
+	dac_bpf_close(b);
 }
 
 DT_MAIN

@@ -66,6 +66,12 @@ struct dac_bpf_load_opts {
 	 * refuse a program it cannot verify.
 	 */
 	bool test_break_btf;
+	/*
+	 * For the test of a run that meets its ring being reclaimed: every
+	 * ring reclaim claims its ring and stops before the delete, as if
+	 * its CPU were held there for good (the ring stays in the map, dead).
+	 */
+	bool test_stall_reclaim;
 };
 
 /*
