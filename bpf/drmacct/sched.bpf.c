@@ -60,15 +60,27 @@ static __always_inline void proc_job_queued(struct inflight_val *v)
  * its element has been deleted and reused for another ring in between
  * (preallocated elements are reused at once): the key is checked again
  * after the reference is taken, so a reclaim either sees it or the job
- * sees the reclaim.
+ * sees the reclaim. A compare-and-swap, never an add to a claimed ring: an
+ * add there and the take-back after it could straddle the delete and the
+ * element's reuse by a new ring, and the take-back would then drop the
+ * new ring's maker's reference.
  */
 static __always_inline bool ring_hold(struct dac_ring_val *r, __u64 ident)
 {
-	__u64 old = __sync_fetch_and_add(&r->refs, 1);
+	for (int i = 0; i < DAC_CAS_TRIES; i++) {
+		__u64 old = *(volatile __u64 *)&r->refs;
 
-	if (old < DAC_RING_DEAD && *(volatile __u64 *)&r->ident == ident)
-		return true;
-	atomic_dec_nonzero(&r->refs);
+		if (old >= DAC_RING_DEAD)
+			return false;
+		if (__sync_val_compare_and_swap(&r->refs, old, old + 1) != old)
+			continue;
+		if (*(volatile __u64 *)&r->ident == ident)
+			return true;
+		/* another ring's now, alive (held): the reference goes back */
+		atomic_dec_nonzero(&r->refs);
+		return false;
+	}
+	DAC_CAS_GIVEUP();
 	return false;
 }
 
@@ -78,6 +90,17 @@ static __always_inline void ring_drop(struct dac_ring_val *r, __u64 ident)
 	if (r && *(volatile __u64 *)&r->ident == ident)
 		atomic_dec_nonzero(&r->refs);
 }
+
+/*
+ * What a reclaim (ring_reclaim(), clients_reclaim()) did: found nothing to
+ * take (trying again is a walk for nothing), took an entry, or lost its
+ * pick to another CPU (or a busy bucket): a new walk may find another.
+ */
+enum dac_reclaim {
+	DAC_RECLAIM_NONE,
+	DAC_RECLAIM_DONE,
+	DAC_RECLAIM_RACE,
+};
 
 struct reclaim_ctx {
 	__u64 key;		/* the idle ring unused longest, 0 none */
@@ -97,6 +120,14 @@ static long reclaim_pick(void *map, __u64 *key, struct dac_ring_val *r, struct r
 }
 
 /*
+ * Selftests only (dac_bpf_load_opts.test_stall_reclaim): a reclaim claims
+ * its ring and stops there, never deleting it -- a reclaimer held between
+ * its claim and its delete for good, which no test can otherwise arrange.
+ * false in every other load: the verifier drops the branch.
+ */
+const volatile bool test_stall_reclaim = false;
+
+/*
  * The rings map is full: the ring that no followed job names (refs 0) and
  * that has been unused longest goes, so that a new scheduler gets one.
  * Per-queue schedulers (xe, panthor, pvr, simgpu's per_client queues)
@@ -107,17 +138,9 @@ static long reclaim_pick(void *map, __u64 *key, struct dac_ring_val *r, struct r
  * loses anything: no in-flight entry names the ring; its sched_usage and
  * sched_clients entries carry its id and name; a scheduler still alive
  * gets a new ring (a new id) at its next job, charged from there. A walk
- * over the map, once per new ring while it is full. Returns true when a
- * ring went.
+ * over the map, once per new ring while it is full. Returns what it did
+ * (enum dac_reclaim).
  */
-/*
- * Selftests only (dac_bpf_load_opts.test_stall_reclaim): a reclaim claims
- * its ring and stops there, never deleting it -- a reclaimer held between
- * its claim and its delete for good, which no test can otherwise arrange.
- * false in every other load: the verifier drops the branch.
- */
-const volatile bool test_stall_reclaim = false;
-
 __noinline int ring_reclaim(void)
 {
 	struct reclaim_ctx c = {};
@@ -127,19 +150,19 @@ __noinline int ring_reclaim(void)
 	bpf_for_each_map_elem(&rings, reclaim_pick, &c, 0);
 	key = c.key;
 	if (!key)
-		return false;
+		return DAC_RECLAIM_NONE;
 	r = bpf_map_lookup_elem(&rings, &key);
 	if (!r || r->ident != key || __sync_val_compare_and_swap(&r->refs, 0, DAC_RING_DEAD))
-		return false;
+		return DAC_RECLAIM_RACE;
 	if (test_stall_reclaim)
-		return false;
+		return DAC_RECLAIM_RACE;
 	if (bpf_map_delete_elem(&rings, &key)) {
 		/* not deleted (-EBUSY): alive again, keeping references taken meanwhile */
 		__sync_fetch_and_sub(&r->refs, DAC_RING_DEAD);
-		return false;
+		return DAC_RECLAIM_RACE;
 	}
 	stat_inc(DAC_STAT_RINGS_RECLAIMED);
-	return true;
+	return DAC_RECLAIM_DONE;
 }
 
 /*
@@ -181,9 +204,14 @@ __noinline int ring_make(const struct dac_ring_new *nr)
 	 * element the other freed: the loser picks again, a few times.
 	 */
 	for (int i = 0; i < DAC_RECLAIM_TRIES && err && err != -DAC_EEXIST && err != -DAC_EBUSY;
-	     i++)
-		if (ring_reclaim())
+	     i++) {
+		int rc = ring_reclaim();
+
+		if (rc == DAC_RECLAIM_NONE)
+			break;
+		if (rc == DAC_RECLAIM_DONE)
 			err = bpf_map_update_elem(&rings, &ident, &r, BPF_NOEXIST);
+	}
 	if (!err)
 		stat_inc(DAC_STAT_RINGS_NEW);
 	else if (err != -DAC_EEXIST)	/* else another CPU named it first: use its ring */
@@ -338,7 +366,9 @@ static __always_inline void proc_job_ran(__u32 tgid, __u64 start_ns, __u64 now)
  * of afe4306 lost a job so on 6.12 under TCG). When the ring is still
  * there being reclaimed after the tries, *@dying is its id: the caller
  * charges the job without a ring (ring_run()). NULL with *@dying 0: the
- * map refused the new ring (counted by ring_make()).
+ * map refused the new ring (counted by ring_make()), or the ring kept
+ * going and coming back through the tries; the job runs on no ring,
+ * counted lost at its completion.
  */
 static __noinline struct dac_ring_val *ring_get(struct dac_ring_val *r, __u64 ident, char *name,
 						__u32 *dying)
@@ -347,8 +377,12 @@ static __noinline struct dac_ring_val *ring_get(struct dac_ring_val *r, __u64 id
 	int made;
 
 	*dying = 0;
-	if (r)		/* the caller read no name: it found the ring */
+	if (r) {	/* the caller read no name: it found the ring */
 		__builtin_memcpy(name, r->name, DAC_NAME_LEN);
+		/* reused for another ring meanwhile: no name rather than its */
+		if (*(volatile __u64 *)&r->ident != ident)
+			name[0] = 0;
+	}
 	nr.ident = ident;
 	__builtin_memcpy(nr.name, name, sizeof(nr.name));
 	for (int i = 0; i < DAC_RECLAIM_TRIES; i++) {
@@ -854,19 +888,22 @@ static long client_pick(void *map, struct dac_sched_client_key *key,
  * per (client, ring) for the collection's life and refused every new one
  * once full (test_bpf_scheds on 7.3: 1,976 refusals of 2,000). What goes
  * is only the per-client split of an exited process's time: its process
- * sums went out in its PROC_EXIT record. A walk over the map, once per
- * new entry while it is full (as ring_reclaim()). Returns true when an
- * entry went.
+ * sums went out in its PROC_EXIT record (or, with procs full, were never
+ * kept). A walk over the map per new entry while it is full, a few when
+ * another CPU takes the pick first, none more once a walk finds nothing
+ * (as ring_reclaim()). Returns what it did (enum dac_reclaim).
  */
 __noinline int clients_reclaim(void)
 {
 	struct client_pick_ctx x = {};
 
 	bpf_for_each_map_elem(&sched_clients, client_pick, &x, 0);
-	if (!x.found || bpf_map_delete_elem(&sched_clients, &x.key))
-		return false;
+	if (!x.found)
+		return DAC_RECLAIM_NONE;
+	if (bpf_map_delete_elem(&sched_clients, &x.key))
+		return DAC_RECLAIM_RACE;	/* another CPU took it, or a busy bucket */
 	stat_inc(DAC_STAT_CLIENTS_RECLAIMED);
-	return true;
+	return DAC_RECLAIM_DONE;
 }
 
 /*
@@ -891,10 +928,20 @@ __noinline int client_charge(__u64 client_id, __u32 ring_id, __u32 tgid, __u64 b
 	ck.ring_id = ring_id;
 	c = bpf_map_lookup_elem(&sched_clients, &ck);
 	if (!c && rn) {
+		/*
+		 * The entry is made with this job in it and its time: made
+		 * empty and charged after, it would be the oldest entry
+		 * until then, the first a reclaim on another CPU takes.
+		 */
 		czero.tgid = tgid;
 		__builtin_memcpy(czero.ring, rn->s, sizeof(czero.ring));
+		czero.busy_ns = busy;
+		czero.jobs = 1;
+		czero.last_ns = bpf_ktime_get_ns();
 		err = map_err(bpf_map_update_elem(&sched_clients, &ck, &czero, BPF_NOEXIST));
-		if (err && err != -DAC_EEXIST)
+		if (!err)
+			return 0;
+		if (err != -DAC_EEXIST)
 			return err;
 		c = bpf_map_lookup_elem(&sched_clients, &ck);
 	}
@@ -919,9 +966,14 @@ static __always_inline void client_charge_room(__u64 client_id, __u32 ring_id, _
 {
 	int err = client_charge(client_id, ring_id, tgid, busy, rn);
 
-	for (int i = 0; i < DAC_RECLAIM_TRIES && err && err != -DAC_EBUSY; i++)
-		if (clients_reclaim())
+	for (int i = 0; i < DAC_RECLAIM_TRIES && err && err != -DAC_EBUSY; i++) {
+		int rc = clients_reclaim();
+
+		if (rc == DAC_RECLAIM_NONE)
+			break;	/* only live processes' entries: no room */
+		if (rc == DAC_RECLAIM_DONE)
 			err = client_charge(client_id, ring_id, tgid, busy, rn);
+	}
 	if (err)
 		map_fail(DAC_MAP_SCHED_CLIENTS, err);
 }

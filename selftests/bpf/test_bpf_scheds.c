@@ -520,36 +520,52 @@ DT_TEST_F_TIMEOUT(pc, schedulers_2000_rings_reclaimed, 900)
  * rings claimed: those jobs are charged run to done, counted in
  * ring_reclaim_runs, the others as usual -- every job within simgpu's
  * bounds for it (each ran on an idle ring: the charge of either kind is
- * its own [run event, done event]).
+ * its own [run event, done event]), and each under its own ring's id: A's
+ * ni sched_usage entries have two jobs each. With @attach and, for plain
+ * tracepoints, OP_FILL jobs (see the head of this file).
  */
-DT_TEST_F_TIMEOUT(pc, run_meets_its_ring_in_reclaim, 300)
+static void stall_run(struct dt_fx_pc *self, enum dac_bpf_attach attach, bool fill)
 {
-	struct dac_bpf_load_opts o = { .no_drmacct = true, .test_stall_reclaim = true };
+	struct dac_bpf_load_opts o = { .attach = attach, .no_drmacct = true,
+				       .test_stall_reclaim = true };
+	struct dac_bpf_sched *se = NULL;
 	struct dac_bpf_stats st0, st;
 	struct drm_simgpu_wait w;
 	struct inst in[MAX_INST];
 	uint64_t lo = 0, hi = 0, busy, jobs, l, h;
-	unsigned int ni = instances(&self->dev, in);
+	unsigned int ni = instances(&self->dev, in), mine = 0;
+	uint32_t bo[2] = { 0, 0 };
 	struct dac_bpf *b;
-	int fa, fb;
+	size_t n = 0;
+	int fd[2];
 
 	DT_ASSERT_GE(ni, (unsigned int)DAC_RECLAIM_TRIES + 1);
 	o.sched_entries = ni;
 	b = sg_bpf_load(&o);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
-	fa = sg_open();
-	fb = sg_open();
-	for (int round = 0; round < 2; round++) {
-		if (round) {
-			sg_wait(fb, sg_submit_busy(fb, in[0].engine, in[0].instance, JOB_NS), &w);
+	for (int f = 0; f < 2; f++) {
+		fd[f] = sg_open();
+		if (fill)
+			bo[f] = sg_bo_create(fd[f], FILL_BYTES);
+	}
+	/* round 0: A on every instance; round 1: B on the first, then A again */
+	for (unsigned int round = 0; round < 2; round++) {
+		for (unsigned int k = round ? 0 : 1; k <= ni; k++) {
+			unsigned int f = k ? 0 : 1, i = k ? k - 1 : 0;
+			struct drm_simgpu_submit sub = {
+				.engine = in[i].engine, .instance = in[i].instance,
+				.op = SIMGPU_OP_FILL, .dst_handle = bo[f],
+				.size = FILL_BYTES, .value = k,
+			};
+
+			sg_wait(fd[f], fill ? sg_submit(fd[f], &sub) :
+				sg_submit_busy(fd[f], in[i].engine, in[i].instance, JOB_NS), &w);
 			DT_ASSERT_EQ(w.status, (uint32_t)SIMGPU_JOB_DONE);
-		}
-		for (unsigned int i = 0; i < ni; i++) {
-			sg_wait(fa, sg_submit_busy(fa, in[i].engine, in[i].instance, JOB_NS), &w);
-			DT_ASSERT_EQ(w.status, (uint32_t)SIMGPU_JOB_DONE);
-			sg_sched_bounds(&w, 1, &l, &h);
-			lo += l;
-			hi += h;
+			if (!f) {
+				sg_sched_bounds(&w, 1, &l, &h);
+				lo += l;
+				hi += h;
+			}
 		}
 	}
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
@@ -568,9 +584,28 @@ DT_TEST_F_TIMEOUT(pc, run_meets_its_ring_in_reclaim, 300)
 	DT_EXPECT_EQ(jobs, (uint64_t)2 * ni);
 	DT_EXPECT_GE(busy, lo);
 	DT_EXPECT_LE(busy, hi);
-	close(fb);
-	close(fa);
+	DT_ASSERT_EQ(dac_bpf_read_sched(b, &se, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (se[i].tgid != (uint32_t)getpid())
+			continue;
+		mine++;
+		DT_EXPECT_EQ(se[i].jobs, (uint64_t)2);	/* one per round, same ring id */
+	}
+	free(se);
+	DT_EXPECT_EQ(mine, ni);
+	for (int f = 0; f < 2; f++)
+		close(fd[f]);
 	dac_bpf_close(b);
+}
+
+DT_TEST_F_TIMEOUT(pc, run_meets_its_ring_in_reclaim, 300)
+{
+	stall_run(self, DAC_BPF_ATTACH_AUTO, false);
+}
+
+DT_TEST_F_TIMEOUT(pc, run_meets_its_ring_in_reclaim_plain, 300)
+{
+	stall_run(self, DAC_BPF_ATTACH_TRACEPOINT, true);
 }
 
 DT_MAIN
