@@ -370,21 +370,22 @@ static __always_inline void proc_job_ran(__u32 tgid, __u64 start_ns, __u64 now)
  * going and coming back through the tries; the job runs on no ring,
  * counted lost at its completion.
  */
-static __noinline struct dac_ring_val *ring_get(struct dac_ring_val *r, __u64 ident, char *name,
-						__u32 *dying)
+static __noinline struct dac_ring_val *ring_get(struct dac_ring_val *r, __u64 ident,
+						const char *name, __u32 *dying)
 {
 	struct dac_ring_new nr;
 	int made;
 
 	*dying = 0;
+	nr.ident = ident;
 	if (r) {	/* the caller read no name: it found the ring */
-		__builtin_memcpy(name, r->name, DAC_NAME_LEN);
+		__builtin_memcpy(nr.name, r->name, sizeof(nr.name));
 		/* reused for another ring meanwhile: no name rather than its */
 		if (*(volatile __u64 *)&r->ident != ident)
-			name[0] = 0;
+			nr.name[0] = 0;
+	} else {
+		__builtin_memcpy(nr.name, name, sizeof(nr.name));
 	}
-	nr.ident = ident;
-	__builtin_memcpy(nr.name, name, sizeof(nr.name));
 	for (int i = 0; i < DAC_RECLAIM_TRIES; i++) {
 		if (!r) {
 			made = ring_make(&nr);
@@ -412,12 +413,12 @@ static __noinline struct dac_ring_val *ring_get(struct dac_ring_val *r, __u64 id
 /*
  * Job @v runs now on the ring of identity @ident: @r, the caller's lookup
  * of it, or NULL when there is none yet, then made, named @name (the
- * caller's stack; read only when @r is NULL, see ring_get()); @idle: the
+ * caller's stack; used only when @r is NULL, see ring_get()); @idle: the
  * kernel's count says it is the only job on the ring's hardware, so the
  * ring's charging starts here (dac_ring_run()).
  */
 static __always_inline void ring_run(struct inflight_val *v, struct dac_ring_val *r,
-				     __u64 ident, char *name, bool idle)
+				     __u64 ident, const char *name, bool idle)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 dying = 0;
@@ -460,7 +461,7 @@ static __always_inline void ring_run(struct inflight_val *v, struct dac_ring_val
 }
 
 static __always_inline void on_sched_run(__u64 fence, struct dac_ring_val *r, __u64 ident,
-					 char *name, bool idle)
+					 const char *name, bool idle)
 {
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
 
@@ -844,7 +845,8 @@ static __always_inline void on617_queue(__u64 ctx, __u64 seqno, __u64 client_id)
 }
 
 static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id,
-				      struct dac_ring_val *r, __u64 ident, char *name, bool idle)
+				      struct dac_ring_val *r, __u64 ident, const char *name,
+				      bool idle)
 {
 	struct dac_fence_key k = { .context = ctx, .seqno = seqno };
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight617, &k);
