@@ -88,6 +88,22 @@ static unsigned int jobs_per_sched(void)
 }
 
 /*
+ * One job on instance @in of file @fd: OP_FILL of buffer @bo (@value) when
+ * @fill, else OP_BUSY for JOB_NS. Its id.
+ */
+static uint64_t submit_one(int fd, const struct inst *in, bool fill, uint32_t bo,
+			   uint64_t value)
+{
+	struct drm_simgpu_submit s = {
+		.engine = in->engine, .instance = in->instance,
+		.op = SIMGPU_OP_FILL, .dst_handle = bo,
+		.size = FILL_BYTES, .value = value,
+	};
+
+	return fill ? sg_submit(fd, &s) : sg_submit_busy(fd, in->engine, in->instance, JOB_NS);
+}
+
+/*
  * In a child: @files times open @node, run @nj jobs on each of the @ni
  * instances (all submitted before the first wait, so they overlap with
  * the other processes'), close; write the truth to @wfd, wait until @gofd
@@ -110,17 +126,8 @@ static void child_work(const char *node, const struct inst *in, unsigned int ni,
 		if (fill)
 			bo = sg_bo_create(fd, FILL_BYTES);
 		for (unsigned int j = 0; j < nj; j++) {
-			for (unsigned int i = 0; i < ni; i++) {
-				struct drm_simgpu_submit s = {
-					.engine = in[i].engine, .instance = in[i].instance,
-					.op = SIMGPU_OP_FILL, .dst_handle = bo,
-					.size = FILL_BYTES, .value = i + j,
-				};
-
-				ids[i][j] = fill ? sg_submit(fd, &s) :
-					    sg_submit_busy(fd, in[i].engine, in[i].instance,
-							   JOB_NS);
-			}
+			for (unsigned int i = 0; i < ni; i++)
+				ids[i][j] = submit_one(fd, &in[i], fill, bo, i + j);
 		}
 		for (unsigned int i = 0; i < ni; i++) {
 			uint64_t run[MAX_JOBS], end[MAX_JOBS], lo, hi;
@@ -552,14 +559,8 @@ static void stall_run(struct dt_fx_pc *self, enum dac_bpf_attach attach, bool fi
 	for (unsigned int round = 0; round < 2; round++) {
 		for (unsigned int k = round ? 0 : 1; k <= ni; k++) {
 			unsigned int f = k ? 0 : 1, i = k ? k - 1 : 0;
-			struct drm_simgpu_submit sub = {
-				.engine = in[i].engine, .instance = in[i].instance,
-				.op = SIMGPU_OP_FILL, .dst_handle = bo[f],
-				.size = FILL_BYTES, .value = k,
-			};
 
-			sg_wait(fd[f], fill ? sg_submit(fd[f], &sub) :
-				sg_submit_busy(fd[f], in[i].engine, in[i].instance, JOB_NS), &w);
+			sg_wait(fd[f], submit_one(fd[f], &in[i], fill, bo[f], k), &w);
 			DT_ASSERT_EQ(w.status, (uint32_t)SIMGPU_JOB_DONE);
 			if (!f) {
 				sg_sched_bounds(&w, 1, &l, &h);
