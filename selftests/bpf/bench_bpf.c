@@ -15,7 +15,11 @@
  *    beside an empty program on the same tracepoint (bpf/empty.bpf.c),
  *    attached in the same run, whose cost is the floor: each program's
  *    ns per run, the empty one's, and their ratio.
- * 3. How much work each program is for this kernel's verifier: verified
+ * 3. The building blocks of the job programs alone (bpf/parts.bpf.c: a
+ *    hash lookup, four locked adds, ...), each on drmacct_job_begin beside
+ *    the empty program, over the same in-kernel loop: what each costs
+ *    here, so what a design made of them can reach.
+ * 4. How much work each program is for this kernel's verifier: verified
  *    instructions per program (dac_bpf_verify()), so growth shows between
  *    runs and kernels.
  *
@@ -39,6 +43,7 @@
 #include "bpf_priv.h"
 #include "dtest.h"
 #include "empty.skel.h"
+#include "parts.skel.h"
 #include "sgtest.h"
 
 #define RUN "/sys/kernel/debug/drmacct_bench/run"
@@ -166,19 +171,31 @@ static struct empty_bpf *empty_attach(struct dac_bpf *b)
 	return e;
 }
 
+/* ns per run of program @p over the stats window; < 0 when it never ran. */
+static double prog_cost(const struct bpf_program *p)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_program__fd(p) < 0 || bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) ||
+	    !info.run_cnt)
+		return -1;
+	return (double)info.run_time_ns / info.run_cnt;
+}
+
 /* ns per run of the empty program on section @sec; < 0 when none ran. */
 static double empty_cost(struct empty_bpf *e, const char *sec)
 {
 	struct bpf_program *p;
 
 	bpf_object__for_each_program(p, e->obj) {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
+		double ns;
 
-		if (bpf_program__fd(p) < 0 || strcmp(bpf_program__section_name(p), sec) ||
-		    bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) || !info.run_cnt)
+		if (strcmp(bpf_program__section_name(p), sec))
 			continue;
-		return (double)info.run_time_ns / info.run_cnt;
+		ns = prog_cost(p);
+		if (ns >= 0)
+			return ns;
 	}
 	return -1;
 }
@@ -254,6 +271,71 @@ static int measure(const char *label, enum dac_bpf_attach attach, unsigned long 
 	return 0;
 }
 
+/*
+ * The parts (bpf/parts.bpf.c), all on drmacct_job_begin with the empty
+ * program and nothing else, over @n jobs of the in-kernel loop: each
+ * one's ns per run, the empty one's, their ratio.
+ */
+static int parts_report(unsigned long long n)
+{
+	struct parts_bpf *parts = parts_bpf__open_and_load();
+	struct empty_bpf *empty = empty_bpf__open();
+	struct bpf_program *p, *floor = NULL;
+	int sfd = -1, ret = 1;
+	double e;
+
+	if (!parts || !empty) {
+		fprintf(stderr, "bench_bpf: parts: open: %s\n", strerror(errno));
+		goto out;
+	}
+	bpf_object__for_each_program(p, empty->obj) {
+		bool mine = !strcmp(bpf_program__name(p), "e_btf_job_begin");
+
+		bpf_program__set_autoload(p, mine);
+		if (mine)
+			floor = p;
+	}
+	if (!floor || empty_bpf__load(empty) || empty_bpf__attach(empty) ||
+	    parts_bpf__attach(parts)) {
+		fprintf(stderr, "bench_bpf: parts: load/attach: %s\n", strerror(errno));
+		goto out;
+	}
+	sfd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (sfd < 0) {
+		fprintf(stderr, "bench_bpf: bpf_enable_stats: %s\n", strerror(errno));
+		goto out;
+	}
+	if (helper_loop(n) < 0) {
+		fprintf(stderr, "bench_bpf: helper loop failed\n");
+		goto out;
+	}
+	close(sfd);
+	sfd = -1;
+	e = prog_cost(floor);
+	if (e <= 0) {
+		fprintf(stderr, "bench_bpf: parts: the empty program never ran\n");
+		goto out;
+	}
+	ret = 0;
+	bpf_object__for_each_program(p, parts->obj) {
+		double ns = prog_cost(p);
+
+		if (ns < 0) {
+			fprintf(stderr, "bench_bpf: parts: %s never ran\n", bpf_program__name(p));
+			ret = 1;
+			continue;
+		}
+		printf("bench_bpf: parts      prog %-18s run_time_ns/run_cnt=%.1f empty=%.1f "
+		       "ratio=%.2f\n", bpf_program__name(p), ns, e, ns / e);
+	}
+out:
+	if (sfd >= 0)
+		close(sfd);
+	empty_bpf__destroy(empty);
+	parts_bpf__destroy(parts);
+	return ret;
+}
+
 /* The verifier's work per program on this kernel. */
 static int verifier_report(void)
 {
@@ -309,7 +391,8 @@ int main(int argc, char **argv)
 	printf("bench_bpf: %-10s helper loop %8.1f ns/job (tracepoints compiled in, nothing "
 	       "attached)\n", "none", base);
 	if (measure("tp_btf", DAC_BPF_ATTACH_BTF, n, base) ||
-	    measure("tracepoint", DAC_BPF_ATTACH_TRACEPOINT, n, base))
+	    measure("tracepoint", DAC_BPF_ATTACH_TRACEPOINT, n, base) ||
+	    parts_report(n / 4 ? n / 4 : 1))
 		ret = 1;
 	if (verifier_report())
 		ret = 1;

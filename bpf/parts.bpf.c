@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * parts — the building blocks of drmacct's job programs, each alone on
+ * drmacct_job_begin, for `make bench` (selftests/bpf/bench_bpf.c). Each
+ * program's run time next to the empty program's on the same event
+ * (bpf/empty.bpf.c) says what one block costs on this kernel: what any
+ * design made of them cannot go below, and what replacing one block by
+ * another would save. They compute nothing anyone reads.
+ *
+ * pt_ktime    bpf_ktime_get_ns()
+ * pt_nest     a per-CPU array lookup and a store (nest_mark())
+ * pt_lock4    four locked adds to one global (hb_begin's four atomics)
+ * pt_plain4   four plain adds to one global
+ * pt_hash     a hash lookup of the (client, engine) key, the entry made
+ *             when absent (usage_of() on an existing entry)
+ * pt_pcpu     the same in a per-CPU hash
+ * pt_h_lock4  pt_hash and pt_lock4 on the entry found (hb_begin's work,
+ *             without its nest mark)
+ * pt_pc_seq   pt_pcpu, then on this CPU's value two plain adds between
+ *             two locked ones (a per-CPU value a reader checks by its
+ *             write counts, ordered on every architecture)
+ */
+#include "kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#ifndef BPF_F_NO_PREALLOC
+#define BPF_F_NO_PREALLOC	(1U << 0)
+#endif
+#ifndef BPF_NOEXIST
+#define BPF_NOEXIST		1
+#endif
+
+struct pt_key {
+	__u64 client_id;
+	__u32 engine;
+	__u32 pad;
+};
+
+/* As large as drmacct's usage value (struct dac_usage_val). */
+struct pt_val {
+	__u64 a, b, c, d, e, f, g, h, i;
+	__u32 j, k, l, m;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct pt_key);
+	__type(value, struct pt_val);
+} pt_h SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct pt_key);
+	__type(value, struct pt_val);
+} pt_pch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 4);
+	__type(key, __u32);
+	__type(value, __u32);
+} pt_mark SEC(".maps");
+
+__u64 pt_sink[4];
+
+/* The entry of (@client_id, @engine) in @map, made when absent. */
+static __always_inline struct pt_val *pt_entry(void *map, __u64 client_id, __u32 engine)
+{
+	struct pt_key k = { .client_id = client_id, .engine = engine };
+	struct pt_val zero = {}, *v;
+
+	v = bpf_map_lookup_elem(map, &k);
+	if (v)
+		return v;
+	bpf_map_update_elem(map, &k, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, &k);
+}
+
+SEC("tp_btf/drmacct_job_begin")
+int BPF_PROG(pt_ktime, u64 client_id, u32 engine, u64 ts_ns)
+{
+	pt_sink[0] = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/drmacct_job_begin")
+int BPF_PROG(pt_nest, u64 client_id, u32 engine)
+{
+	__u32 which = 1, *m = bpf_map_lookup_elem(&pt_mark, &which);
+
+	if (m)
+		*(volatile __u32 *)m = 1;
+	return 0;
+}
+
+SEC("tp_btf/drmacct_job_begin")
+int BPF_PROG(pt_lock4, u64 client_id, u32 engine, u64 ts_ns)
+{
+	__sync_fetch_and_add(&pt_sink[0], 1);
+	__sync_fetch_and_add(&pt_sink[1], ts_ns);
+	__sync_fetch_and_add(&pt_sink[2], 1);
+	__sync_fetch_and_add(&pt_sink[3], 1);
+	return 0;
+}
+
+SEC("tp_btf/drmacct_job_begin")
+int BPF_PROG(pt_plain4, u64 client_id, u32 engine, u64 ts_ns)
+{
+	volatile __u64 *s = pt_sink;
+
+	s[0] += 1;
+	s[1] += ts_ns;
+	s[2] += 1;
+	s[3] += 1;
+	return 0;
+}
+
+SEC("tp_btf/drmacct_job_begin")
+int BPF_PROG(pt_hash, u64 client_id, u32 engine)
+{
+	struct pt_val *v = pt_entry(&pt_h, client_id, engine);
+
+	if (v)
+		pt_sink[0] = v->a;
+	return 0;
+}
+
+SEC("tp_btf/drmacct_job_begin")
+int BPF_PROG(pt_pcpu, u64 client_id, u32 engine)
+{
+	struct pt_val *v = pt_entry(&pt_pch, client_id, engine);
+
+	if (v)
+		pt_sink[0] = v->a;
+	return 0;
+}
+
+SEC("tp_btf/drmacct_job_begin")
+int BPF_PROG(pt_h_lock4, u64 client_id, u32 engine, u64 ts_ns)
+{
+	struct pt_val *v = pt_entry(&pt_h, client_id, engine);
+
+	if (!v)
+		return 0;
+	__sync_fetch_and_add(&v->f, 1);
+	__sync_fetch_and_add(&v->d, ts_ns);
+	__sync_fetch_and_add(&v->e, 1);
+	__sync_fetch_and_add(&v->g, 1);
+	return 0;
+}
+
+SEC("tp_btf/drmacct_job_begin")
+int BPF_PROG(pt_pc_seq, u64 client_id, u32 engine, u64 ts_ns)
+{
+	struct pt_val *v = pt_entry(&pt_pch, client_id, engine);
+	volatile struct pt_val *w = v;
+
+	if (!v)
+		return 0;
+	__sync_fetch_and_add(&v->f, 1);
+	w->d += ts_ns;
+	w->e += 1;
+	__sync_fetch_and_add(&v->g, 1);
+	return 0;
+}
