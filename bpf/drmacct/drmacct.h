@@ -220,7 +220,12 @@ struct inflight_val {
  * Who has an in-flight entry. A completion, the release of a stale entry
  * and the sweep each claim the entry by moving it from FOLLOWED to TAKEN
  * (compare-and-swap: one of them wins) before they copy and delete it; the
- * delete is only the clean-up. A delete that fails other than -ENOENT (the
+ * delete is only the clean-up. The run program holds it RUNNING while it
+ * writes the run time, the ring and its reference (ring_run()): the sweep
+ * cannot take a job half run and leave its ring held for ever, and a job
+ * the sweep took first is not run into a deleted entry. (A completion
+ * never meets RUNNING: the scheduler traces the run before it hands the
+ * job to the hardware.) A delete that fails other than -ENOENT (the
  * bucket was busy: this CPU interrupted a program holding it) leaves the
  * entry LEFT, charged already, and counts under the map's busy or nomem;
  * the sweep or the next job under that key removes it. The key is kept in
@@ -232,6 +237,7 @@ enum dac_job_state {
 	DAC_JOB_FOLLOWED,
 	DAC_JOB_TAKEN,
 	DAC_JOB_LEFT,
+	DAC_JOB_RUNNING,
 };
 
 /*
@@ -467,22 +473,28 @@ static __always_inline bool same_job(const struct inflight_val *v, const struct 
 }
 
 /*
- * Claim in-flight entry @v, found under the key of job @id: true for the
- * one caller that moves it from FOLLOWED to TAKEN while it is still that
- * job's. An entry reused for another job between the lookup and the swap
- * is given back.
+ * Move in-flight entry @v, found under the key of job @id, from FOLLOWED
+ * to @to: true for the one caller that does it while the entry is still
+ * that job's. An entry reused for another job between the lookup and the
+ * swap is given back.
  */
-static __always_inline bool job_claim(struct inflight_val *v, const struct dac_fence_key *id)
+static __always_inline bool job_hold(struct inflight_val *v, const struct dac_fence_key *id,
+				     __u32 to)
 {
 	if (!same_job(v, id))
 		return false;
-	if (__sync_val_compare_and_swap(&v->state, DAC_JOB_FOLLOWED, DAC_JOB_TAKEN) !=
-	    DAC_JOB_FOLLOWED)
+	if (__sync_val_compare_and_swap(&v->state, DAC_JOB_FOLLOWED, to) != DAC_JOB_FOLLOWED)
 		return false;	/* another program has it */
 	if (same_job(v, id))
 		return true;
-	__sync_val_compare_and_swap(&v->state, DAC_JOB_TAKEN, DAC_JOB_FOLLOWED);
+	__sync_val_compare_and_swap(&v->state, to, DAC_JOB_FOLLOWED);
 	return false;
+}
+
+/* Claim in-flight entry @v of job @id (TAKEN): its caller deletes it. */
+static __always_inline bool job_claim(struct inflight_val *v, const struct dac_fence_key *id)
+{
+	return job_hold(v, id, DAC_JOB_TAKEN);
 }
 
 /*

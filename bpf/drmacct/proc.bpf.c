@@ -135,6 +135,11 @@ static long sweep_job(void *map, const void *key, struct inflight_val *v, struct
 		return 0;
 	if (!job_claim(v, &id))
 		return 0;
+	if (*(volatile __u64 *)&v->run_ns) {
+		/* it ran since the test above (ring_run()): its completion will come */
+		__sync_val_compare_and_swap(&v->state, DAC_JOB_TAKEN, DAC_JOB_FOLLOWED);
+		return 0;
+	}
 	stat_inc(DAC_STAT_STALE_RELEASED);
 	job_drop(map, c->job_map, key, v);
 	return 0;

@@ -411,21 +411,33 @@ static __noinline struct dac_ring_val *ring_get(struct dac_ring_val *r, __u64 id
 }
 
 /*
- * Job @v runs now on the ring of identity @ident: @r, the caller's lookup
- * of it, or NULL when there is none yet, then made, named @name (the
- * caller's stack; used only when @r is NULL, see ring_get()); @idle: the
- * kernel's count says it is the only job on the ring's hardware, so the
- * ring's charging starts here (dac_ring_run()).
+ * Job @v (in-flight entry of job @id) runs now on the ring of identity
+ * @ident: @r, the caller's lookup of it, or NULL when there is none yet,
+ * then made, named @name (the caller's stack; used only when @r is NULL,
+ * see ring_get()); @idle: the kernel's count says it is the only job on
+ * the ring's hardware, so the ring's charging starts here
+ * (dac_ring_run()); @client_id: the job's DRM client, kept when the queue
+ * did not know it (0: none).
  */
-static __always_inline void ring_run(struct inflight_val *v, struct dac_ring_val *r,
-				     __u64 ident, const char *name, bool idle)
+static __always_inline void ring_run(struct inflight_val *v, const struct dac_fence_key *id,
+				     struct dac_ring_val *r, __u64 ident, const char *name,
+				     bool idle, __u64 client_id)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 dying = 0;
 
 	if (v->run_ns)
 		return;		/* run again (resubmitted after a reset): one job */
+	/*
+	 * Held while it is written (enum dac_job_state). Not held: the sweep
+	 * took it as a job that will never run (its process's record written
+	 * without it), and it goes uncharged.
+	 */
+	if (!job_hold(v, id, DAC_JOB_RUNNING))
+		return;
 	v->run_ns = now;
+	if (client_id && !v->client_id)
+		v->client_id = client_id;
 	if (!r || !ring_hold(r, ident))
 		r = ring_get(r, ident, name, &dying);
 	if (!r && dying) {
@@ -458,16 +470,19 @@ static __always_inline void ring_run(struct inflight_val *v, struct dac_ring_val
 	if (__sync_val_compare_and_swap(&v->counted, DAC_COUNTED_QUEUED, DAC_COUNTED_RUN) ==
 	    DAC_COUNTED_QUEUED)
 		proc_job_ran(v->tgid, v->start_ns, now);
+	/* written: a completion or the sweep may take it from here */
+	__sync_val_compare_and_swap(&v->state, DAC_JOB_RUNNING, DAC_JOB_FOLLOWED);
 }
 
 static __always_inline void on_sched_run(__u64 fence, struct dac_ring_val *r, __u64 ident,
 					 const char *name, bool idle)
 {
+	struct dac_fence_key id = { .context = fence };
 	struct inflight_val *v = bpf_map_lookup_elem(&inflight, &fence);
 
 	if (!v)
 		return;		/* queued before attach: counted at done */
-	ring_run(v, r, ident, name, idle);
+	ring_run(v, &id, r, ident, name, idle, 0);
 }
 
 /* Ring @ring_id among process @p's rings; false when its slots are full. */
@@ -853,9 +868,7 @@ static __always_inline void on617_run(__u64 ctx, __u64 seqno, __u64 client_id,
 
 	if (!v)
 		return;		/* queued before attach: counted at done */
-	ring_run(v, r, ident, name, idle);
-	if (!v->client_id)
-		v->client_id = real_client(client_id);
+	ring_run(v, &k, r, ident, name, idle, real_client(client_id));
 }
 
 struct client_pick_ctx {
