@@ -217,27 +217,30 @@ struct inflight_val {
 };
 
 /*
- * Who has an in-flight entry. A completion, the release of a stale entry
- * and the sweep each claim the entry by moving it from FOLLOWED to TAKEN
- * (compare-and-swap: one of them wins) before they copy and delete it; the
- * delete is only the clean-up. The run program holds it RUNNING while it
- * writes the run time, the ring and its reference (ring_run()): the sweep
- * cannot take a job half run and leave its ring held for ever, and a job
- * the sweep took first is not run into a deleted entry. (A completion
- * never meets RUNNING: the scheduler traces the run before it hands the
- * job to the hardware.) A delete that fails other than -ENOENT (the
- * bucket was busy: this CPU interrupted a program holding it) leaves the
- * entry LEFT, charged already, and counts under the map's busy or nomem;
- * the sweep or the next job under that key removes it. The key is kept in
- * the value: preallocated elements are reused at once, so an entry found
- * under a key may be another job's by the time it is claimed
- * (job_claim()).
+ * Who has an in-flight entry, and whether its job ran. A job is FOLLOWED
+ * from its queue; the run program holds it RUNNING while it writes the
+ * run time, the ring and its reference (ring_run()), and leaves it RAN.
+ * A completion or the release of a stale entry claims it, FOLLOWED or
+ * RAN, by moving it to TAKEN (compare-and-swap: one of them wins) before
+ * they copy and delete it; the delete is only the clean-up. The sweep
+ * claims only FOLLOWED: a job that never ran. So a job that runs between
+ * the sweep's look at it and its claim is not taken half run (its ring
+ * held for ever) nor after (its completion lost), and a job the sweep
+ * took first is not run into a deleted entry. (A completion never meets
+ * RUNNING: the scheduler traces the run before it hands the job to the
+ * hardware.) A delete that fails other than -ENOENT (the bucket was busy:
+ * this CPU interrupted a program holding it) leaves the entry LEFT,
+ * charged already, and counts under the map's busy or nomem; the sweep or
+ * the next job under that key removes it. The key is kept in the value:
+ * preallocated elements are reused at once, so an entry found under a key
+ * may be another job's by the time it is claimed (job_hold()).
  */
 enum dac_job_state {
 	DAC_JOB_FOLLOWED,
 	DAC_JOB_TAKEN,
 	DAC_JOB_LEFT,
 	DAC_JOB_RUNNING,
+	DAC_JOB_RAN,
 };
 
 /*
@@ -473,28 +476,29 @@ static __always_inline bool same_job(const struct inflight_val *v, const struct 
 }
 
 /*
- * Move in-flight entry @v, found under the key of job @id, from FOLLOWED
- * to @to: true for the one caller that does it while the entry is still
- * that job's. An entry reused for another job between the lookup and the
- * swap is given back.
+ * Move in-flight entry @v, found under the key of job @id, from @from to
+ * @to (enum dac_job_state): true for the one caller that does it while the
+ * entry is still that job's. An entry reused for another job between the
+ * lookup and the swap is given back.
  */
 static __always_inline bool job_hold(struct inflight_val *v, const struct dac_fence_key *id,
-				     __u32 to)
+				     __u32 from, __u32 to)
 {
 	if (!same_job(v, id))
 		return false;
-	if (__sync_val_compare_and_swap(&v->state, DAC_JOB_FOLLOWED, to) != DAC_JOB_FOLLOWED)
-		return false;	/* another program has it */
+	if (__sync_val_compare_and_swap(&v->state, from, to) != from)
+		return false;	/* another program has it, or it is not @from */
 	if (same_job(v, id))
 		return true;
-	__sync_val_compare_and_swap(&v->state, to, DAC_JOB_FOLLOWED);
+	__sync_val_compare_and_swap(&v->state, to, from);
 	return false;
 }
 
-/* Claim in-flight entry @v of job @id (TAKEN): its caller deletes it. */
+/* Claim the entry @v of job @id, ran or not, for its deletion (TAKEN). */
 static __always_inline bool job_claim(struct inflight_val *v, const struct dac_fence_key *id)
 {
-	return job_hold(v, id, DAC_JOB_TAKEN);
+	return job_hold(v, id, DAC_JOB_RAN, DAC_JOB_TAKEN) ||
+	       job_hold(v, id, DAC_JOB_FOLLOWED, DAC_JOB_TAKEN);
 }
 
 /*

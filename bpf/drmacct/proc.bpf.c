@@ -115,6 +115,15 @@ static long sweep_proc(void *map, __u32 *tgid, struct dac_proc_val *p, struct sw
 }
 
 /*
+ * Selftests only (dac_bpf_load_opts.test_sweep_late): the sweep takes every
+ * idle job to its claim, as if it had tested the job before its run and
+ * its process after the record -- a run between the sweep's test and its
+ * claim, on every pass, which no test can otherwise arrange. false in
+ * every other load: the verifier drops the branch.
+ */
+const volatile bool test_sweep_late = false;
+
+/*
  * In-flight entry @v: dropped when its process's record has been written
  * (no entry of that process any more) and it never ran -- a job a kill
  * dropped. A job of a live process, or one that ran, stays. An entry a
@@ -128,18 +137,18 @@ static long sweep_job(void *map, const void *key, struct inflight_val *v, struct
 
 	if (job_left(map, c->job_map, key, v))
 		return 0;
-	if (v->run_ns || v->tgid == DAC_TGID_KERNEL || c->now < v->queued_ns + DAC_SWEEP_IDLE_NS)
+	if (v->tgid == DAC_TGID_KERNEL || c->now < v->queued_ns + DAC_SWEEP_IDLE_NS)
 		return 0;
-	p = bpf_map_lookup_elem(&procs, &tgid);
-	if (p && proc_same(p, v->start_ns))
-		return 0;
-	if (!job_claim(v, &id))
-		return 0;
-	if (*(volatile __u64 *)&v->run_ns) {
-		/* it ran since the test above (ring_run()): its completion will come */
-		__sync_val_compare_and_swap(&v->state, DAC_JOB_TAKEN, DAC_JOB_FOLLOWED);
-		return 0;
+	if (!test_sweep_late) {
+		if (v->run_ns)
+			return 0;
+		p = bpf_map_lookup_elem(&procs, &tgid);
+		if (p && proc_same(p, v->start_ns))
+			return 0;
 	}
+	/* never ran (a run since the tests above left it RUNNING or RAN) */
+	if (!job_hold(v, &id, DAC_JOB_FOLLOWED, DAC_JOB_TAKEN))
+		return 0;
 	stat_inc(DAC_STAT_STALE_RELEASED);
 	job_drop(map, c->job_map, key, v);
 	return 0;

@@ -433,7 +433,7 @@ static __always_inline void ring_run(struct inflight_val *v, const struct dac_fe
 	 * took it as a job that will never run (its process's record written
 	 * without it), and it goes uncharged.
 	 */
-	if (!job_hold(v, id, DAC_JOB_RUNNING))
+	if (!job_hold(v, id, DAC_JOB_FOLLOWED, DAC_JOB_RUNNING))
 		return;
 	v->run_ns = now;
 	if (client_id && !v->client_id)
@@ -470,8 +470,8 @@ static __always_inline void ring_run(struct inflight_val *v, const struct dac_fe
 	if (__sync_val_compare_and_swap(&v->counted, DAC_COUNTED_QUEUED, DAC_COUNTED_RUN) ==
 	    DAC_COUNTED_QUEUED)
 		proc_job_ran(v->tgid, v->start_ns, now);
-	/* written: a completion or the sweep may take it from here */
-	__sync_val_compare_and_swap(&v->state, DAC_JOB_RUNNING, DAC_JOB_FOLLOWED);
+	/* written: its completion may take it from here, the sweep never */
+	__sync_val_compare_and_swap(&v->state, DAC_JOB_RUNNING, DAC_JOB_RAN);
 }
 
 static __always_inline void on_sched_run(__u64 fence, struct dac_ring_val *r, __u64 ident,

@@ -7,7 +7,9 @@
  *      whose sums are the jobs that ran -- simgpu's WAIT stamps -- and the
  *      50 in-flight entries of the dropped jobs are released, no more;
  *      so do six such processes killed at once, more than one pass of
- *      the sweep writes;
+ *      the sweep writes; and with every pass of the sweep taking every
+ *      idle job to its claim (test_sweep_late), the parent's jobs that ran
+ *      meanwhile are still charged, each once;
  *   2. 1,000 processes, each ending right after one short hrtimer-driven
  *      job (its completion races the exit): every one gets exactly one
  *      record, complete, with its one job.
@@ -216,10 +218,29 @@ static void settle(struct dac_bpf *b, struct exit_catch *c, int fd, const uint64
 		DT_ASSERT_GE(dac_bpf_poll(b, 200, catch_exit, c), 0);
 }
 
-DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
+/* Jobs of this process (the parent) that the scheduler programs charged. */
+static uint64_t own_sched_jobs(struct dac_bpf *b)
 {
-	struct dac_bpf_load_opts o = { 0 };
-	struct dac_bpf *b = sg_bpf_load(&o);
+	struct dac_bpf_sched *s = NULL;
+	uint64_t jobs = 0;
+	size_t n = 0;
+
+	DT_ASSERT_EQ(dac_bpf_read_sched(b, &s, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		if (s[i].tgid == (uint32_t)getpid())
+			jobs += s[i].jobs;
+	free(s);
+	return jobs;
+}
+
+/*
+ * Test 1 with load options @o (the sweep's test_sweep_late or none): the
+ * child's record, and the parent's blockers, which ran for seconds while
+ * the sweep went over them, each charged once.
+ */
+static void killed_with_queued_jobs(struct dac_bpf_load_opts *o)
+{
+	struct dac_bpf *b = sg_bpf_load(o);
 	struct dac_bpf_proc_exit last = { 0 };
 	struct dac_bpf_stats st0, st;
 	struct exit_fork f = { 0 };
@@ -320,11 +341,36 @@ DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
 	DT_EXPECT_EQ(st.sweep_written - st0.sweep_written, (uint64_t)1);
 	/* The dropped jobs' in-flight entries, and nothing else. */
 	DT_EXPECT_EQ(st.stale_released - st0.stale_released, (uint64_t)QUEUED_JOBS);
+	/* The parent's blockers, every one completed (settle()) and charged. */
+	DT_EXPECT_EQ(own_sched_jobs(b), (uint64_t)BLOCKERS);
 	close(fd);
 	close(to_child[1]);
 	close(from_child[0]);
 	sg_dev_free(&dev);
 	dac_bpf_close(b);
+}
+
+DT_TEST_TIMEOUT(killed_with_queued_jobs_one_incomplete_record, 300)
+{
+	struct dac_bpf_load_opts o = { 0 };
+
+	killed_with_queued_jobs(&o);
+}
+
+/*
+ * The same with every sweep pass taking every job idle for its period to
+ * its claim, run or not, its process alive or not (test_sweep_late): what
+ * a run between the sweep's look at a job and its claim comes to. The
+ * parent's blockers ran from their queue on and stay in flight for
+ * seconds, over several passes: the claim of a job that ran fails
+ * (enum dac_job_state), so each still gets its completion, and only the
+ * child's 50 dropped jobs are released.
+ */
+DT_TEST_TIMEOUT(killed_with_queued_jobs_sweep_late, 300)
+{
+	struct dac_bpf_load_opts o = { .test_sweep_late = true };
+
+	killed_with_queued_jobs(&o);
 }
 
 /*

@@ -315,6 +315,7 @@ static int try_load(const struct dac_bpf_load_opts *o, const struct dac_bpf_plan
 	/* PREEMPT_RT refuses bpf_timer: the sweep then runs at forks and exits */
 	b->skel->rodata->use_timer = dac_bpf_sweep_timer_ok();
 	b->skel->rodata->test_stall_reclaim = o->test_stall_reclaim;
+	b->skel->rodata->test_sweep_late = o->test_sweep_late;
 	if (o->test_break_btf) {
 		/* A log buffer below the kernel's minimum: BPF_PROG_LOAD says EINVAL. */
 		static char tiny_log[8];

@@ -72,6 +72,12 @@ struct dac_bpf_load_opts {
 	 * its CPU were held there for good (the ring stays in the map, dead).
 	 */
 	bool test_stall_reclaim;
+	/*
+	 * For the test of a job that runs between the sweep's test of it and
+	 * its claim: the sweep takes every job idle for its period to the
+	 * claim, whether it ran or its process lives.
+	 */
+	bool test_sweep_late;
 };
 
 /*
