@@ -19,6 +19,9 @@
  * pt_pc_seq   pt_pcpu, then on this CPU's value two plain adds between
  *             two locked ones (a per-CPU value a reader checks by its
  *             write counts, ordered on every architecture)
+ * pt_a_lock4  an array element by index (a lookup the JIT inlines: what
+ *             a small per-client slot number from the kernel would allow
+ *             instead of the hash) and pt_lock4 on it
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -60,6 +63,13 @@ struct {
 	__type(key, struct pt_key);
 	__type(value, struct pt_val);
 } pt_pch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct pt_val);
+} pt_arr SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -167,6 +177,21 @@ int BPF_PROG(pt_pc_seq, u64 client_id, u32 engine, u64 ts_ns)
 	__sync_fetch_and_add(&v->f, 1);
 	w->d += ts_ns;
 	w->e += 1;
+	__sync_fetch_and_add(&v->g, 1);
+	return 0;
+}
+
+SEC("tp_btf/drmacct_job_begin")
+int BPF_PROG(pt_a_lock4, u64 client_id, u32 engine, u64 ts_ns)
+{
+	__u32 slot = (__u32)(client_id * 64 + engine) & 4095;
+	struct pt_val *v = bpf_map_lookup_elem(&pt_arr, &slot);
+
+	if (!v)
+		return 0;
+	__sync_fetch_and_add(&v->f, 1);
+	__sync_fetch_and_add(&v->d, ts_ns);
+	__sync_fetch_and_add(&v->e, 1);
 	__sync_fetch_and_add(&v->g, 1);
 	return 0;
 }
