@@ -93,6 +93,22 @@ static __always_inline struct pt_val *pt_entry(void *map, __u64 client_id, __u32
 	return bpf_map_lookup_elem(map, &k);
 }
 
+/* hb_begin's four locked adds, on @v (its wr_begun, start_sum, running, wr_done) */
+static __always_inline void lock4(__u64 *v, __u64 ts_ns)
+{
+	__sync_fetch_and_add(&v[0], 1);
+	__sync_fetch_and_add(&v[1], ts_ns);
+	__sync_fetch_and_add(&v[2], 1);
+	__sync_fetch_and_add(&v[3], 1);
+}
+
+/* Read one field of @v, so that the lookup is not optimised away. */
+static __always_inline void touch(const struct pt_val *v)
+{
+	if (v)
+		pt_sink[0] = v->a;
+}
+
 SEC("tp_btf/drmacct_job_begin")
 int BPF_PROG(pt_ktime, u64 client_id, u32 engine, u64 ts_ns)
 {
@@ -113,10 +129,7 @@ int BPF_PROG(pt_nest, u64 client_id, u32 engine)
 SEC("tp_btf/drmacct_job_begin")
 int BPF_PROG(pt_lock4, u64 client_id, u32 engine, u64 ts_ns)
 {
-	__sync_fetch_and_add(&pt_sink[0], 1);
-	__sync_fetch_and_add(&pt_sink[1], ts_ns);
-	__sync_fetch_and_add(&pt_sink[2], 1);
-	__sync_fetch_and_add(&pt_sink[3], 1);
+	lock4(pt_sink, ts_ns);
 	return 0;
 }
 
@@ -135,20 +148,14 @@ int BPF_PROG(pt_plain4, u64 client_id, u32 engine, u64 ts_ns)
 SEC("tp_btf/drmacct_job_begin")
 int BPF_PROG(pt_hash, u64 client_id, u32 engine)
 {
-	struct pt_val *v = pt_entry(&pt_h, client_id, engine);
-
-	if (v)
-		pt_sink[0] = v->a;
+	touch(pt_entry(&pt_h, client_id, engine));
 	return 0;
 }
 
 SEC("tp_btf/drmacct_job_begin")
 int BPF_PROG(pt_pcpu, u64 client_id, u32 engine)
 {
-	struct pt_val *v = pt_entry(&pt_pch, client_id, engine);
-
-	if (v)
-		pt_sink[0] = v->a;
+	touch(pt_entry(&pt_pch, client_id, engine));
 	return 0;
 }
 
@@ -157,12 +164,8 @@ int BPF_PROG(pt_h_lock4, u64 client_id, u32 engine, u64 ts_ns)
 {
 	struct pt_val *v = pt_entry(&pt_h, client_id, engine);
 
-	if (!v)
-		return 0;
-	__sync_fetch_and_add(&v->f, 1);
-	__sync_fetch_and_add(&v->d, ts_ns);
-	__sync_fetch_and_add(&v->e, 1);
-	__sync_fetch_and_add(&v->g, 1);
+	if (v)
+		lock4(&v->d, ts_ns);
 	return 0;
 }
 
@@ -187,11 +190,7 @@ int BPF_PROG(pt_a_lock4, u64 client_id, u32 engine, u64 ts_ns)
 	__u32 slot = (__u32)(client_id * 64 + engine) & 4095;
 	struct pt_val *v = bpf_map_lookup_elem(&pt_arr, &slot);
 
-	if (!v)
-		return 0;
-	__sync_fetch_and_add(&v->f, 1);
-	__sync_fetch_and_add(&v->d, ts_ns);
-	__sync_fetch_and_add(&v->e, 1);
-	__sync_fetch_and_add(&v->g, 1);
+	if (v)
+		lock4(&v->d, ts_ns);
 	return 0;
 }

@@ -154,23 +154,6 @@ static void child_work(const char *node, const struct inst *in, unsigned int ni,
 	_exit(read(gofd, &go, 1) == 0 ? 0 : 1);
 }
 
-/* Busy time and jobs of process @tgid in sched_usage now (all its rings). */
-static void live_sums(struct dac_bpf *b, uint32_t tgid, uint64_t *busy, uint64_t *jobs)
-{
-	struct dac_bpf_sched *s = NULL;
-	size_t n = 0;
-
-	*busy = *jobs = 0;
-	DT_ASSERT_EQ(dac_bpf_read_sched(b, &s, &n), 0);
-	for (size_t i = 0; i < n; i++) {
-		if (s[i].tgid != tgid)
-			continue;
-		*busy += s[i].busy_ns;
-		*jobs += s[i].jobs;
-	}
-	free(s);
-}
-
 /*
  * @what of process @p against its ground truth. Per ring it is charged
  * from drm_run_job (just before run_job() takes run_ns) to the fence
@@ -321,7 +304,7 @@ static double wave(struct dac_bpf *b, const char *node, const struct inst *in, u
 		uint64_t busy, jobs;
 		double err;
 
-		live_sums(b, (uint32_t)truth[p].pid, &busy, &jobs);
+		sg_bpf_sched_sums(b, (uint32_t)truth[p].pid, &busy, &jobs);
 		err = check_proc("sched_usage", p, &truth[p], busy, jobs);
 		worst = err > worst ? err : worst;
 	}
@@ -570,7 +553,7 @@ static void stall_run(struct dt_fx_pc *self, enum dac_bpf_attach attach, bool fi
 		}
 	}
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
-	live_sums(b, (uint32_t)getpid(), &busy, &jobs);
+	sg_bpf_sched_sums(b, (uint32_t)getpid(), &busy, &jobs);
 	dt_info("rings made %" PRIu64 ", reclaimed %" PRIu64 ", runs on a ring in reclaim %"
 		PRIu64 ", lost %" PRIu64 "; A's %u jobs: bpf %" PRIu64 " ns, bounds %" PRIu64
 		"..%" PRIu64 " ns", st.rings_new - st0.rings_new,

@@ -867,6 +867,22 @@ struct dac_bpf *sg_bpf_load(const struct dac_bpf_load_opts *o)
 	return b;
 }
 
+void sg_bpf_sched_sums(struct dac_bpf *b, uint32_t tgid, uint64_t *busy, uint64_t *jobs)
+{
+	struct dac_bpf_sched *s = NULL;
+	size_t n = 0;
+
+	*busy = *jobs = 0;
+	DT_ASSERT_EQ(dac_bpf_read_sched(b, &s, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].tgid != tgid)
+			continue;
+		*busy += s[i].busy_ns;
+		*jobs += s[i].jobs;
+	}
+	free(s);
+}
+
 int sg_sched_events(void)
 {
 	const char *ev = "/sys/kernel/tracing/events/gpu_scheduler";

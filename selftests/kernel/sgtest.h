@@ -307,6 +307,15 @@ struct dac_bpf_load_opts;
  */
 struct dac_bpf *sg_bpf_load(const struct dac_bpf_load_opts *o);
 /**
+ * sg_bpf_sched_sums() - busy time and jobs of process @tgid in @b's
+ * sched_usage now, all its rings summed (a failed read fails the test)
+ * @b: the collection
+ * @tgid: the process
+ * @busy: its busy time (ns)
+ * @jobs: its jobs
+ */
+void sg_bpf_sched_sums(struct dac_bpf *b, uint32_t tgid, uint64_t *busy, uint64_t *jobs);
+/**
  * sg_sched_events() - which gpu_scheduler events this kernel has, from
  * tracefs (the tests' own look, beside the loader's): 617 for the renamed
  * set (drm_sched_job_queue/_run/_done), 61 for drm_sched_job, drm_run_job,
