@@ -40,6 +40,19 @@ DT_TEST(log_tail_is_the_last_lines)
 	DT_EXPECT_STREQ(dac_bpf_log_tail("\n\n", 1), "\n");
 }
 
+/* The stack line of a verifier's statistics, summed; 0 for none or garbage. */
+DT_TEST(log_stack_bytes_sums_the_frames)
+{
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("verification time 12 usec\nstack depth 24+0+32\n"
+					     "processed 9 insns\n"), 56u);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("stack depth 512"), 512u);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("stack depth 8+"), 0u);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("stack depth +8"), 0u);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("stack depth 99999999"), 0u);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("verification time 3 usec\n"), 0u);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes(""), 0u);
+}
+
 DT_TEST_TIMEOUT(every_program_passes_the_host_verifier, 300)
 {
 	struct dac_bpf_verdict *v = NULL;
@@ -61,8 +74,9 @@ DT_TEST_TIMEOUT(every_program_passes_the_host_verifier, 300)
 
 		if (v[i].status == 0) {
 			loaded++;
-			dt_info("verified %-18s %-44s %6u insns, %7u verified, %8u us", v[i].name,
-				v[i].sec, v[i].insns, v[i].verified_insns, v[i].verify_us);
+			dt_info("verified %-18s %-44s %6u insns, %7u verified, %8u us, stack %3u",
+				v[i].name, v[i].sec, v[i].insns, v[i].verified_insns, v[i].verify_us,
+				v[i].stack_bytes);
 			DT_EXPECT_GT(v[i].verified_insns, 0u);
 			if (!strcmp(v[i].sec, "tp_btf/sched_process_fork"))
 				fork_loaded = true;

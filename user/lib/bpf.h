@@ -110,6 +110,13 @@ const char *dac_bpf_load_log(void);
 const char *dac_bpf_log_tail(const char *log, int lines);
 
 /*
+ * The stack depths of a verifier's BPF_LOG_STATS @log ("stack depth
+ * 24+0+32": the main program's, then each subprogram's) summed; 0 when
+ * the log has no such line or it does not parse.
+ */
+uint32_t dac_bpf_log_stack_bytes(const char *log);
+
+/*
  * Everything libbpf says (info and debug too) to stderr as it comes,
  * instead of only keeping its warnings; also DRMACCT_BPF_DEBUG=1.
  */
@@ -131,6 +138,10 @@ struct dac_bpf_verdict {
 	uint32_t verified_insns;	/* loaded: instructions the verifier walked */
 	uint32_t verify_us;		/* loaded: the verifier's time (its BPF_LOG_STATS
 					 * "verification time"), 0 where it gave none */
+	uint32_t stack_bytes;		/* loaded: the stack of its main program and
+					 * every subprogram summed (BPF_LOG_STATS "stack
+					 * depth"): at least its deepest call chain, which
+					 * the kernel holds to 512 bytes; 0 where none said */
 	char why[4096];			/* refused: the end of the verifier's log;
 					 * not here: what this kernel lacks */
 };

@@ -147,6 +147,31 @@ static uint32_t stats_time_us(const char *log)
 	return (uint32_t)us;
 }
 
+uint32_t dac_bpf_log_stack_bytes(const char *log)
+{
+	const char *p = strstr(log, "stack depth ");
+	unsigned long sum = 0;
+
+	if (!p)
+		return 0;
+	p += strlen("stack depth ");
+	for (;;) {
+		char *end;
+		unsigned long d;
+
+		if (*p < '0' || *p > '9')
+			return 0;	/* strtoul() would take a sign or spaces */
+		d = strtoul(p, &end, 10);
+		if (d > 65536)
+			return 0;
+		sum += d;
+		if (*end != '+')
+			break;
+		p = end + 1;
+	}
+	return sum > UINT32_MAX ? 0 : (uint32_t)sum;
+}
+
 /*
  * Load program @index of the object alone; fills @v. With @stats the
  * verifier writes only its statistics (BPF_LOG_STATS, a few lines) into a
@@ -198,6 +223,7 @@ static int verify_one(size_t index, int set, struct dac_bpf_verdict *v, bool sta
 	v->status = 0;
 	v->insns = (uint32_t)bpf_program__insn_cnt(mine);
 	v->verify_us = stats_time_us(slog);
+	v->stack_bytes = dac_bpf_log_stack_bytes(slog);
 	fd = bpf_program__fd(mine);
 	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
 		v->verified_insns = info.verified_insns;
