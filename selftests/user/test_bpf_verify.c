@@ -40,17 +40,29 @@ DT_TEST(log_tail_is_the_last_lines)
 	DT_EXPECT_STREQ(dac_bpf_log_tail("\n\n", 1), "\n");
 }
 
-/* The stack line of a verifier's statistics, summed; 0 for none or garbage. */
-DT_TEST(log_stack_bytes_sums_the_frames)
+/*
+ * The stack line of a verifier's statistics: on 7.3 the deepest chain
+ * ("max"), on 6.18 and before every frame summed; 0 for none or garbage.
+ */
+DT_TEST(log_stack_bytes_reads_both_forms)
 {
+	bool max = true;
+
 	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("verification time 12 usec\nstack depth 24+0+32\n"
-					     "processed 9 insns\n"), 56u);
-	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("stack depth 512"), 512u);
-	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("stack depth 8+"), 0u);
-	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("stack depth +8"), 0u);
-	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("stack depth 99999999"), 0u);
-	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("verification time 3 usec\n"), 0u);
-	DT_EXPECT_EQ(dac_bpf_log_stack_bytes(""), 0u);
+					     "processed 9 insns\n", &max), 56u);
+	DT_EXPECT_FALSE(max);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("stack depth 512", &max), 512u);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("verification time 7 usec\nstack depth max 96\n"
+					     "subprog 0 (main) main insns_self 9 insns_total 9 "
+					     "stack 64\n", &max), 96u);
+	DT_EXPECT_TRUE(max);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("stack depth max +8", &max), 0u);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("stack depth 8+", &max), 0u);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("stack depth +8", &max), 0u);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("stack depth 99999999", &max), 0u);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("verification time 3 usec\n", &max), 0u);
+	DT_EXPECT_FALSE(max);
+	DT_EXPECT_EQ(dac_bpf_log_stack_bytes("", &max), 0u);
 }
 
 DT_TEST_TIMEOUT(every_program_passes_the_host_verifier, 300)
@@ -74,9 +86,9 @@ DT_TEST_TIMEOUT(every_program_passes_the_host_verifier, 300)
 
 		if (v[i].status == 0) {
 			loaded++;
-			dt_info("verified %-18s %-44s %6u insns, %7u verified, %8u us, stack %3u",
+			dt_info("verified %-18s %-44s %6u insns, %7u verified, %8u us, stack %3u%s",
 				v[i].name, v[i].sec, v[i].insns, v[i].verified_insns, v[i].verify_us,
-				v[i].stack_bytes);
+				v[i].stack_bytes, v[i].stack_is_max ? " max" : " summed");
 			DT_EXPECT_GT(v[i].verified_insns, 0u);
 			if (!strcmp(v[i].sec, "tp_btf/sched_process_fork"))
 				fork_loaded = true;

@@ -110,11 +110,13 @@ const char *dac_bpf_load_log(void);
 const char *dac_bpf_log_tail(const char *log, int lines);
 
 /*
- * The stack depths of a verifier's BPF_LOG_STATS @log ("stack depth
- * 24+0+32": the main program's, then each subprogram's) summed; 0 when
- * the log has no such line or it does not parse.
+ * The stack a verifier's BPF_LOG_STATS @log gives: its deepest call chain
+ * ("stack depth max 96": 7.3 says so, 6.18 not yet; *@is_max true) or
+ * every frame's depth summed ("stack depth 24+0+32": the main program's,
+ * then each subprogram's); 0 when the log has neither or it does not
+ * parse.
  */
-uint32_t dac_bpf_log_stack_bytes(const char *log);
+uint32_t dac_bpf_log_stack_bytes(const char *log, bool *is_max);
 
 /*
  * Everything libbpf says (info and debug too) to stderr as it comes,
@@ -138,10 +140,15 @@ struct dac_bpf_verdict {
 	uint32_t verified_insns;	/* loaded: instructions the verifier walked */
 	uint32_t verify_us;		/* loaded: the verifier's time (its BPF_LOG_STATS
 					 * "verification time"), 0 where it gave none */
-	uint32_t stack_bytes;		/* loaded: the stack of its main program and
-					 * every subprogram summed (BPF_LOG_STATS "stack
-					 * depth"): at least its deepest call chain, which
-					 * the kernel holds to 512 bytes; 0 where none said */
+	/*
+	 * Loaded: the stack of its deepest call chain, which the kernel holds
+	 * to 512 bytes, where the verifier says it (BPF_LOG_STATS "stack depth
+	 * max N", on 7.3, not 6.18: stack_is_max); else the stack of its main
+	 * program and every subprogram summed ("stack depth 24+0+32"), at
+	 * least that chain. 0 where the log says neither.
+	 */
+	uint32_t stack_bytes;
+	bool stack_is_max;
 	char why[4096];			/* refused: the end of the verifier's log;
 					 * not here: what this kernel lacks */
 };

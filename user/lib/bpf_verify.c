@@ -147,14 +147,19 @@ static uint32_t stats_time_us(const char *log)
 	return (uint32_t)us;
 }
 
-uint32_t dac_bpf_log_stack_bytes(const char *log)
+uint32_t dac_bpf_log_stack_bytes(const char *log, bool *is_max)
 {
 	const char *p = strstr(log, "stack depth ");
 	unsigned long sum = 0;
 
+	*is_max = false;
 	if (!p)
 		return 0;
 	p += strlen("stack depth ");
+	if (!strncmp(p, "max ", 4)) {
+		*is_max = true;
+		p += 4;
+	}
 	for (;;) {
 		char *end;
 		unsigned long d;
@@ -165,7 +170,7 @@ uint32_t dac_bpf_log_stack_bytes(const char *log)
 		if (d > 65536)
 			return 0;
 		sum += d;
-		if (*end != '+')
+		if (*end != '+' || *is_max)
 			break;
 		p = end + 1;
 	}
@@ -184,7 +189,7 @@ static int verify_one(size_t index, int set, struct dac_bpf_verdict *v, bool sta
 	__u32 len = sizeof(info);
 	struct drmacct_bpf *s;
 	struct bpf_program *prog, *mine = NULL;
-	char slog[1024] = "";
+	char slog[4096] = "";
 	size_t i = 0;
 	int err, fd;
 
@@ -223,7 +228,7 @@ static int verify_one(size_t index, int set, struct dac_bpf_verdict *v, bool sta
 	v->status = 0;
 	v->insns = (uint32_t)bpf_program__insn_cnt(mine);
 	v->verify_us = stats_time_us(slog);
-	v->stack_bytes = dac_bpf_log_stack_bytes(slog);
+	v->stack_bytes = dac_bpf_log_stack_bytes(slog, &v->stack_is_max);
 	fd = bpf_program__fd(mine);
 	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
 		v->verified_insns = info.verified_insns;
