@@ -273,7 +273,12 @@ struct dac_sched_client_val {
 	__u64 busy_ns;
 	__u64 jobs;
 	__u32 tgid;		/* process that queued the client's first job */
-	__u32 pad;
+	/*
+	 * Process of its last charge: the entry is taken back, when the map
+	 * is full, only once this one has gone (a client's file may outlive
+	 * its first process).
+	 */
+	__u32 last_tgid;
 	char ring[DAC_NAME_LEN];	/* the ring's name */
 	__u64 last_ns;		/* the client's last completion on the ring */
 };
@@ -474,7 +479,7 @@ enum dac_stat {
  * trusts the other pins. Bumped whenever a key, value or record changes.
  */
 #define DAC_LAYOUT_MAGIC	0x6472616363745f6dull	/* "drmacct_m" */
-#define DAC_LAYOUT_VERSION	14
+#define DAC_LAYOUT_VERSION	15
 
 struct dac_meta {
 	__u64 magic;

@@ -879,13 +879,15 @@ struct client_pick_ctx {
 
 /*
  * bpf_for_each_map_elem() over sched_clients: the entry unused longest
- * whose process has gone (its procs entry deleted with its PROC_EXIT
- * record, which holds its sums per ring).
+ * whose process of its last charge has gone (its procs entry deleted with
+ * its PROC_EXIT record, which holds its sums per ring). Not its first
+ * process: a client whose file another process holds on (inherited,
+ * passed) would lose its sums while it still runs jobs.
  */
 static long client_pick(void *map, struct dac_sched_client_key *key,
 			struct dac_sched_client_val *c, struct client_pick_ctx *x)
 {
-	__u32 tgid = c->tgid;
+	__u32 tgid = c->last_tgid;
 
 	if (bpf_map_lookup_elem(&procs, &tgid))
 		return 0;
@@ -949,6 +951,7 @@ __noinline int client_charge(__u64 client_id, __u32 ring_id, __u32 tgid, __u64 b
 		 * until then, the first a reclaim on another CPU takes.
 		 */
 		czero.tgid = tgid;
+		czero.last_tgid = tgid;
 		__builtin_memcpy(czero.ring, rn->s, sizeof(czero.ring));
 		czero.busy_ns = busy;
 		czero.jobs = 1;
@@ -962,6 +965,12 @@ __noinline int client_charge(__u64 client_id, __u32 ring_id, __u32 tgid, __u64 b
 	}
 	if (!c)
 		return 0;
+	/*
+	 * The charging process first: its procs entry lives until its
+	 * completions are all in (the caller's proc_job_gone() comes after),
+	 * so from here no reclaim picks this entry.
+	 */
+	c->last_tgid = tgid;
 	c->last_ns = bpf_ktime_get_ns();
 	__sync_fetch_and_add(&c->busy_ns, busy);
 	__sync_fetch_and_add(&c->jobs, 1);

@@ -50,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -502,6 +503,161 @@ static void run(struct ctx *x, enum dac_bpf_attach attach)
 	sg_dev_free(&x->dev);
 }
 
+/*
+ * A client whose file outlives its opener. Opener A runs one job and
+ * forks B, which inherits the file, and exits; B runs jobs on the same
+ * client. Then SHARED_FILLERS processes, one after the other, each run a
+ * job on a client of their own and exit, into a sched_clients cut to
+ * SHARED_ENTRIES: every new entry past the first SHARED_ENTRIES takes the
+ * place of the unused longest whose last charging process has gone -- a
+ * filler's, never the shared client's, whose last charge is B's and B
+ * lives (keyed by its first process, A's, it was the first to go). B runs
+ * one more job at the end. Exact: the shared client's row has all its
+ * jobs (A's and B's, one ring), and the reclaims are as many as the
+ * entries made past the map's size.
+ */
+#define SHARED_ENTRIES	8
+#define SHARED_FILLERS	(SHARED_ENTRIES + 2)
+
+/* B: on each byte from @gofd one job on @fd, then a byte back to @wfd; exits at EOF. */
+static void shared_b(const struct ctx *x, int fd, int gofd, int wfd)
+{
+	struct client_rec c = { .pid = getpid() };
+	uint32_t bo = new_bo(x, fd);
+	char go;
+
+	while (read(gofd, &go, 1) == 1) {
+		c.njobs = 0;
+		one_job(x, fd, bo, x->simple, 2, &c, 1, NULL);
+		if (write(wfd, &go, 1) != 1)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/* A: one job, B forked with the file, the client's id to @wfd, exit. */
+static void shared_a(const struct ctx *x, int gofd, int wfd)
+{
+	struct client_rec c = { .pid = getpid() };
+	int fd = sg_open();
+	uint32_t bo = new_bo(x, fd);
+	pid_t b;
+
+	one_job(x, fd, bo, x->simple, 2, &c, 1, NULL);
+	read_fdinfo(x, fd, &c);
+	b = fork();
+	if (b < 0)
+		_exit(1);
+	if (b == 0)
+		shared_b(x, fd, gofd, wfd);
+	if (write(wfd, &c.id, sizeof(c.id)) != sizeof(c.id))
+		_exit(1);
+	_exit(0);
+}
+
+/* A process that runs one job on a client of its own and exits. */
+static void filler(const struct ctx *x)
+{
+	pid_t pid = fork();
+	int status;
+
+	DT_ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct client_rec c = { .pid = getpid() };
+		int fd = sg_open();
+
+		one_job(x, fd, new_bo(x, fd), x->simple, 2, &c, 1, NULL);
+		_exit(0);
+	}
+	DT_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	DT_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* One more job of B (a byte down @go, its answer up @done). */
+static void shared_job(int go, int done)
+{
+	char c = 1;
+
+	DT_ASSERT_EQ(write(go, &c, 1), 1);
+	DT_ASSERT_EQ(read(done, &c, 1), 1);
+}
+
+/* The shared client's rows: their jobs once @want are in (settled_rows()). */
+static uint64_t shared_jobs(struct dac_bpf *b, uint64_t id, uint64_t want)
+{
+	struct client_rec c[NCLIENTS] = { { .id = id } };
+	struct dac_bpf_sched_client *rows = NULL;
+	uint64_t jobs = 0;
+	size_t n = 0;
+
+	settled_rows(b, c, want, &rows, &n);
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].client_id == id)
+			jobs += rows[i].jobs;
+	free(rows);
+	return jobs;
+}
+
+static void shared_run(struct ctx *x, enum dac_bpf_attach attach)
+{
+	struct dac_bpf_load_opts o = { .attach = attach, .no_drmacct = true,
+				       .sched_entries = SHARED_ENTRIES };
+	struct dac_bpf_stats st0, st;
+	struct dac_bpf_info info;
+	struct dac_bpf *b;
+	int go[2], done[2], fd, status;
+	uint64_t id = 0, made;
+	pid_t a;
+
+	fd = sg_open();
+	sg_query(fd, &x->dev);
+	close(fd);
+	x->simple = sg_engine_simple(&x->dev);
+	DT_ASSERT_TRUE(x->simple != NULL);
+	b = sg_bpf_load(&o);
+	DT_ASSERT_EQ(dac_bpf_info(b, &info), 0);
+	DT_ASSERT_TRUE(info.sched);
+	if (!info.sched_client_ids)
+		DT_SKIP("the scheduler programs see no DRM client id here");
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
+	/* B is A's child: this process reaps it (and sees it end). */
+	DT_ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	DT_ASSERT_EQ(pipe(go), 0);
+	DT_ASSERT_EQ(pipe(done), 0);
+	a = fork();
+	DT_ASSERT_GE(a, 0);
+	if (a == 0) {
+		close(go[1]);
+		close(done[0]);
+		shared_a(x, go[0], done[1]);
+	}
+	close(go[0]);
+	close(done[1]);
+	DT_ASSERT_EQ(read(done[0], &id, sizeof(id)), (ssize_t)sizeof(id));
+	DT_ASSERT_EQ(waitpid(a, &status, 0), a);
+	DT_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	shared_job(go[1], done[0]);
+	shared_job(go[1], done[0]);
+	DT_EXPECT_EQ(shared_jobs(b, id, 3), 3u);
+	for (int i = 0; i < SHARED_FILLERS; i++)
+		filler(x);
+	shared_job(go[1], done[0]);
+	DT_EXPECT_EQ(shared_jobs(b, id, 4), 4u);
+	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st), 0);
+	/* entries made: the shared client's and one per filler */
+	made = 1 + SHARED_FILLERS;
+	dt_info("shared client %" PRIu64 ": %u entries, %" PRIu64 " made, %" PRIu64
+		" reclaimed", id, SHARED_ENTRIES, made,
+		st.clients_reclaimed - st0.clients_reclaimed);
+	DT_EXPECT_EQ(st.clients_reclaimed - st0.clients_reclaimed, made - SHARED_ENTRIES);
+	close(go[1]);		/* B's EOF: it exits, and this process reaps it */
+	DT_ASSERT_GT(wait(&status), 0);
+	DT_EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	DT_ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+	close(done[0]);
+	dac_bpf_close(b);
+}
+
 DT_TEST_TIMEOUT(client_rows_match_fdinfo_and_truth_tp_btf, 180)
 {
 	struct ctx x = { .fill = false };
@@ -516,6 +672,13 @@ DT_TEST_TIMEOUT(client_rows_match_fdinfo_and_truth_tracepoint, 180)
 	struct ctx x = { .fill = true };
 
 	run(&x, DAC_BPF_ATTACH_TRACEPOINT);
+}
+
+DT_TEST_TIMEOUT(shared_client_kept_past_its_opener, 180)
+{
+	struct ctx x = { .fill = false };
+
+	shared_run(&x, DAC_BPF_ATTACH_AUTO);
 }
 
 DT_MAIN
