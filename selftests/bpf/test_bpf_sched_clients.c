@@ -299,6 +299,31 @@ static const struct dac_bpf_sched_client *find_row(const struct dac_bpf_sched_cl
 	return NULL;
 }
 
+/*
+ * The device's engines into @x, and the programs loaded with @o (@info
+ * says what they are); the test skips where they see no client ids.
+ */
+static struct dac_bpf *load_with_ids(struct ctx *x, const struct dac_bpf_load_opts *o,
+				     struct dac_bpf_info *info)
+{
+	int fd = sg_open();
+	struct dac_bpf *b;
+
+	sg_query(fd, &x->dev);
+	close(fd);
+	x->simple = sg_engine_simple(&x->dev);
+	x->multi = sg_engine_multi(&x->dev);
+	DT_ASSERT_TRUE(x->simple && x->multi);
+	b = sg_bpf_load(o);
+	DT_ASSERT_EQ(dac_bpf_info(b, info), 0);
+	DT_ASSERT_TRUE(info->sched);
+	if (!info->sched_client_ids)
+		DT_SKIP("the scheduler programs see no DRM client id here (%s)",
+			info->sched_btf ? "no drm_sched_fence.drm_client_id" :
+			"the 6.1 records have none");
+	return b;
+}
+
 static void run(struct ctx *x, enum dac_bpf_attach attach)
 {
 	struct dac_bpf_load_opts o = { .attach = attach, .no_drmacct = true };
@@ -315,19 +340,7 @@ static void run(struct ctx *x, enum dac_bpf_attach attach)
 	pid_t pid;
 	char go;
 
-	fd[0] = sg_open();
-	sg_query(fd[0], &x->dev);
-	close(fd[0]);
-	x->simple = sg_engine_simple(&x->dev);
-	x->multi = sg_engine_multi(&x->dev);
-	DT_ASSERT_TRUE(x->simple && x->multi);
-	b = sg_bpf_load(&o);
-	DT_ASSERT_EQ(dac_bpf_info(b, &info), 0);
-	DT_ASSERT_TRUE(info.sched);
-	if (!info.sched_client_ids)
-		DT_SKIP("the scheduler programs see no DRM client id here (%s)",
-			info.sched_btf ? "no drm_sched_fence.drm_client_id" :
-			"the 6.1 records have none");
+	b = load_with_ids(x, &o, &info);
 	dt_info("gpu_scheduler programs: %s, %s set; ring identity: %s; %s jobs",
 		info.sched_btf ? "tp_btf" : "plain tracepoints", info.sched_617 ? "6.17" : "6.1",
 		dac_bpf_ring_identity_name(info.ring_identity), x->fill ? "FILL" : "BUSY");
@@ -605,20 +618,11 @@ static void shared_run(struct ctx *x, enum dac_bpf_attach attach)
 	struct dac_bpf_stats st0, st;
 	struct dac_bpf_info info;
 	struct dac_bpf *b;
-	int go[2], done[2], fd, status;
+	int go[2], done[2], status;
 	uint64_t id = 0, made;
 	pid_t a;
 
-	fd = sg_open();
-	sg_query(fd, &x->dev);
-	close(fd);
-	x->simple = sg_engine_simple(&x->dev);
-	DT_ASSERT_TRUE(x->simple != NULL);
-	b = sg_bpf_load(&o);
-	DT_ASSERT_EQ(dac_bpf_info(b, &info), 0);
-	DT_ASSERT_TRUE(info.sched);
-	if (!info.sched_client_ids)
-		DT_SKIP("the scheduler programs see no DRM client id here");
+	b = load_with_ids(x, &o, &info);
 	DT_ASSERT_EQ(dac_bpf_read_stats(b, &st0), 0);
 	/* B is A's child: this process reaps it (and sees it end). */
 	DT_ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
