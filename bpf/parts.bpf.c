@@ -27,6 +27,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "drmacct_bpf.h"
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #ifndef BPF_F_NO_PREALLOC
@@ -36,39 +38,27 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define BPF_NOEXIST		1
 #endif
 
-struct pt_key {
-	__u64 client_id;
-	__u32 engine;
-	__u32 pad;
-};
-
-/* As large as drmacct's usage value (struct dac_usage_val). */
-struct pt_val {
-	__u64 a, b, c, d, e, f, g, h, i;
-	__u32 j, k, l, m;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
-	__type(key, struct pt_key);
-	__type(value, struct pt_val);
+	__type(key, struct dac_usage_key);
+	__type(value, struct dac_usage_val);
 } pt_h SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
-	__type(key, struct pt_key);
-	__type(value, struct pt_val);
+	__type(key, struct dac_usage_key);
+	__type(value, struct dac_usage_val);
 } pt_pch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
-	__type(value, struct pt_val);
+	__type(value, struct dac_usage_val);
 } pt_arr SEC(".maps");
 
 struct {
@@ -78,13 +68,15 @@ struct {
 	__type(value, __u32);
 } pt_mark SEC(".maps");
 
-__u64 pt_sink[4];
+/* What the programs without a map write: a usage value of no client. */
+struct dac_usage_val pt_sink;
 
-/* The entry of (@client_id, @engine) in @map, made when absent. */
-static __always_inline struct pt_val *pt_entry(void *map, __u64 client_id, __u32 engine)
+/* The usage entry of (@client_id, @engine) in @map, made when absent. */
+static __always_inline struct dac_usage_val *pt_entry(void *map, __u64 client_id,
+						      __u32 engine)
 {
-	struct pt_key k = { .client_id = client_id, .engine = engine };
-	struct pt_val zero = {}, *v;
+	struct dac_usage_key k = { .client_id = client_id, .engine = engine };
+	struct dac_usage_val zero = {}, *v;
 
 	v = bpf_map_lookup_elem(map, &k);
 	if (v)
@@ -93,26 +85,26 @@ static __always_inline struct pt_val *pt_entry(void *map, __u64 client_id, __u32
 	return bpf_map_lookup_elem(map, &k);
 }
 
-/* hb_begin's four locked adds, on @v (its wr_begun, start_sum, running, wr_done) */
-static __always_inline void lock4(__u64 *v, __u64 ts_ns)
+/* hb_begin's four locked adds (on_job_begin()), on @u */
+static __always_inline void lock4(struct dac_usage_val *u, __u64 ts_ns)
 {
-	__sync_fetch_and_add(&v[0], 1);
-	__sync_fetch_and_add(&v[1], ts_ns);
-	__sync_fetch_and_add(&v[2], 1);
-	__sync_fetch_and_add(&v[3], 1);
+	__sync_fetch_and_add(&u->wr_begun, 1);
+	__sync_fetch_and_add(&u->start_sum, ts_ns);
+	__sync_fetch_and_add(&u->running, 1);
+	__sync_fetch_and_add(&u->wr_done, 1);
 }
 
-/* Read one field of @v, so that the lookup is not optimised away. */
-static __always_inline void touch(const struct pt_val *v)
+/* Read one field of @u, so that the lookup is not optimised away. */
+static __always_inline void touch(const struct dac_usage_val *u)
 {
-	if (v)
-		pt_sink[0] = v->a;
+	if (u)
+		pt_sink.busy_ns = u->busy_ns;
 }
 
 SEC("tp_btf/drmacct_job_begin")
 int BPF_PROG(pt_ktime, u64 client_id, u32 engine, u64 ts_ns)
 {
-	pt_sink[0] = bpf_ktime_get_ns();
+	pt_sink.busy_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -129,19 +121,19 @@ int BPF_PROG(pt_nest, u64 client_id, u32 engine)
 SEC("tp_btf/drmacct_job_begin")
 int BPF_PROG(pt_lock4, u64 client_id, u32 engine, u64 ts_ns)
 {
-	lock4(pt_sink, ts_ns);
+	lock4(&pt_sink, ts_ns);
 	return 0;
 }
 
 SEC("tp_btf/drmacct_job_begin")
 int BPF_PROG(pt_plain4, u64 client_id, u32 engine, u64 ts_ns)
 {
-	volatile __u64 *s = pt_sink;
+	volatile struct dac_usage_val *s = &pt_sink;
 
-	s[0] += 1;
-	s[1] += ts_ns;
-	s[2] += 1;
-	s[3] += 1;
+	s->wr_begun += 1;
+	s->start_sum += ts_ns;
+	s->running += 1;
+	s->wr_done += 1;
 	return 0;
 }
 
@@ -162,25 +154,25 @@ int BPF_PROG(pt_pcpu, u64 client_id, u32 engine)
 SEC("tp_btf/drmacct_job_begin")
 int BPF_PROG(pt_h_lock4, u64 client_id, u32 engine, u64 ts_ns)
 {
-	struct pt_val *v = pt_entry(&pt_h, client_id, engine);
+	struct dac_usage_val *v = pt_entry(&pt_h, client_id, engine);
 
 	if (v)
-		lock4(&v->d, ts_ns);
+		lock4(v, ts_ns);
 	return 0;
 }
 
 SEC("tp_btf/drmacct_job_begin")
 int BPF_PROG(pt_pc_seq, u64 client_id, u32 engine, u64 ts_ns)
 {
-	struct pt_val *v = pt_entry(&pt_pch, client_id, engine);
-	volatile struct pt_val *w = v;
+	struct dac_usage_val *v = pt_entry(&pt_pch, client_id, engine);
+	volatile struct dac_usage_val *w = v;
 
 	if (!v)
 		return 0;
-	__sync_fetch_and_add(&v->f, 1);
-	w->d += ts_ns;
-	w->e += 1;
-	__sync_fetch_and_add(&v->g, 1);
+	__sync_fetch_and_add(&v->wr_begun, 1);
+	w->start_sum += ts_ns;
+	w->running += 1;
+	__sync_fetch_and_add(&v->wr_done, 1);
 	return 0;
 }
 
@@ -188,9 +180,9 @@ SEC("tp_btf/drmacct_job_begin")
 int BPF_PROG(pt_a_lock4, u64 client_id, u32 engine, u64 ts_ns)
 {
 	__u32 slot = (__u32)(client_id * 64 + engine) & 4095;
-	struct pt_val *v = bpf_map_lookup_elem(&pt_arr, &slot);
+	struct dac_usage_val *v = bpf_map_lookup_elem(&pt_arr, &slot);
 
 	if (v)
-		lock4(&v->d, ts_ns);
+		lock4(v, ts_ns);
 	return 0;
 }

@@ -41,6 +41,7 @@
 
 #include "bpf.h"
 #include "bpf_priv.h"
+#include "../../bpf/drmacct_bpf.h"	/* the parts' usage values (parts.skel.h) */
 #include "dtest.h"
 #include "empty.skel.h"
 #include "parts.skel.h"
