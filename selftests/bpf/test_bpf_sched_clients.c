@@ -272,9 +272,10 @@ static uint64_t read_rows(struct dac_bpf *b, const struct client_rec *c,
  * sched_clients once the completions of @want jobs of @c are in: a waiter
  * can return before drm_sched_job_done fires (simgpu wakes it first), so
  * wait for them, up to 10 s (scaled); the checks then need the count exact.
+ * Returns the jobs of @c's rows it settled on.
  */
-static void settled_rows(struct dac_bpf *b, const struct client_rec *c, uint64_t want,
-			 struct dac_bpf_sched_client **rows, size_t *n)
+static uint64_t settled_rows(struct dac_bpf *b, const struct client_rec *c, uint64_t want,
+			     struct dac_bpf_sched_client **rows, size_t *n)
 {
 	uint64_t deadline = sg_now_ns() + (uint64_t)(10 * dt_timeout_scale()) * NSEC_PER_SEC;
 
@@ -283,7 +284,7 @@ static void settled_rows(struct dac_bpf *b, const struct client_rec *c, uint64_t
 
 		if (got >= want || sg_now_ns() > deadline) {
 			DT_EXPECT_EQ(got, want);
-			return;
+			return got;
 		}
 		free(*rows);
 		sg_sleep_ns(20 * NSEC_PER_MSEC);
@@ -600,13 +601,9 @@ static uint64_t shared_jobs(struct dac_bpf *b, uint64_t id, uint64_t want)
 {
 	struct client_rec c[NCLIENTS] = { { .id = id } };
 	struct dac_bpf_sched_client *rows = NULL;
-	uint64_t jobs = 0;
 	size_t n = 0;
+	uint64_t jobs = settled_rows(b, c, want, &rows, &n);
 
-	settled_rows(b, c, want, &rows, &n);
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].client_id == id)
-			jobs += rows[i].jobs;
 	free(rows);
 	return jobs;
 }
